@@ -1,0 +1,40 @@
+#include "flags.h"
+
+#include <fmt/format.h>
+
+#include "time/duration.h"
+
+namespace logtide {
+
+Status BuildConfig(const Options& o, EngineConfig* c) {
+  c->inputs = o.files;
+  c->time_field = o.time_field;
+  c->time_format = o.time_format;
+  if (o.window.empty()) {
+    return Status::InvalidArgument("--window is required, e.g. --window tumbling:1m, sliding:1h:5m or session:30s");
+  }
+  Status s = ParseWindowSpec(o.window, &c->window);
+  if (!s.ok()) return s;
+  for (const std::string& b : o.by) {
+    if (b.empty()) return Status::InvalidArgument("--by: empty field name");
+    c->by.push_back(b);
+  }
+  for (const std::string& a : o.aggs) {
+    AggSpec spec;
+    if (!(s = ParseAggSpec(a, &spec)).ok()) return s;
+    c->aggs.push_back(spec);
+  }
+  if (!(s = ParseDuration(o.delay, &c->delay)).ok()) return Status::InvalidArgument("--delay: " + s.message());
+  if (!(s = ParseDuration(o.lateness, &c->lateness)).ok()) return Status::InvalidArgument("--lateness: " + s.message());
+  c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
+  c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
+  c->output = o.output;
+  c->format = o.format == "csv" ? OutputFormat::kCsv : OutputFormat::kNdjson;
+  c->late_output = o.late_output;
+  c->errors_output = o.errors;
+  c->quiet = o.quiet;
+  c->buffer_size = o.io_buffer;
+  return Status::Ok();
+}
+
+}  // namespace logtide

@@ -1,0 +1,44 @@
+// Command-line flags: CLI11 binds them to Options, which are then checked and turned into
+// the engine's configuration.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "util/status.h"
+
+namespace logtide {
+
+// Exit codes, documented in man/logtide.1 (EXIT STATUS).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitIoError = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitBadInput = 3;
+
+inline constexpr const char* kVersion = "0.1.0";
+
+struct Options {
+  std::vector<std::string> files;
+  std::string time_field = "ts";
+  std::string time_format = "auto";
+  std::string window;
+  std::vector<std::string> by;
+  std::vector<std::string> aggs;
+  std::string delay = "0";
+  std::string lateness = "0";
+  std::string emit = "final";
+  std::string late_output;
+  std::string on_error = "skip";
+  std::string errors;
+  std::string output = "-";
+  std::string format = "ndjson";
+  bool stats = false;
+  bool quiet = false;
+  size_t io_buffer = 1 << 20;
+};
+
+// Checks the options and builds the engine configuration; the message names the flag.
+Status BuildConfig(const Options& o, EngineConfig* config);
+
+}  // namespace logtide

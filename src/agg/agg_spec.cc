@@ -1,0 +1,74 @@
+#include "agg/agg_spec.h"
+
+#include <fmt/format.h>
+
+namespace logtide {
+namespace {
+
+struct Fn {
+  std::string_view name;
+  AggKind kind;
+};
+constexpr Fn kFns[] = {
+    {"count", AggKind::kCount},  {"sum", AggKind::kSum},        {"min", AggKind::kMin},
+    {"max", AggKind::kMax},      {"avg", AggKind::kAvg},        {"count_distinct", AggKind::kCountDistinct},
+    {"first", AggKind::kFirst},  {"last", AggKind::kLast},
+};
+constexpr std::string_view kFnList = "count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f)";
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::string_view AggKindName(AggKind kind) {
+  if (kind == AggKind::kCountField) return "count";
+  for (const Fn& f : kFns) {
+    if (f.kind == kind) return f.name;
+  }
+  return "?";
+}
+
+Status ParseAggSpec(std::string_view text, AggSpec* out) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument(fmt::format("--agg \"{}\": {} (expected [NAME=]FN, FN one of {})", text, why, kFnList));
+  };
+  AggSpec spec;
+  spec.text = std::string(text);
+  std::string_view rest = Trim(text);
+  size_t eq = rest.find('=');
+  size_t paren = rest.find('(');
+  if (eq != std::string_view::npos && (paren == std::string_view::npos || eq < paren)) {
+    spec.name = std::string(Trim(rest.substr(0, eq)));
+    if (spec.name.empty()) return bad("empty name before '='");
+    rest = Trim(rest.substr(eq + 1));
+    paren = rest.find('(');
+  }
+  std::string_view fn = Trim(rest.substr(0, paren));
+  if (paren != std::string_view::npos) {
+    if (rest.back() != ')') return bad("missing ')'");
+    spec.field = std::string(Trim(rest.substr(paren + 1, rest.size() - paren - 2)));
+    if (spec.field.empty()) return bad("empty field inside ()");
+  }
+  const Fn* found = nullptr;
+  for (const Fn& f : kFns) {
+    if (f.name == fn) found = &f;
+  }
+  if (found == nullptr) return bad(fmt::format("unknown function \"{}\"", fn));
+  spec.kind = found->kind;
+  if (spec.kind == AggKind::kCount) {
+    if (!spec.field.empty()) spec.kind = AggKind::kCountField;
+  } else if (spec.field.empty()) {
+    return bad(fmt::format("{} needs a field, as in {}(bytes)", fn, fn));
+  }
+  if (spec.name.empty()) {
+    spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
+  }
+  *out = std::move(spec);
+  return Status::Ok();
+}
+
+}  // namespace logtide

@@ -1,0 +1,39 @@
+// The query and run options the engine needs, already validated by the caller's parsing
+// (cli/) except where Engine::Create says otherwise.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "agg/agg_spec.h"
+#include "engine/window_operator.h"
+#include "output/record_writer.h"
+#include "time/timestamp.h"
+#include "window/window_spec.h"
+
+namespace logtide {
+
+enum class OnError { kSkip, kFail };
+
+struct EngineConfig {
+  std::vector<std::string> inputs;  // "-" is stdin; empty means stdin
+  std::string time_field = "ts";
+  std::string time_format = "auto";
+  WindowSpec window;
+  std::vector<std::string> by;      // key field paths
+  std::vector<AggSpec> aggs;        // empty means one plain count
+  Nanos delay = 0;
+  Nanos lateness = 0;
+  EmitMode emit = EmitMode::kFinal;
+  std::string output = "-";
+  OutputFormat format = OutputFormat::kNdjson;
+  std::string late_output;          // empty: late events are only counted
+  std::string errors_output;        // empty: bad lines are only reported and counted
+  OnError on_error = OnError::kSkip;
+  int max_reported_errors = 5;      // bad lines shown on stderr under --on-error skip
+  size_t buffer_size = 1 << 20;     // initial input buffer; results never depend on it
+  bool quiet = false;               // no warnings on the diagnostics stream
+};
+
+}  // namespace logtide

@@ -1,0 +1,42 @@
+#include "engine/key_table.h"
+
+namespace logtide {
+
+uint32_t KeyTable::Intern(std::string_view encoded) {
+  auto it = index_.find(absl::string_view(encoded.data(), encoded.size()));
+  if (it != index_.end()) return it->second;
+  uint32_t id;
+  if (!free_.empty()) {
+    id = free_.back();
+    free_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  entries_[id].bytes.assign(encoded.data(), encoded.size());
+  entries_[id].refs = 0;
+  index_.emplace(entries_[id].bytes, id);
+  return id;
+}
+
+void KeyTable::Unref(uint32_t id) {
+  if (--entries_[id].refs == 0) Remove(id);
+}
+
+void KeyTable::Remove(uint32_t id) {
+  index_.erase(entries_[id].bytes);
+  entries_[id].bytes.clear();
+  free_.push_back(id);
+}
+
+int KeyTable::Compare(uint32_t a, uint32_t b) const {
+  if (a == b) return 0;
+  std::string_view x = entries_[a].bytes, y = entries_[b].bytes;
+  while (!x.empty() && !y.empty()) {
+    int c = CompareValues(DecodeValue(&x), DecodeValue(&y));
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+}  // namespace logtide

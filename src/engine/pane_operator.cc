@@ -1,0 +1,137 @@
+#include "engine/pane_operator.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace logtide {
+
+PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
+    : WindowOperator(lateness, mode, deps), spec_(spec), pane_(spec.pane()) {}
+
+PaneOperator::~PaneOperator() = default;
+
+bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
+                       uint64_t* wrong_type) {
+  if (IsWindowLate(spec_.LastWindowEnd(t), lateness_, watermark)) return false;
+  Nanos p = spec_.PaneStart(t);
+  auto [it, inserted] = panes_.try_emplace(PaneKey{p, key}, 0);
+  if (inserted) {
+    it->second = deps_.acc->Allocate();
+    pane_keys_[p].push_back(Entry{key, it->second});
+    deps_.keys->Ref(key);
+  }
+  deps_.acc->Add(it->second, inputs, t, seq, wrong_type);
+
+  // update mode: windows of t already emitted (end <= watermark) and not yet late get their
+  // next revision now, in window order.
+  if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark) {
+    for (Nanos s = SatSub(spec_.NextEndAfter(t), spec_.size); s <= spec_.LastWindowStart(t); s = SatAdd(s, spec_.slide)) {
+      Nanos e = SatAdd(s, spec_.size);
+      if (e > watermark || IsWindowLate(e, lateness_, watermark)) continue;
+      uint32_t slot = MergedSlot(key, s, e);
+      results_.push_back(WindowResult{s, e, key, slot, TakeRevision(s, e, key)});
+    }
+    EmitAndRelease();
+  }
+  return true;
+}
+
+uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
+  uint32_t found = UINT32_MAX;
+  uint32_t temp = UINT32_MAX;
+  for (Nanos q = start; q < end; q = SatAdd(q, pane_)) {
+    auto it = panes_.find(PaneKey{q, key});
+    if (it == panes_.end()) continue;
+    if (found == UINT32_MAX) {
+      found = it->second;
+      continue;
+    }
+    if (temp == UINT32_MAX) {
+      temp = deps_.acc->Allocate();
+      temp_slots_.push_back(temp);
+      deps_.acc->Merge(temp, found);
+      found = temp;
+    }
+    deps_.acc->Merge(temp, it->second);
+  }
+  return found;
+}
+
+int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
+  if (mode_ == EmitMode::kFinal) return -1;
+  if (lateness_ == 0) return 0;  // late at once: no later revision can exist
+  auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, 0);
+  if (inserted) {
+    revision_expiry_.emplace_back(SatAdd(end, lateness_), start, key);
+    std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
+  }
+  return it->second++;
+}
+
+void PaneOperator::CollectWindow(Nanos start, Nanos end) {
+  scratch_.clear();
+  for (auto it = pane_keys_.lower_bound(start); it != pane_keys_.end() && it->first < end; ++it) {
+    scratch_.insert(scratch_.end(), it->second.begin(), it->second.end());
+  }
+  // Group by key, keeping pane order within a key so merges happen in time order.
+  std::stable_sort(scratch_.begin(), scratch_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  for (size_t i = 0; i < scratch_.size();) {
+    size_t j = i + 1;
+    while (j < scratch_.size() && scratch_[j].key == scratch_[i].key) ++j;
+    uint32_t slot = scratch_[i].slot;
+    if (j - i > 1) {
+      slot = deps_.acc->Allocate();
+      temp_slots_.push_back(slot);
+      for (size_t k = i; k < j; ++k) deps_.acc->Merge(slot, scratch_[k].slot);
+    }
+    results_.push_back(WindowResult{start, end, scratch_[i].key, slot, TakeRevision(start, end, scratch_[i].key)});
+    i = j;
+  }
+}
+
+void PaneOperator::EmitAndRelease() {
+  EmitSorted(&results_);
+  for (uint32_t s : temp_slots_) deps_.acc->Free(s);
+  temp_slots_.clear();
+}
+
+void PaneOperator::AdvanceWatermark(Nanos w) {
+  while (!pane_keys_.empty()) {
+    // The next window end, after the last one considered, whose window holds a pane with data.
+    Nanos e;
+    if (!fired_any_) {
+      e = spec_.NextEndAfter(pane_keys_.begin()->first);
+    } else {
+      auto it = pane_keys_.lower_bound(SatSub(SatAdd(fired_end_, spec_.slide), spec_.size));
+      if (it == pane_keys_.end()) break;
+      e = std::max(spec_.NextEndAfter(it->first), SatAdd(fired_end_, spec_.slide));
+    }
+    if (FireTime(e) > w || (fired_any_ && e <= fired_end_)) break;
+    CollectWindow(SatSub(e, spec_.size), e);
+    fired_any_ = true;
+    fired_end_ = e;
+  }
+  EmitAndRelease();
+  Purge(w);
+}
+
+void PaneOperator::Purge(Nanos w) {
+  while (!pane_keys_.empty()) {
+    auto it = pane_keys_.begin();
+    if (!IsWindowLate(spec_.LastWindowEnd(it->first), lateness_, w)) break;
+    for (const Entry& e : it->second) {
+      deps_.acc->Free(e.slot);
+      panes_.erase(PaneKey{it->first, e.key});
+      deps_.keys->Unref(e.key);
+    }
+    pane_keys_.erase(it);
+  }
+  while (!revision_expiry_.empty() && std::get<0>(revision_expiry_.front()) <= w) {
+    std::pop_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
+    auto [expiry, start, key] = revision_expiry_.back();
+    revisions_.erase(PaneKey{start, key});
+    revision_expiry_.pop_back();
+  }
+}
+
+}  // namespace logtide

@@ -1,0 +1,68 @@
+// Tumbling and sliding windows kept as panes (see window/window_spec.h): each event updates
+// exactly one pane's state, and a window's result is the merge of its panes at firing time,
+// so a sliding window costs one update per event, not one per window.
+#pragma once
+
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <absl/container/btree_map.h>
+#include <absl/container/flat_hash_map.h>
+
+#include "engine/window_operator.h"
+
+namespace logtide {
+
+class PaneOperator final : public WindowOperator {
+ public:
+  PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
+  ~PaneOperator() override;
+
+  bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
+           uint64_t* wrong_type) override;
+  void AdvanceWatermark(Nanos w) override;
+  size_t open_entries() const override { return panes_.size(); }
+
+ private:
+  struct PaneKey {
+    Nanos start;
+    uint32_t key;
+    bool operator==(const PaneKey& o) const { return start == o.start && key == o.key; }
+    template <typename H>
+    friend H AbslHashValue(H h, const PaneKey& k) {
+      return H::combine(std::move(h), k.start, k.key);
+    }
+  };
+  struct Entry {
+    uint32_t key;
+    uint32_t slot;
+  };
+
+  // Appends the results of window [start, end) for every key with data in it.
+  void CollectWindow(Nanos start, Nanos end);
+  // Returns the slot holding `key`'s merged state over [start, end), or UINT32_MAX if none.
+  uint32_t MergedSlot(uint32_t key, Nanos start, Nanos end);
+  // Returns the revision to emit next for (window, key) in update mode, and remembers it.
+  int64_t TakeRevision(Nanos start, Nanos end, uint32_t key);
+  void EmitAndRelease();
+  void Purge(Nanos w);
+
+  WindowSpec spec_;
+  Nanos pane_;
+  absl::flat_hash_map<PaneKey, uint32_t> panes_;          // (pane start, key) -> slot
+  absl::btree_map<Nanos, std::vector<Entry>> pane_keys_;  // pane start -> its keys, in arrival order
+  bool fired_any_ = false;
+  Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
+
+  // update mode: the next revision of each emitted (window start, key) that is not yet late,
+  // and a min-heap of (late time, window start, key) to forget them.
+  absl::flat_hash_map<PaneKey, int64_t> revisions_;
+  std::vector<std::tuple<Nanos, Nanos, uint32_t>> revision_expiry_;
+
+  std::vector<WindowResult> results_;
+  std::vector<uint32_t> temp_slots_;
+  std::vector<Entry> scratch_;
+};
+
+}  // namespace logtide

@@ -1,0 +1,120 @@
+#include "engine/session_operator.h"
+
+#include <algorithm>
+
+namespace logtide {
+
+SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
+    : WindowOperator(lateness, mode, deps), gap_(spec.gap) {}
+
+SessionOperator::~SessionOperator() = default;
+
+SessionOperator::Session* SessionOperator::Find(uint32_t key, Nanos start, Nanos end) {
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) return nullptr;
+  for (Session& s : it->second) {
+    if (s.start == start && s.end == end) return &s;
+  }
+  return nullptr;
+}
+
+void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) return;
+  SessionList& list = it->second;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].start == start && list[i].end == end) {
+      deps_.acc->Free(list[i].slot);
+      list.erase(list.begin() + static_cast<ptrdiff_t>(i));
+      --open_;
+      deps_.keys->Unref(key);
+      break;
+    }
+  }
+  if (list.empty()) sessions_.erase(it);
+}
+
+bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
+                          uint64_t* wrong_type) {
+  Nanos start = t, end = SatAdd(t, gap_);
+  auto found = sessions_.find(key);
+  SessionList* list = found == sessions_.end() ? nullptr : &found->second;
+  // Sessions overlapping or touching [t, t + gap) merge with it: they form one run in the
+  // start-sorted list.
+  size_t first = 0, last = 0;  // [first, last) is the run
+  if (list != nullptr) {
+    while (first < list->size() && (*list)[first].end < start) ++first;
+    last = first;
+    while (last < list->size() && (*list)[last].start <= end) {
+      start = std::min(start, (*list)[last].start);
+      end = std::max(end, (*list)[last].end);
+      ++last;
+    }
+  }
+  // The session the event would end up in decides lateness (Flink: merge, then isWindowLate).
+  if (IsWindowLate(end, lateness_, watermark)) return false;
+
+  if (list == nullptr) list = &sessions_[key];
+  Session* target;
+  bool changed;
+  if (first == last) {
+    Session s{start, end, deps_.acc->Allocate(), -1};
+    list->insert(list->begin() + static_cast<ptrdiff_t>(first), s);
+    deps_.keys->Ref(key);
+    ++open_;
+    target = &(*list)[first];
+    changed = true;
+  } else {
+    target = &(*list)[first];
+    changed = target->start != start || target->end != end;
+    for (size_t i = first + 1; i < last; ++i) {
+      deps_.acc->Merge(target->slot, (*list)[i].slot);
+      deps_.acc->Free((*list)[i].slot);
+      target->last_revision = std::max(target->last_revision, (*list)[i].last_revision);
+      deps_.keys->Unref(key);
+      --open_;
+    }
+    list->erase(list->begin() + static_cast<ptrdiff_t>(first + 1), list->begin() + static_cast<ptrdiff_t>(last));
+    target = &(*list)[first];
+    target->start = start;
+    target->end = end;
+  }
+  deps_.acc->Add(target->slot, inputs, t, seq, wrong_type);
+
+  if (mode_ == EmitMode::kUpdate && target->end <= watermark) {
+    // A session that is complete at the current watermark (late, not too late): its next
+    // revision goes out now, and it is dropped once it is late.
+    target->last_revision++;
+    results_.push_back(WindowResult{target->start, target->end, key, target->slot, target->last_revision});
+    EmitSorted(&results_);
+    if (changed) timers_.Push(Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
+  } else if (changed) {
+    timers_.Push(Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
+  }
+  return true;
+}
+
+void SessionOperator::AdvanceWatermark(Nanos w) {
+  Timer timer;
+  while (timers_.PopDue(w, &timer)) {
+    Session* s = Find(timer.key, timer.start, timer.end);
+    if (s == nullptr) continue;  // merged into another session since the timer was set
+    if (timer.kind == Timer::kCleanup) {
+      to_remove_.push_back(timer);
+      continue;
+    }
+    int64_t revision = -1;
+    if (mode_ == EmitMode::kUpdate) {
+      revision = ++s->last_revision;
+      timers_.Push(Timer{SatAdd(s->end, lateness_), s->end, s->start, timer.key, Timer::kCleanup});
+    } else {
+      to_remove_.push_back(timer);
+    }
+    results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
+  }
+  EmitSorted(&results_);
+  for (const Timer& t : to_remove_) Remove(t.key, t.start, t.end);
+  to_remove_.clear();
+}
+
+}  // namespace logtide

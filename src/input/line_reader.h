@@ -1,0 +1,59 @@
+// Reading one input (a file or stdin) as lines, in large buffers, with the exact byte offset
+// and number of every line. A final line without '\n' is returned, flagged as unterminated.
+// Each line is readable for LineReader::kPadding bytes past its end, as simdjson requires.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace logtide {
+
+struct Line {
+  const char* data;    // without the '\n' and without a trailing '\r'
+  size_t size;
+  size_t capacity;     // readable bytes from data: size + at least LineReader::kPadding
+  uint64_t offset;     // byte offset of the line's first byte in the input
+  uint64_t number;     // 1-based line number
+  bool terminated;     // ended by '\n'
+};
+
+class LineReader {
+ public:
+  // Opens `path`; "-" is standard input. `buffer_size` is the initial read size; a longer line
+  // grows the buffer. Results never depend on the buffer size.
+  static Status Open(const std::string& path, size_t buffer_size, std::unique_ptr<LineReader>* out);
+  ~LineReader();
+
+  // Sets *line to the next line and returns true, or returns false at the end of input.
+  // The line stays valid until the next call. Read errors are returned as IOError.
+  Status Next(Line* line, bool* have);
+
+  // The name used in messages: the path, or "<stdin>".
+  const std::string& name() const { return name_; }
+  uint64_t bytes_consumed() const { return consumed_; }
+  static const size_t kPadding;
+
+ private:
+  LineReader(int fd, bool owns, std::string name, size_t buffer_size);
+  // Reads more input after the unconsumed bytes, moving them to the front and growing the
+  // buffer when full. Sets eof_ at end of input.
+  Status Fill();
+
+  int fd_;
+  bool owns_fd_;
+  std::string name_;
+  std::vector<char> buf_;  // size: capacity_ + kPadding
+  size_t capacity_;
+  size_t begin_ = 0;       // first unconsumed byte
+  size_t end_ = 0;         // end of valid bytes
+  bool eof_ = false;
+  uint64_t consumed_ = 0;  // input offset of buf_[begin_]
+  uint64_t line_number_ = 0;
+};
+
+}  // namespace logtide

@@ -1,0 +1,201 @@
+#include "json/extractor.h"
+
+#include <simdjson.h>
+
+#include <fmt/format.h>
+
+namespace logtide {
+
+namespace od = simdjson::ondemand;
+
+const size_t FieldExtractor::kPadding = simdjson::SIMDJSON_PADDING;
+
+// The registered paths as a tree; node 0 is the root object.
+struct FieldExtractor::Impl {
+  struct Node {
+    std::string name;
+    int slot = -1;  // >= 0 for a leaf
+    std::vector<int> children;
+  };
+  od::parser parser;
+  std::vector<Node> nodes{Node{}};
+
+  int FindChild(int node, std::string_view name) const {
+    for (int c : nodes[node].children) {
+      if (nodes[c].name == name) return c;
+    }
+    return -1;
+  }
+
+  static simdjson::error_code ReadScalar(od::value val, ValueRef* out) {
+    od::json_type type;
+    if (auto e = val.type().get(type)) return e;
+    switch (type) {
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto e = val.get_string().get(s)) return e;
+        *out = ValueRef::String(s);
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::number: {
+        std::string_view raw = val.raw_json_token();
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
+          raw.remove_suffix(1);
+        }
+        od::number n;
+        if (auto e = val.get_number().get(n)) return e;
+        switch (n.get_number_type()) {
+          case od::number_type::signed_integer: *out = ValueRef::Int(n.get_int64()); break;
+          case od::number_type::unsigned_integer: *out = ValueRef::Number(static_cast<double>(n.get_uint64())); break;
+          default: *out = ValueRef::Number(n.get_double()); break;
+        }
+        out->s = raw;
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::boolean: {
+        bool b;
+        if (auto e = val.get_bool().get(b)) return e;
+        *out = ValueRef::Bool(b);
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::null: {
+        bool is_null;
+        if (auto e = val.is_null().get(is_null)) return e;
+        if (!is_null) return simdjson::INCORRECT_TYPE;
+        *out = ValueRef::Null();
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::object: {
+        od::object obj;
+        std::string_view raw;
+        if (auto e = val.get_object().get(obj)) return e;
+        if (auto e = obj.raw_json().get(raw)) return e;
+        *out = ValueRef::Raw(raw);
+        return simdjson::SUCCESS;
+      }
+      default: {
+        od::array arr;
+        std::string_view raw;
+        if (auto e = val.get_array().get(arr)) return e;
+        if (auto e = arr.raw_json().get(raw)) return e;
+        *out = ValueRef::Raw(raw);
+        return simdjson::SUCCESS;
+      }
+    }
+  }
+
+  // Walks every field of `obj` once; fields on a registered path are read, others skipped.
+  simdjson::error_code Walk(od::object obj, int node, std::vector<ValueRef>* values) {
+    for (auto field_result : obj) {
+      od::field field;
+      if (auto e = std::move(field_result).get(field)) return e;
+      std::string_view key;
+      if (auto e = field.unescaped_key().get(key)) return e;
+      int child = FindChild(node, key);
+      if (child < 0) continue;
+      od::value val = field.value();
+      const Node& n = nodes[child];
+      if (n.slot >= 0) {
+        if (auto e = ReadScalar(val, &(*values)[n.slot])) return e;
+        continue;
+      }
+      od::json_type type;
+      if (auto e = val.type().get(type)) return e;
+      if (type != od::json_type::object) continue;  // not an object: its sub-paths stay null
+      od::object sub;
+      if (auto e = val.get_object().get(sub)) return e;
+      if (auto e = Walk(sub, child, values)) return e;
+    }
+    return simdjson::SUCCESS;
+  }
+};
+
+FieldExtractor::FieldExtractor() : impl_(std::make_unique<Impl>()) {}
+FieldExtractor::~FieldExtractor() = default;
+
+Status FieldExtractor::AddPath(std::string_view dotted, int* slot) {
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    if (paths_[i] == dotted) {
+      *slot = static_cast<int>(i);
+      return Status::Ok();
+    }
+  }
+  int node = 0;
+  size_t pos = 0;
+  while (true) {
+    size_t dot = dotted.find('.', pos);
+    std::string_view seg = dotted.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    if (seg.empty()) {
+      return Status::InvalidArgument(fmt::format("field path \"{}\" has an empty segment (write paths like req.method)", dotted));
+    }
+    int child = impl_->FindChild(node, seg);
+    if (child < 0) {
+      child = static_cast<int>(impl_->nodes.size());
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}});
+      impl_->nodes[node].children.push_back(child);
+    }
+    node = child;
+    if (dot == std::string_view::npos) break;
+    pos = dot + 1;
+  }
+  *slot = static_cast<int>(paths_.size());
+  impl_->nodes[node].slot = *slot;
+  paths_.emplace_back(dotted);
+  return Status::Ok();
+}
+
+Status FieldExtractor::Finish() {
+  for (const auto& n : impl_->nodes) {
+    if (n.slot >= 0 && !n.children.empty()) {
+      for (const auto& p : paths_) {
+        if (p.size() > paths_[n.slot].size() && p.compare(0, paths_[n.slot].size() + 1, paths_[n.slot] + ".") == 0) {
+          return Status::InvalidArgument(fmt::format(
+              "field \"{}\" is used both as a value and as the object holding \"{}\"; use one or the other",
+              paths_[n.slot], p));
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// The slow path for a line the fast path refused: full validation, for a precise message.
+Status DescribeBadLine(const char* line, size_t size) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  auto error = parser.parse(line, size, true).get(root);
+  if (error) return Status::DataError(fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+  switch (root.type()) {
+    case simdjson::dom::element_type::OBJECT: return Status::DataError("invalid JSON");
+    case simdjson::dom::element_type::ARRAY: return Status::DataError("not a JSON object (an array)");
+    case simdjson::dom::element_type::STRING: return Status::DataError("not a JSON object (a string)");
+    case simdjson::dom::element_type::BOOL: return Status::DataError("not a JSON object (a boolean)");
+    case simdjson::dom::element_type::NULL_VALUE: return Status::DataError("not a JSON object (null)");
+    default: return Status::DataError("not a JSON object (a number)");
+  }
+}
+
+}  // namespace
+
+Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values) {
+  values->assign(paths_.size(), ValueRef::Null());
+  od::document doc;
+  od::object obj;
+  auto error = impl_->parser.iterate(line, size, capacity).get(doc);
+  if (!error) error = doc.get_object().get(obj);
+  if (!error) error = impl_->Walk(obj, 0, values);
+  // At the end of the document, current_location() reports OUT_OF_BOUNDS.
+  if (!error && doc.current_location().error() != simdjson::OUT_OF_BOUNDS) error = simdjson::TRAILING_CONTENT;
+  if (error) return DescribeBadLine(line, size);
+  return Status::Ok();
+}
+
+bool IsValidJson(std::string_view raw) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  return parser.parse(raw.data(), raw.size(), true).get(e) == simdjson::SUCCESS;
+}
+
+}  // namespace logtide

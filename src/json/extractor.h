@@ -1,0 +1,52 @@
+// Field extraction: reads one NDJSON line with simdjson on-demand, walking the object once and
+// picking out the registered dotted paths ("req.method") as scalar values.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/value.h"
+#include "util/status.h"
+
+namespace logtide {
+
+class FieldExtractor {
+ public:
+  FieldExtractor();
+  ~FieldExtractor();
+  FieldExtractor(const FieldExtractor&) = delete;
+  FieldExtractor& operator=(const FieldExtractor&) = delete;
+
+  // Registers a dotted path and returns its slot; a path registered twice gets one slot.
+  // Fails on an empty path or an empty segment ("a..b").
+  Status AddPath(std::string_view dotted, int* slot);
+
+  // Checks the registered paths: no path may be a prefix of another ("req" and "req.id").
+  // REQUIRES: called once, after the last AddPath and before the first Extract.
+  Status Finish();
+
+  int num_slots() const { return static_cast<int>(paths_.size()); }
+  const std::string& path(int slot) const { return paths_[slot]; }
+
+  // Parses `line` and sets values[slot] for every registered path: null when absent. Strings
+  // and raw texts borrow from the parser and stay valid until the next call. Fails with a
+  // DataError naming the reason when the line is not one JSON object.
+  // REQUIRES: the `capacity` bytes at `line` are readable, capacity >= size + kPadding.
+  Status Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values);
+
+  // Bytes that must be readable past the end of a line (simdjson's padding).
+  static const size_t kPadding;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> paths_;
+};
+
+// Returns true when `raw` is a complete, valid JSON text (full validation, slow path).
+bool IsValidJson(std::string_view raw);
+
+}  // namespace logtide

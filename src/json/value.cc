@@ -1,0 +1,84 @@
+#include "json/value.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace logtide {
+
+ValueRef ValueRef::Number(double d) {
+  // 2^63 is exactly representable; anything integral strictly inside (-2^63, 2^63) fits int64.
+  if (d == std::trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+    return Int(static_cast<int64_t>(d));
+  }
+  ValueRef v;
+  v.type = ValueType::kNumber;
+  v.d = d;
+  return v;
+}
+
+int CompareValues(const ValueRef& a, const ValueRef& b) {
+  if (a.type != b.type) return a.type < b.type ? -1 : 1;
+  switch (a.type) {
+    case ValueType::kNumber:
+      if (a.is_int && b.is_int) return a.i < b.i ? -1 : (a.i > b.i ? 1 : 0);
+      {
+        // Mixed or double: compare as long double, exact for every int64 and double.
+        long double x = a.is_int ? static_cast<long double>(a.i) : a.d;
+        long double y = b.is_int ? static_cast<long double>(b.i) : b.d;
+        return x < y ? -1 : (x > y ? 1 : 0);
+      }
+    case ValueType::kString:
+    case ValueType::kRaw: {
+      int c = a.s.compare(b.s);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default:
+      return 0;
+  }
+}
+
+// Grammar: type byte, then for kNumber an 'i' or 'd' byte and 8 bytes, for kString and kRaw a
+// 4-byte length and the bytes; nothing else for null, false, true.
+void EncodeValue(const ValueRef& v, std::string* out) {
+  out->push_back(static_cast<char>(v.type));
+  if (v.type == ValueType::kNumber) {
+    out->push_back(v.is_int ? 'i' : 'd');
+    char buf[8];
+    if (v.is_int) {
+      std::memcpy(buf, &v.i, 8);
+    } else {
+      std::memcpy(buf, &v.d, 8);
+    }
+    out->append(buf, 8);
+  } else if (v.type == ValueType::kString || v.type == ValueType::kRaw) {
+    uint32_t n = static_cast<uint32_t>(v.s.size());
+    char buf[4];
+    std::memcpy(buf, &n, 4);
+    out->append(buf, 4);
+    out->append(v.s);
+  }
+}
+
+ValueRef DecodeValue(std::string_view* in) {
+  ValueRef v;
+  v.type = static_cast<ValueType>((*in)[0]);
+  in->remove_prefix(1);
+  if (v.type == ValueType::kNumber) {
+    v.is_int = (*in)[0] == 'i';
+    if (v.is_int) {
+      std::memcpy(&v.i, in->data() + 1, 8);
+      v.d = static_cast<double>(v.i);
+    } else {
+      std::memcpy(&v.d, in->data() + 1, 8);
+    }
+    in->remove_prefix(9);
+  } else if (v.type == ValueType::kString || v.type == ValueType::kRaw) {
+    uint32_t n;
+    std::memcpy(&n, in->data(), 4);
+    v.s = in->substr(4, n);
+    in->remove_prefix(4 + n);
+  }
+  return v;
+}
+
+}  // namespace logtide

@@ -1,0 +1,46 @@
+// Scalar JSON values as logtide sees them, their total order, and a compact byte encoding
+// used for group keys and distinct sets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace logtide {
+
+// In key order: null < false < true < numbers < strings < raw (objects and arrays).
+enum class ValueType : uint8_t { kNull = 0, kFalse, kTrue, kNumber, kString, kRaw };
+
+// A borrowed value. For kString, `s` is the unescaped text; for kRaw, the JSON source text of
+// an object or array; for kNumber, `s` is the number's source text when it came from input.
+// Numbers are integers (`is_int`, in `i`) when their value is integral and fits int64
+// (so 1.0 and 1 are the same number, as in jq), doubles otherwise.
+struct ValueRef {
+  ValueType type = ValueType::kNull;
+  bool is_int = false;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view s;
+
+  static ValueRef Null() { return ValueRef(); }
+  static ValueRef Bool(bool b) { ValueRef v; v.type = b ? ValueType::kTrue : ValueType::kFalse; return v; }
+  static ValueRef Int(int64_t i) { ValueRef v; v.type = ValueType::kNumber; v.is_int = true; v.i = i; v.d = static_cast<double>(i); return v; }
+  // Returns a number, as an integer when `d` is integral and within int64.
+  static ValueRef Number(double d);
+  static ValueRef String(std::string_view s) { ValueRef v; v.type = ValueType::kString; v.s = s; return v; }
+  static ValueRef Raw(std::string_view s) { ValueRef v; v.type = ValueType::kRaw; v.s = s; return v; }
+
+  bool is_null() const { return type == ValueType::kNull; }
+  bool is_number() const { return type == ValueType::kNumber; }
+};
+
+// Returns <0, 0 or >0: by type order above, numbers numerically, strings by bytes.
+int CompareValues(const ValueRef& a, const ValueRef& b);
+
+// Appends a self-delimiting encoding of `v`: equal values encode to equal bytes.
+void EncodeValue(const ValueRef& v, std::string* out);
+// Decodes one value at the front of *in and advances it. The returned value borrows from the
+// bytes of *in. REQUIRES: *in starts with the output of EncodeValue.
+ValueRef DecodeValue(std::string_view* in);
+
+}  // namespace logtide

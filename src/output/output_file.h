@@ -1,0 +1,50 @@
+// A buffered output: stdout or a file, with the count of bytes handed to the OS. Write errors
+// (a full disk, a closed pipe) are kept and reported by Flush() and Close().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "util/status.h"
+
+namespace logtide {
+
+class OutputFile {
+ public:
+  OutputFile() = default;
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  // Opens `path` for writing, truncating it; "-" is standard output.
+  Status Open(const std::string& path);
+  const std::string& name() const { return name_; }
+  bool is_open() const { return fd_ >= 0; }
+
+  void Write(std::string_view bytes) {
+    buf_.append(bytes);
+    if (buf_.size() >= kFlushAt) Flush();
+  }
+  // The buffer to append to directly; call MaybeFlush() after.
+  std::string* buffer() { return &buf_; }
+  void MaybeFlush() {
+    if (buf_.size() >= kFlushAt) Flush();
+  }
+  // Writes out the buffer. Returns the first write error seen so far, if any.
+  Status Flush();
+  Status Close();
+  // Bytes successfully written to the OS so far.
+  uint64_t bytes_written() const { return written_; }
+
+ private:
+  static constexpr size_t kFlushAt = 1 << 16;
+  int fd_ = -1;
+  bool owns_fd_ = false;
+  std::string name_;
+  std::string buf_;
+  uint64_t written_ = 0;
+  Status error_;
+};
+
+}  // namespace logtide

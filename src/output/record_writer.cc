@@ -1,0 +1,107 @@
+#include "output/record_writer.h"
+
+#include <cmath>
+
+#include "output/json_text.h"
+
+namespace logtide {
+
+RecordWriter::RecordWriter(OutputFormat format, std::vector<std::string> key_names, std::vector<std::string> agg_names,
+                           bool with_revision, OutputFile* out)
+    : format_(format), with_revision_(with_revision), out_(out) {
+  names_ = {"window_start", "window_end"};
+  names_.insert(names_.end(), key_names.begin(), key_names.end());
+  names_.insert(names_.end(), agg_names.begin(), agg_names.end());
+  if (with_revision_) names_.push_back("revision");
+  for (size_t i = 0; i < names_.size(); ++i) {
+    std::string p = i == 0 ? "{" : ",";
+    AppendJsonString(names_[i], &p);
+    p.push_back(':');
+    json_prefix_.push_back(std::move(p));
+  }
+}
+
+void RecordWriter::AppendCsvField(std::string_view s) {
+  std::string* b = out_->buffer();
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    b->append(s);
+    return;
+  }
+  b->push_back('"');
+  for (char c : s) {
+    if (c == '"') b->push_back('"');
+    b->push_back(c);
+  }
+  b->push_back('"');
+}
+
+void RecordWriter::WriteHeader() {
+  if (format_ != OutputFormat::kCsv) return;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (i > 0) out_->buffer()->push_back(',');
+    AppendCsvField(names_[i]);
+  }
+  out_->buffer()->push_back('\n');
+  out_->MaybeFlush();
+}
+
+void RecordWriter::NextColumn() {
+  std::string* b = out_->buffer();
+  if (format_ == OutputFormat::kNdjson) {
+    b->append(json_prefix_[column_]);
+  } else if (column_ > 0) {
+    b->push_back(',');
+  }
+  ++column_;
+}
+
+void RecordWriter::BeginRecord(Nanos start, Nanos end) {
+  column_ = 0;
+  std::string* b = out_->buffer();
+  for (Nanos t : {start, end}) {
+    NextColumn();
+    if (format_ == OutputFormat::kNdjson) b->push_back('"');
+    AppendRfc3339(t, b);
+    if (format_ == OutputFormat::kNdjson) b->push_back('"');
+  }
+}
+
+void RecordWriter::EndRecord(int64_t revision) {
+  if (with_revision_) Int(revision);
+  out_->buffer()->append(format_ == OutputFormat::kNdjson ? "}\n" : "\n");
+  out_->MaybeFlush();
+}
+
+void RecordWriter::Null() {
+  NextColumn();
+  if (format_ == OutputFormat::kNdjson) out_->buffer()->append("null");
+}
+
+void RecordWriter::Int(__int128 v) {
+  NextColumn();
+  AppendInt128(v, out_->buffer());
+}
+
+void RecordWriter::Double(double v) {
+  NextColumn();
+  // A non-finite double is null in both formats (empty in CSV).
+  if (format_ == OutputFormat::kCsv && !std::isfinite(v)) return;
+  AppendDouble(v, out_->buffer());
+}
+
+void RecordWriter::Value(const ValueRef& v) {
+  if (v.type == ValueType::kNull) return Null();
+  NextColumn();
+  std::string* b = out_->buffer();
+  if (format_ == OutputFormat::kNdjson) {
+    AppendJsonValue(v, b);
+    return;
+  }
+  switch (v.type) {
+    case ValueType::kString:
+    case ValueType::kRaw: AppendCsvField(v.s); break;
+    default: AppendJsonValue(v, b); break;
+  }
+}
+
+}  // namespace logtide

@@ -1,0 +1,48 @@
+// Result records in NDJSON or CSV. A record is: window_start, window_end, the key fields in
+// --by order, the aggregates in --agg order, and in update mode the revision.
+//   NDJSON: {"window_start":"...","window_end":"...","host":"a","count":3}
+//   CSV:    a header row with the same names, then one row per record; null is an empty field.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agg/accumulators.h"
+#include "output/output_file.h"
+#include "time/timestamp.h"
+
+namespace logtide {
+
+enum class OutputFormat { kNdjson, kCsv };
+
+class RecordWriter final : public ValueSink {
+ public:
+  RecordWriter(OutputFormat format, std::vector<std::string> key_names, std::vector<std::string> agg_names,
+               bool with_revision, OutputFile* out);
+
+  // Writes the CSV header row; nothing for NDJSON.
+  void WriteHeader();
+  // A record is BeginRecord, one Key per key field, one ValueSink call per aggregate, End.
+  void BeginRecord(Nanos start, Nanos end);
+  void Key(const ValueRef& v) { Value(v); }
+  void EndRecord(int64_t revision);
+
+  void Null() override;
+  void Int(__int128 v) override;
+  void Double(double v) override;
+  void Value(const ValueRef& v) override;
+
+ private:
+  // Starts the next column: its separator and, for NDJSON, its name.
+  void NextColumn();
+  void AppendCsvField(std::string_view s);
+
+  OutputFormat format_;
+  std::vector<std::string> names_;        // all column names in order
+  std::vector<std::string> json_prefix_;  // ,"name": per column, pre-escaped
+  bool with_revision_;
+  OutputFile* out_;
+  size_t column_ = 0;
+};
+
+}  // namespace logtide

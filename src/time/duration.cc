@@ -1,0 +1,84 @@
+#include "time/duration.h"
+
+#include <fmt/format.h>
+
+namespace logtide {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  Nanos nanos;
+};
+
+// Longest names first so that "ms" is not read as "m" followed by "s".
+constexpr Unit kUnits[] = {
+    {"ns", 1},          {"us", 1'000},         {"\xC2\xB5s", 1'000}, {"ms", 1'000'000},
+    {"s", kNanosPerSecond}, {"m", 60 * kNanosPerSecond}, {"h", 3600 * kNanosPerSecond},
+    {"d", 86400 * kNanosPerSecond},
+};
+
+}  // namespace
+
+Status ParseDuration(std::string_view text, Nanos* out) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument(fmt::format("bad duration \"{}\": {} (examples: 250ms, 30s, 5m, 1h30m, 1d)", text, why));
+  };
+  if (text.empty()) return bad("empty");
+  if (text == "0") {
+    *out = 0;
+    return Status::Ok();
+  }
+  Nanos total = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    if (text[pos] < '0' || text[pos] > '9') {
+      return bad(text[pos] == '-' ? "negative durations are not allowed" : "expected a number");
+    }
+    int64_t n = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, text[pos] - '0', &n)) {
+        return bad("too large");
+      }
+      ++pos;
+    }
+    const Unit* unit = nullptr;
+    for (const Unit& u : kUnits) {
+      if (text.substr(pos, u.name.size()) == u.name) {
+        unit = &u;
+        break;
+      }
+    }
+    if (unit == nullptr) {
+      return bad(pos == text.size() ? "missing unit after the number" : "unknown unit");
+    }
+    pos += unit->name.size();
+    Nanos term;
+    if (__builtin_mul_overflow(n, unit->nanos, &term) || __builtin_add_overflow(total, term, &total)) {
+      return bad("too large");
+    }
+  }
+  *out = total;
+  return Status::Ok();
+}
+
+std::string FormatDuration(Nanos d) {
+  if (d == 0) return "0s";
+  std::string s;
+  // Sub-second durations that are not whole seconds are written in the largest exact unit.
+  if (d % kNanosPerSecond != 0) {
+    if (d % 1'000'000 == 0) return fmt::format("{}ms", d / 1'000'000);
+    if (d % 1'000 == 0) return fmt::format("{}us", d / 1'000);
+    return fmt::format("{}ns", d);
+  }
+  int64_t secs = d / kNanosPerSecond;
+  const std::pair<int64_t, char> parts[] = {{86400, 'd'}, {3600, 'h'}, {60, 'm'}, {1, 's'}};
+  for (auto [size, name] : parts) {
+    if (secs >= size) {
+      fmt::format_to(std::back_inserter(s), "{}{}", secs / size, name);
+      secs %= size;
+    }
+  }
+  return s;
+}
+
+}  // namespace logtide

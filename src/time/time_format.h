@@ -1,0 +1,55 @@
+// How event-time values are turned into timestamps: RFC 3339 strings, epoch numbers in a
+// given unit or guessed from their magnitude, or a strptime-style pattern.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "time/timestamp.h"
+#include "util/status.h"
+
+namespace logtide {
+
+class TimeFormat {
+ public:
+  enum class Kind { kAuto, kRfc3339, kEpochS, kEpochMs, kEpochUs, kEpochNs, kPattern };
+
+  // Builds a format from its command-line spelling: auto, rfc3339, epoch_s, epoch_ms,
+  // epoch_us, epoch_ns, or a pattern containing '%'. Fails on an unknown name, an unknown
+  // directive, or a pattern that does not determine a date.
+  static Status Create(std::string_view spec, TimeFormat* out);
+
+  // Converts a JSON string value (already unescaped).
+  Status ParseString(std::string_view text, Nanos* out) const;
+  // Converts a JSON number, given as its source text (for exact fractional epochs).
+  Status ParseNumber(std::string_view number_text, Nanos* out) const;
+
+  Kind kind() const { return kind_; }
+  const std::string& spec() const { return spec_; }
+
+  // One parsed pattern element: a literal byte, a run of white space, or a directive.
+  struct Item {
+    char directive;  // 0 for a literal, ' ' for white space
+    char literal;
+  };
+
+ private:
+  Status ParsePattern(std::string_view text, Nanos* out) const;
+
+  Kind kind_ = Kind::kAuto;
+  std::string spec_ = "auto";
+  std::vector<Item> items_;
+};
+
+// Converts an epoch number's source text (e.g. "-1700000000.25") to nanoseconds, given the
+// number of nanoseconds per unit. Exact for plain decimals; exponent forms go through double.
+Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* out);
+
+// Returns the unit `auto` picks for an epoch number whose integer part has absolute value
+// `magnitude`: seconds below 1e11, milliseconds below 1e14, microseconds below 1e17,
+// nanoseconds above.
+int64_t AutoEpochUnit(double magnitude);
+
+}  // namespace logtide

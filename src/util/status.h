@@ -1,0 +1,32 @@
+// Status: the result of a fallible call, LevelDB style. Ok or an error code with a message.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace logtide {
+
+class Status {
+ public:
+  enum class Code { kOk, kInvalidArgument, kDataError, kIOError, kCorruption };
+
+  Status() = default;
+  static Status Ok() { return Status(); }
+  static Status InvalidArgument(std::string msg) { return Status(Code::kInvalidArgument, std::move(msg)); }
+  // A bad input record: reported and counted, the run goes on.
+  static Status DataError(std::string msg) { return Status(Code::kDataError, std::move(msg)); }
+  static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
+  static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return msg_; }
+
+ private:
+  Status(Code code, std::string msg) : code_(code), msg_(std::move(msg)) {}
+  Code code_ = Code::kOk;
+  std::string msg_;
+};
+
+}  // namespace logtide

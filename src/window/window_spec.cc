@@ -1,0 +1,66 @@
+#include "window/window_spec.h"
+
+#include <numeric>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "time/duration.h"
+
+namespace logtide {
+
+Nanos WindowSpec::pane() const { return std::gcd(size, slide); }
+
+std::string WindowSpec::ToString() const {
+  switch (kind) {
+    case Kind::kTumbling: return "tumbling:" + FormatDuration(size);
+    case Kind::kSliding: return "sliding:" + FormatDuration(size) + ":" + FormatDuration(slide);
+    case Kind::kSession: return "session:" + FormatDuration(gap);
+  }
+  return "";
+}
+
+Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument(fmt::format(
+        "--window \"{}\": {} (expected tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP, e.g. tumbling:5m)", text, why));
+  };
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (true) {
+    size_t colon = text.find(':', pos);
+    parts.push_back(text.substr(pos, colon == std::string_view::npos ? std::string_view::npos : colon - pos));
+    if (colon == std::string_view::npos) break;
+    pos = colon + 1;
+  }
+  auto duration = [&](std::string_view s, const char* what, Nanos* d) -> Status {
+    Status st = ParseDuration(s, d);
+    if (!st.ok()) return bad(fmt::format("{}: {}", what, st.message()));
+    if (*d <= 0) return bad(fmt::format("{} must be greater than 0", what));
+    return Status::Ok();
+  };
+  WindowSpec spec;
+  Status st;
+  if (parts[0] == "tumbling") {
+    if (parts.size() != 2) return bad("tumbling takes one duration");
+    spec.kind = WindowSpec::Kind::kTumbling;
+    if (!(st = duration(parts[1], "size", &spec.size)).ok()) return st;
+    spec.slide = spec.size;
+  } else if (parts[0] == "sliding") {
+    if (parts.size() != 3) return bad("sliding takes two durations, SIZE and SLIDE");
+    spec.kind = WindowSpec::Kind::kSliding;
+    if (!(st = duration(parts[1], "size", &spec.size)).ok()) return st;
+    if (!(st = duration(parts[2], "slide", &spec.slide)).ok()) return st;
+    if (spec.slide > spec.size) return bad("slide must not exceed size (events between windows would be lost)");
+  } else if (parts[0] == "session") {
+    if (parts.size() != 2) return bad("session takes one duration, the gap");
+    spec.kind = WindowSpec::Kind::kSession;
+    if (!(st = duration(parts[1], "gap", &spec.gap)).ok()) return st;
+  } else {
+    return bad(fmt::format("unknown window kind \"{}\"", parts[0]));
+  }
+  *out = spec;
+  return Status::Ok();
+}
+
+}  // namespace logtide

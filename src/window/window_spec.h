@@ -1,0 +1,52 @@
+// Window kinds and the assigner arithmetic: which windows an event time belongs to, and the
+// lateness predicates. Pure functions of time; no state, no keys.
+//
+// Windows are half-open [start, end). Tumbling and sliding windows start at multiples of the
+// slide (k * slide); tumbling is sliding with slide == size. They are kept as panes of
+// gcd(size, slide): every event falls in exactly one pane, and a window is the union of the
+// size/pane consecutive panes it covers.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "time/timestamp.h"
+#include "util/status.h"
+#include "util/time_math.h"
+
+namespace logtide {
+
+struct WindowSpec {
+  enum class Kind { kTumbling, kSliding, kSession };
+  Kind kind = Kind::kTumbling;
+  Nanos size = 0;   // tumbling, sliding
+  Nanos slide = 0;  // tumbling (== size), sliding
+  Nanos gap = 0;    // session
+
+  bool is_session() const { return kind == Kind::kSession; }
+  // Pane length: gcd(size, slide). REQUIRES: !is_session().
+  Nanos pane() const;
+  // Start of the pane holding t.
+  Nanos PaneStart(Nanos t) const { return FloorTo(t, pane()); }
+  // Start of the latest window holding t (the largest k * slide <= t).
+  Nanos LastWindowStart(Nanos t) const { return FloorTo(t, slide); }
+  // End of the latest window holding t: the window that stays open longest.
+  Nanos LastWindowEnd(Nanos t) const { return SatAdd(LastWindowStart(t), size); }
+  // Smallest window end strictly greater than x.
+  Nanos NextEndAfter(Nanos x) const { return SatAdd(SatAdd(FloorTo(SatSub(x, size), slide), slide), size); }
+
+  // The command-line spelling, e.g. "sliding:1h:1m".
+  std::string ToString() const;
+};
+
+// Parses tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP. Fails with the rule that was broken:
+// durations must be positive, and for sliding, slide <= size.
+Status ParseWindowSpec(std::string_view text, WindowSpec* out);
+
+// A window whose end is `end` is late once the watermark reaches end + lateness: it takes no
+// more events and its state is dropped (Flink's isWindowLate).
+inline bool IsWindowLate(Nanos end, Nanos lateness, Nanos watermark) {
+  return watermark >= SatAdd(end, lateness);
+}
+
+}  // namespace logtide
