@@ -173,6 +173,11 @@ Status TimeFormat::Create(std::string_view spec, TimeFormat* out) {
         for (char p : parts) f.items_.push_back(p == ':' || p == '-' || p == '/' ? Item{0, p} : Item{p, 0});
       }
     }
+    // %S takes an optional fraction (.123 or ,123) unless the pattern spells it out itself.
+    for (size_t i = 0; i + 1 < f.items_.size(); ++i) {
+      const Item& next = f.items_[i + 1];
+      if (f.items_[i].directive == 'S' && (next.directive == 0 || next.directive == 'f')) f.items_[i].literal = 1;
+    }
     if (!epoch && !(year && month && day)) {
       return Status::InvalidArgument(fmt::format(
           "--time-format \"{}\": the pattern must determine a date: a year (%Y or %y), a month (%m, %b or %B) and a day (%d or %e), or %s",
@@ -280,7 +285,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
       case 'S':
         if (!number(2, &v)) return bad("expected seconds");
         c.second = static_cast<int>(v);
-        if (pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') && IsDigit(text[pos + 1])) {
+        if (it.literal == 0 && pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') && IsDigit(text[pos + 1])) {
           ++pos;
           ReadFraction(text, &pos, &c.nanos);
         }

@@ -32,7 +32,7 @@ class TimeFormat {
   // One parsed pattern element: a literal byte, a run of white space, or a directive.
   struct Item {
     char directive;  // 0 for a literal, ' ' for white space
-    char literal;
+    char literal;    // the literal byte; for %S, 1 when it takes no fraction
   };
 
  private:

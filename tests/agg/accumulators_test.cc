@@ -1,0 +1,153 @@
+#include "agg/accumulators.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "output/json_text.h"
+
+namespace logtide {
+namespace {
+
+// Renders results as JSON text, the way the output does.
+class TextSink : public ValueSink {
+ public:
+  std::string text;
+  void Null() override { text = "null"; }
+  void Int(__int128 v) override { text.clear(); AppendInt128(v, &text); }
+  void Double(double v) override { text.clear(); AppendDouble(v, &text); }
+  void Value(const ValueRef& v) override { text.clear(); AppendJsonValue(v, &text); }
+};
+
+AggSpec Spec(const char* text) {
+  AggSpec s;
+  REQUIRE(ParseAggSpec(text, &s).ok());
+  return s;
+}
+
+// One aggregate over a list of (value, time) events, in order; returns the result text and
+// how many values it ignored.
+struct Run {
+  std::string result;
+  uint64_t ignored = 0;
+};
+Run Aggregate(const char* spec, const std::vector<std::pair<ValueRef, Nanos>>& events) {
+  Accumulators acc({Spec(spec)});
+  uint32_t slot = acc.Allocate();
+  Run r;
+  uint64_t seq = 0;
+  for (const auto& [v, t] : events) acc.Add(slot, &v, t, ++seq, &r.ignored);
+  TextSink sink;
+  acc.Result(slot, 0, &sink);
+  r.result = sink.text;
+  return r;
+}
+
+const ValueRef kNull = ValueRef::Null();
+ValueRef I(int64_t i) { return ValueRef::Int(i); }
+ValueRef D(double d) { return ValueRef::Number(d); }
+ValueRef S(const char* s) { return ValueRef::String(s); }
+
+TEST_CASE("count counts events, count(f) only non-null values") {
+  CHECK(Aggregate("count", {{kNull, 0}, {I(1), 0}}).result == "2");
+  CHECK(Aggregate("count(x)", {{kNull, 0}, {I(1), 0}, {S("a"), 0}}).result == "2");
+}
+
+TEST_CASE("sum of integers stays an exact integer, even past int64") {
+  CHECK(Aggregate("sum(x)", {{I(1), 0}, {I(2), 0}}).result == "3");
+  CHECK(Aggregate("sum(x)", {{I(INT64_MAX), 0}, {I(INT64_MAX), 0}}).result == "18446744073709551614");
+  CHECK(Aggregate("sum(x)", {{I(INT64_MIN), 0}, {I(-1), 0}}).result == "-9223372036854775809");
+}
+
+TEST_CASE("sum turns into a double with any non-integer, and is null without numbers") {
+  CHECK(Aggregate("sum(x)", {{I(1), 0}, {D(0.5), 0}}).result == "1.5");
+  CHECK(Aggregate("sum(x)", {{kNull, 0}}).result == "null");
+  CHECK(Aggregate("sum(x)", {}).result == "null");
+}
+
+TEST_CASE("numeric aggregates ignore and count values of other types") {
+  Run r = Aggregate("sum(x)", {{I(4), 0}, {S("5"), 0}, {ValueRef::Bool(true), 0}, {kNull, 0}});
+  CHECK(r.result == "4");
+  CHECK(r.ignored == 2);
+  CHECK(Aggregate("avg(x)", {{S("a"), 0}}).result == "null");
+}
+
+TEST_CASE("avg is a double over the numeric values") {
+  CHECK(Aggregate("avg(x)", {{I(1), 0}, {I(2), 0}}).result == "1.5");
+  CHECK(Aggregate("avg(x)", {{I(2), 0}, {kNull, 0}, {I(4), 0}}).result == "3");
+}
+
+TEST_CASE("min and max compare across integers and doubles and keep the winner's type") {
+  CHECK(Aggregate("min(x)", {{I(3), 0}, {D(2.5), 0}, {I(7), 0}}).result == "2.5");
+  CHECK(Aggregate("max(x)", {{I(3), 0}, {D(2.5), 0}, {I(7), 0}}).result == "7");
+  CHECK(Aggregate("max(x)", {{kNull, 0}}).result == "null");
+}
+
+TEST_CASE("count_distinct counts distinct non-null values; 1 and 1.0 are one value") {
+  CHECK(Aggregate("count_distinct(x)", {{I(1), 0}, {D(1.0), 0}, {S("1"), 0}, {kNull, 0}, {S("1"), 0}}).result == "2");
+  CHECK(Aggregate("count_distinct(x)", {}).result == "0");
+}
+
+TEST_CASE("first and last go by event time, ties by read order") {
+  std::vector<std::pair<ValueRef, Nanos>> ev = {{S("b"), 20}, {S("a"), 10}, {S("c"), 30}, {S("c2"), 30}, {S("a2"), 10}};
+  CHECK(Aggregate("first(x)", ev).result == "\"a\"");
+  CHECK(Aggregate("last(x)", ev).result == "\"c2\"");
+  CHECK(Aggregate("first(x)", {{kNull, 1}, {I(5), 2}}).result == "5");
+}
+
+TEST_CASE("merging two slots equals adding all events to one") {
+  std::vector<AggSpec> specs = {Spec("count"), Spec("sum(x)"), Spec("min(x)"), Spec("max(x)"), Spec("avg(x)"),
+                                Spec("count_distinct(x)"), Spec("first(x)"), Spec("last(x)")};
+  Accumulators acc(specs);
+  uint32_t a = acc.Allocate(), b = acc.Allocate(), all = acc.Allocate();
+  std::vector<uint64_t> ignored(specs.size());
+  std::vector<ValueRef> in(specs.size());
+  uint64_t seq = 0;
+  auto add = [&](uint32_t slot, ValueRef v, Nanos t) {
+    std::fill(in.begin(), in.end(), v);
+    acc.Add(slot, in.data(), t, ++seq, ignored.data());
+    acc.Add(all, in.data(), t, seq, ignored.data());
+  };
+  add(a, I(5), 50);
+  add(b, D(1.5), 10);
+  add(a, I(-2), 5);
+  add(b, I(5), 70);
+  acc.Merge(a, b);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    TextSink merged, direct;
+    acc.Result(a, i, &merged);
+    acc.Result(all, i, &direct);
+    INFO(specs[i].text);
+    CHECK(merged.text == direct.text);
+  }
+}
+
+TEST_CASE("freed slots are reset before reuse") {
+  Accumulators acc({Spec("sum(x)")});
+  uint32_t s = acc.Allocate();
+  uint64_t ignored = 0;
+  ValueRef v = I(9);
+  acc.Add(s, &v, 0, 1, &ignored);
+  acc.Free(s);
+  uint32_t again = acc.Allocate();
+  CHECK(again == s);
+  TextSink sink;
+  acc.Result(again, 0, &sink);
+  CHECK(sink.text == "null");
+}
+
+TEST_CASE("agg specs: names, defaults and errors") {
+  CHECK(Spec("sum(bytes)").name == "sum_bytes");
+  CHECK(Spec("count").name == "count");
+  CHECK(Spec("count(x)").kind == AggKind::kCountField);
+  CHECK(Spec("total=sum(bytes)").name == "total");
+  CHECK(Spec("p = avg(req.ms)").field == "req.ms");
+  AggSpec s;
+  CHECK_THAT(ParseAggSpec("median(x)", &s).message(), Catch::Contains("unknown function"));
+  CHECK_THAT(ParseAggSpec("sum", &s).message(), Catch::Contains("needs a field"));
+  CHECK_THAT(ParseAggSpec("sum(x", &s).message(), Catch::Contains("missing ')'"));
+  CHECK_THAT(ParseAggSpec("=count", &s).message(), Catch::Contains("empty name"));
+}
+
+}  // namespace
+}  // namespace logtide

@@ -1,0 +1,90 @@
+// Drives a WindowOperator directly and records what it emits as text lines:
+// "[start,end) key count=N sum=S rev=R". Times are plain integers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "agg/accumulators.h"
+#include "engine/key_table.h"
+#include "engine/window_operator.h"
+#include "output/json_text.h"
+
+namespace logtide {
+
+class OperatorHarness : public ResultEmitter, public ValueSink {
+ public:
+  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode) : acc_(Specs()) {
+    op_ = WindowOperator::Create(spec, lateness, mode, WindowOperator::Deps{&keys_, &acc_, this});
+  }
+
+  // Adds an event with key `key` and value x at time t; returns whether it was accepted.
+  bool Add(const std::string& key, Nanos t, int64_t x = 1) {
+    std::string enc;
+    EncodeValue(ValueRef::String(key), &enc);
+    uint32_t id = keys_.Intern(enc);
+    ValueRef in[2] = {ValueRef::Null(), ValueRef::Int(x)};
+    uint64_t ignored[2] = {0, 0};
+    bool ok = op_->Add(id, t, in, ++seq_, watermark_, ignored);
+    keys_.ReleaseIfUnused(id);
+    return ok;
+  }
+  void Advance(Nanos w) {
+    watermark_ = w;
+    op_->AdvanceWatermark(w);
+  }
+  // Returns and clears the records emitted so far.
+  std::vector<std::string> Take() {
+    std::vector<std::string> r;
+    r.swap(out_);
+    return r;
+  }
+  size_t keys() const { return keys_.size(); }
+  size_t open() const { return op_->open_entries(); }
+  size_t live_slots() const { return acc_.live(); }
+
+  void Emit(const WindowResult& r) override {
+    std::string_view k = keys_.encoded(r.key);
+    line_ = fmt::format("[{},{}) {}", r.start, r.end, DecodeValue(&k).s);
+    acc_.Result(r.slot, 0, this);
+    acc_.Result(r.slot, 1, this);
+    if (r.revision >= 0) line_ += fmt::format(" rev={}", r.revision);
+    out_.push_back(line_);
+  }
+  void Null() override { line_ += " null"; }
+  void Int(__int128 v) override {
+    line_ += " ";
+    AppendInt128(v, &line_);
+  }
+  void Double(double v) override {
+    line_ += " ";
+    AppendDouble(v, &line_);
+  }
+  void Value(const ValueRef& v) override {
+    line_ += " ";
+    AppendJsonValue(v, &line_);
+  }
+
+ private:
+  static std::vector<AggSpec> Specs() {
+    AggSpec count, sum;
+    (void)ParseAggSpec("count", &count);
+    (void)ParseAggSpec("sum(x)", &sum);
+    return {count, sum};
+  }
+  KeyTable keys_;
+  Accumulators acc_;
+  std::unique_ptr<WindowOperator> op_;
+  Nanos watermark_ = kMinusInfinity;
+  uint64_t seq_ = 0;
+  std::vector<std::string> out_;
+  std::string line_;
+};
+
+inline WindowSpec Tumbling(Nanos size) { return WindowSpec{WindowSpec::Kind::kTumbling, size, size, 0}; }
+inline WindowSpec Sliding(Nanos size, Nanos slide) { return WindowSpec{WindowSpec::Kind::kSliding, size, slide, 0}; }
+inline WindowSpec Session(Nanos gap) { return WindowSpec{WindowSpec::Kind::kSession, 0, 0, gap}; }
+
+}  // namespace logtide

@@ -1,0 +1,124 @@
+#include "engine/pane_operator.h"
+
+#include <catch2/catch.hpp>
+
+#include "operator_harness.h"
+
+namespace logtide {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST_CASE("tumbling: a window fires when the watermark reaches its end") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+  h.Add("a", 3, 5);
+  h.Add("a", 9, 1);
+  h.Advance(9);
+  CHECK(h.Take().empty());
+  h.Add("a", 10, 7);
+  h.Advance(10);
+  CHECK(h.Take() == V{"[0,10) a 2 6"});
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[10,20) a 1 7"});
+}
+
+TEST_CASE("records of one advance are sorted by end, start, then key value") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+  h.Add("zeta", 15);
+  h.Add("beta", 5);
+  h.Add("alpha", 15);
+  h.Add("zeta", 1);
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[0,10) beta 1 1", "[0,10) zeta 1 1", "[10,20) alpha 1 1", "[10,20) zeta 1 1"});
+}
+
+TEST_CASE("empty windows between data are skipped, not emitted") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+  h.Add("a", 5);
+  h.Add("a", 1'000'005);
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[0,10) a 1 1", "[1000000,1000010) a 1 1"});
+}
+
+TEST_CASE("sliding: each window merges its panes") {
+  // size 3, slide 1: t=0 is in [-2,1),[-1,2),[0,3); t=2 in [0,3),[1,4),[2,5).
+  OperatorHarness h(Sliding(3, 1), 0, EmitMode::kFinal);
+  h.Add("a", 0, 10);
+  h.Add("a", 2, 1);
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[-2,1) a 1 10", "[-1,2) a 1 10", "[0,3) a 2 11", "[1,4) a 1 1", "[2,5) a 1 1"});
+}
+
+TEST_CASE("sliding with a slide that does not divide the size") {
+  // size 4, slide 3, pane 1: windows [0,4), [3,7), [6,10). t=3 is in [0,4) and [3,7).
+  OperatorHarness h(Sliding(4, 3), 0, EmitMode::kFinal);
+  h.Add("a", 3);
+  h.Add("a", 6);
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[0,4) a 1 1", "[3,7) a 2 2", "[6,10) a 1 1"});
+}
+
+TEST_CASE("an event whose every window is late is refused and changes nothing") {
+  OperatorHarness h(Sliding(20, 10), 0, EmitMode::kFinal);
+  h.Add("a", 25);
+  h.Advance(30);
+  CHECK(h.Take() == V{"[10,30) a 1 1"});
+  // t=9: windows [-10,10) and [0,20), both ended by watermark 30.
+  CHECK_FALSE(h.Add("b", 9));
+  CHECK(h.keys() == 1);
+  // t=15: [0,20) is late but [10,30) ... ended at 30 too; t=21 still has [20,40).
+  CHECK_FALSE(h.Add("a", 15));
+  CHECK(h.Add("a", 21));
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[20,40) a 2 2"});
+}
+
+TEST_CASE("final mode with lateness: the window waits, then includes late events") {
+  OperatorHarness h(Tumbling(10), 5, EmitMode::kFinal);
+  h.Add("a", 1);
+  h.Advance(12);
+  CHECK(h.Take().empty());
+  CHECK(h.Add("a", 2, 10));  // 12 < 10 + 5: accepted
+  h.Advance(15);
+  CHECK(h.Take() == V{"[0,10) a 2 11"});
+  CHECK_FALSE(h.Add("a", 3));
+}
+
+TEST_CASE("update mode: revision 0 at the end, one revision per late event, none after lateness") {
+  OperatorHarness h(Tumbling(10), 5, EmitMode::kUpdate);
+  h.Add("a", 1);
+  h.Add("b", 2);
+  h.Advance(10);
+  CHECK(h.Take() == V{"[0,10) a 1 1 rev=0", "[0,10) b 1 1 rev=0"});
+  CHECK(h.Add("a", 3, 4));
+  CHECK(h.Take() == V{"[0,10) a 2 5 rev=1"});
+  CHECK(h.Add("c", 4, 2));  // a key new to an emitted window starts at revision 0
+  CHECK(h.Take() == V{"[0,10) c 1 2 rev=0"});
+  CHECK(h.Add("a", 5));
+  CHECK(h.Take() == V{"[0,10) a 3 6 rev=2"});
+  h.Advance(15);
+  CHECK(h.Take().empty());
+  CHECK_FALSE(h.Add("a", 6));
+}
+
+TEST_CASE("update mode on sliding windows revises every emitted window of the event") {
+  OperatorHarness h(Sliding(20, 10), 30, EmitMode::kUpdate);
+  h.Add("a", 15);
+  h.Advance(30);
+  CHECK(h.Take() == V{"[0,20) a 1 1 rev=0", "[10,30) a 1 1 rev=0"});
+  CHECK(h.Add("a", 12, 2));
+  CHECK(h.Take() == V{"[0,20) a 2 3 rev=1", "[10,30) a 2 3 rev=1"});
+}
+
+TEST_CASE("state and keys are released once windows are late") {
+  OperatorHarness h(Sliding(30, 10), 0, EmitMode::kFinal);
+  for (int i = 0; i < 100; ++i) h.Add("k" + std::to_string(i % 7), i * 3);
+  h.Advance(kPlusInfinity);
+  CHECK_FALSE(h.Take().empty());
+  CHECK(h.open() == 0);
+  CHECK(h.keys() == 0);
+  CHECK(h.live_slots() == 0);
+}
+
+}  // namespace
+}  // namespace logtide

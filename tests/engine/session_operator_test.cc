@@ -1,0 +1,85 @@
+#include "engine/session_operator.h"
+
+#include <catch2/catch.hpp>
+
+#include "operator_harness.h"
+
+namespace logtide {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST_CASE("session: events at most GAP apart share a session [first, last + gap)") {
+  OperatorHarness h(Session(10), 0, EmitMode::kFinal);
+  h.Add("u", 0);
+  h.Add("u", 10);  // touches [0,10): same session
+  h.Add("u", 25);  // 15 after the last event: a new session
+  h.Add("v", 3);
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[3,13) v 1 1", "[0,20) u 2 2", "[25,35) u 1 1"});
+}
+
+TEST_CASE("session fires when the watermark reaches last event + gap") {
+  OperatorHarness h(Session(10), 0, EmitMode::kFinal);
+  h.Add("u", 5);
+  h.Advance(14);
+  CHECK(h.Take().empty());
+  h.Advance(15);
+  CHECK(h.Take() == V{"[5,15) u 1 1"});
+}
+
+TEST_CASE("a late event that bridges two sessions merges them into one") {
+  OperatorHarness h(Session(10), 20, EmitMode::kFinal);
+  h.Add("u", 0, 1);
+  h.Add("u", 20, 2);
+  h.Advance(12);  // [0,10) has ended but is within lateness
+  CHECK(h.Add("u", 10, 4));  // [10,20) touches both
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[0,30) u 3 7"});
+  CHECK(h.open() == 0);
+  CHECK(h.keys() == 0);
+}
+
+TEST_CASE("session lateness is judged on the session the event would merge into") {
+  OperatorHarness h(Session(10), 0, EmitMode::kFinal);
+  h.Add("u", 10);
+  h.Add("u", 18);  // session [10,28)
+  h.Advance(20);
+  // t=9 alone would be [9,19): ended at 20. But it touches [10,28), which is open.
+  CHECK(h.Add("u", 9));
+  // t=2 alone is [2,12), which overlaps [10,28): accepted, the session grows to [2,28).
+  CHECK(h.Add("u", 2));
+  // t=-20 alone is [-20,-10): ended at 20, and touches nothing open: late.
+  CHECK_FALSE(h.Add("u", -20));
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[2,28) u 4 4"});
+}
+
+TEST_CASE("update mode: a late event into an emitted session emits its next revision") {
+  OperatorHarness h(Session(10), 30, EmitMode::kUpdate);
+  h.Add("u", 0);
+  h.Advance(10);
+  CHECK(h.Take() == V{"[0,10) u 1 1 rev=0"});
+  h.Advance(20);
+  CHECK(h.Add("u", 5));  // grows to [0,15), still complete at 20: revision 1 now
+  CHECK(h.Take() == V{"[0,15) u 2 2 rev=1"});
+  CHECK(h.Add("u", 14));  // grows to [0,24), past the watermark: reopened, fires again at 24
+  CHECK(h.Take().empty());
+  h.Advance(24);
+  CHECK(h.Take() == V{"[0,24) u 3 3 rev=2"});
+  h.Advance(54);  // 24 + lateness 30: dropped
+  CHECK(h.open() == 0);
+  CHECK_FALSE(h.Add("u", 10));  // [10,20) alone is late
+}
+
+TEST_CASE("update mode: a new complete session gets revision 0 at once") {
+  OperatorHarness h(Session(10), 30, EmitMode::kUpdate);
+  h.Add("u", 100);
+  h.Advance(100);
+  CHECK_FALSE(h.Add("v", 50));  // [50,60): 60 + 30 <= 100, late
+  CHECK(h.Add("v", 75));  // [75,85) ended at watermark 100, but 85 + 30 > 100
+  CHECK(h.Take() == V{"[75,85) v 1 1 rev=0"});
+}
+
+}  // namespace
+}  // namespace logtide

@@ -1,0 +1,120 @@
+#include "json/extractor.h"
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+namespace logtide {
+namespace {
+
+// Extracts from `json` with the padding simdjson needs.
+struct Fixture {
+  FieldExtractor ex;
+  std::vector<ValueRef> values;
+  std::string buf;
+  int Add(const char* path) {
+    int slot = -1;
+    REQUIRE(ex.AddPath(path, &slot).ok());
+    return slot;
+  }
+  Status Run(const std::string& json) {
+    buf = json;
+    buf.append(FieldExtractor::kPadding, ' ');
+    return ex.Extract(buf.data(), json.size(), buf.size(), &values);
+  }
+};
+
+TEST_CASE("top-level and nested fields are read in one pass") {
+  Fixture f;
+  int ts = f.Add("ts"), method = f.Add("req.method"), deep = f.Add("a.b.c");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"x":[1,{"ts":9}],"req":{"method":"GET","n":2},"ts":"t1","a":{"b":{"c":true}}})").ok());
+  CHECK(f.values[ts].type == ValueType::kString);
+  CHECK(f.values[ts].s == "t1");
+  CHECK(f.values[method].s == "GET");
+  CHECK(f.values[deep].type == ValueType::kTrue);
+}
+
+TEST_CASE("absent fields and fields under a non-object are null") {
+  Fixture f;
+  int a = f.Add("a"), bc = f.Add("b.c");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"b":5})").ok());
+  CHECK(f.values[a].is_null());
+  CHECK(f.values[bc].is_null());
+}
+
+TEST_CASE("numbers keep their source text; integral doubles become integers") {
+  Fixture f;
+  int n = f.Add("n"), d = f.Add("d"), i = f.Add("i"), big = f.Add("big");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"n":1700000000.25,"d":2.0,"i":-7,"big":18446744073709551615})").ok());
+  CHECK_FALSE(f.values[n].is_int);
+  CHECK(f.values[n].d == 1700000000.25);
+  CHECK(f.values[n].s == "1700000000.25");
+  CHECK(f.values[d].is_int);
+  CHECK(f.values[d].i == 2);
+  CHECK(f.values[i].i == -7);
+  CHECK_FALSE(f.values[big].is_int);  // beyond int64: a double, as in jq
+}
+
+TEST_CASE("escaped keys match and the last duplicate wins") {
+  Fixture f;
+  int ts = f.Add("ts");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"t\u0073":1,"ts":2})").ok());
+  CHECK(f.values[ts].i == 2);
+}
+
+TEST_CASE("objects and arrays are kept as their JSON text") {
+  Fixture f;
+  int o = f.Add("o"), a = f.Add("a");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"o":{"k":[1,2]},"a":[3]})").ok());
+  CHECK(f.values[o].type == ValueType::kRaw);
+  CHECK(f.values[o].s == R"({"k":[1,2]})");
+  CHECK(f.values[a].s == "[3]");
+}
+
+TEST_CASE("lines that are not one JSON object are refused with a reason") {
+  Fixture f;
+  f.Add("ts");
+  REQUIRE(f.ex.Finish().ok());
+  CHECK_THAT(f.Run("[1,2]").message(), Catch::Contains("not a JSON object (an array)"));
+  CHECK_THAT(f.Run("\"s\"").message(), Catch::Contains("not a JSON object (a string)"));
+  CHECK_THAT(f.Run("hello").message(), Catch::Contains("invalid JSON"));
+  CHECK_THAT(f.Run(R"({"ts":1} {"ts":2})").message(), Catch::Contains("invalid JSON"));
+  CHECK_THAT(f.Run(R"({"ts":1,})").message(), Catch::Contains("invalid JSON"));
+  CHECK_THAT(f.Run(R"({"ts":"unterminated})").message(), Catch::Contains("invalid JSON"));
+  CHECK_THAT(f.Run("{\"ts\":\"\xff\"}").message(), Catch::Contains("UTF-8"));
+}
+
+TEST_CASE("bad paths are refused") {
+  FieldExtractor ex;
+  int slot;
+  CHECK_FALSE(ex.AddPath("a..b", &slot).ok());
+  CHECK_FALSE(ex.AddPath("", &slot).ok());
+  CHECK_FALSE(ex.AddPath(".a", &slot).ok());
+}
+
+TEST_CASE("a path may not be both a value and a parent") {
+  FieldExtractor ex;
+  int slot;
+  REQUIRE(ex.AddPath("req", &slot).ok());
+  REQUIRE(ex.AddPath("req.id", &slot).ok());
+  Status s = ex.Finish();
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("req.id"));
+}
+
+TEST_CASE("the same path registered twice shares a slot") {
+  FieldExtractor ex;
+  int a, b;
+  REQUIRE(ex.AddPath("x.y", &a).ok());
+  REQUIRE(ex.AddPath("x.y", &b).ok());
+  CHECK(a == b);
+  CHECK(ex.num_slots() == 1);
+}
+
+}  // namespace
+}  // namespace logtide

@@ -1,0 +1,61 @@
+#include "time/duration.h"
+
+#include <catch2/catch.hpp>
+
+namespace logtide {
+namespace {
+
+Nanos Parse(const char* text) {
+  Nanos d = -1;
+  Status s = ParseDuration(text, &d);
+  INFO(text << ": " << s.message());
+  REQUIRE(s.ok());
+  return d;
+}
+
+std::string Error(const char* text) {
+  Nanos d;
+  Status s = ParseDuration(text, &d);
+  REQUIRE_FALSE(s.ok());
+  return s.message();
+}
+
+TEST_CASE("durations in every unit") {
+  CHECK(Parse("250ms") == 250'000'000);
+  CHECK(Parse("30s") == 30'000'000'000);
+  CHECK(Parse("5m") == 300'000'000'000);
+  CHECK(Parse("1h") == 3'600'000'000'000);
+  CHECK(Parse("1d") == 86'400'000'000'000);
+  CHECK(Parse("7ns") == 7);
+  CHECK(Parse("7us") == 7'000);
+  CHECK(Parse("7\xC2\xB5s") == 7'000);
+  CHECK(Parse("0") == 0);
+  CHECK(Parse("0s") == 0);
+}
+
+TEST_CASE("compound durations add up, and ms is not m followed by s") {
+  CHECK(Parse("1h30m") == 5'400'000'000'000);
+  CHECK(Parse("1m30s") == 90'000'000'000);
+  CHECK(Parse("1s500ms") == 1'500'000'000);
+}
+
+TEST_CASE("bad durations name the problem") {
+  CHECK_THAT(Error(""), Catch::Contains("empty"));
+  CHECK_THAT(Error("5"), Catch::Contains("missing unit"));
+  CHECK_THAT(Error("5x"), Catch::Contains("unknown unit"));
+  CHECK_THAT(Error("-5s"), Catch::Contains("negative"));
+  CHECK_THAT(Error("1.5s"), Catch::Contains("unknown unit"));
+  CHECK_THAT(Error("m"), Catch::Contains("expected a number"));
+  CHECK_THAT(Error("999999999999d"), Catch::Contains("too large"));
+}
+
+TEST_CASE("durations format in their shortest form") {
+  CHECK(FormatDuration(0) == "0s");
+  CHECK(FormatDuration(Parse("90m")) == "1h30m");
+  CHECK(FormatDuration(Parse("250ms")) == "250ms");
+  CHECK(FormatDuration(Parse("1d1s")) == "1d1s");
+  CHECK(FormatDuration(1500) == "1500ns");
+}
+
+}  // namespace
+}  // namespace logtide

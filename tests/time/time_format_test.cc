@@ -1,0 +1,81 @@
+// Runs the table in testdata/tables/time_formats.txt, then the cases that are not value
+// conversions (building formats).
+#include "time/time_format.h"
+
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "time/timestamp.h"
+
+namespace logtide {
+namespace {
+
+std::vector<std::string> Split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    size_t next = line.find(sep, pos);
+    out.push_back(line.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+    if (next == std::string::npos) return out;
+    pos = next + 1;
+  }
+}
+
+TEST_CASE("time format table") {
+  std::ifstream in(LOGTIDE_TESTDATA "/tables/time_formats.txt");
+  REQUIRE(in.good());
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = Split(line, '\t');
+    REQUIRE(f.size() == 3);
+    INFO("table line: " << line);
+    TimeFormat format;
+    REQUIRE(TimeFormat::Create(f[0], &format).ok());
+    Nanos t = 0;
+    Status s = f[1][0] == '"' ? format.ParseString(f[1].substr(1, f[1].size() - 2), &t) : format.ParseNumber(f[1], &t);
+    if (f[2][0] == '!') {
+      REQUIRE_FALSE(s.ok());
+      CHECK_THAT(s.message(), Catch::Contains(f[2].substr(1)));
+    } else {
+      REQUIRE(s.ok());
+      CHECK(FormatRfc3339(t) == f[2]);
+    }
+    ++cases;
+  }
+  CHECK(cases >= 40);
+}
+
+TEST_CASE("unknown time format names are refused") {
+  TimeFormat f;
+  Status s = TimeFormat::Create("epoch", &f);
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("epoch_ms"));
+}
+
+TEST_CASE("patterns with an unknown directive are refused") {
+  TimeFormat f;
+  Status s = TimeFormat::Create("%Y-%m-%d %Q", &f);
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("%Q"));
+}
+
+TEST_CASE("patterns that do not determine a date are refused") {
+  TimeFormat f;
+  Status s = TimeFormat::Create("%b %d %H:%M:%S", &f);  // syslog: no year
+  REQUIRE_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("year"));
+}
+
+TEST_CASE("auto epoch unit boundaries") {
+  CHECK(AutoEpochUnit(99999999999.0) == kNanosPerSecond);
+  CHECK(AutoEpochUnit(1e11) == 1'000'000);
+  CHECK(AutoEpochUnit(1e14) == 1'000);
+  CHECK(AutoEpochUnit(1e17) == 1);
+}
+
+}  // namespace
+}  // namespace logtide

@@ -1,0 +1,80 @@
+#include "window/window_spec.h"
+
+#include <catch2/catch.hpp>
+
+namespace logtide {
+namespace {
+
+constexpr Nanos kS = kNanosPerSecond;
+
+WindowSpec Parse(const char* text) {
+  WindowSpec w;
+  Status s = ParseWindowSpec(text, &w);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  return w;
+}
+
+std::string Error(const char* text) {
+  WindowSpec w;
+  Status s = ParseWindowSpec(text, &w);
+  REQUIRE_FALSE(s.ok());
+  return s.message();
+}
+
+TEST_CASE("window specs parse and print back") {
+  CHECK(Parse("tumbling:5m").ToString() == "tumbling:5m");
+  CHECK(Parse("sliding:1h:1m").ToString() == "sliding:1h:1m");
+  CHECK(Parse("session:30s").ToString() == "session:30s");
+  CHECK(Parse("tumbling:90s").slide == 90 * kS);
+}
+
+TEST_CASE("bad window specs name the rule") {
+  CHECK_THAT(Error("tumbling"), Catch::Contains("one duration"));
+  CHECK_THAT(Error("tumbling:0s"), Catch::Contains("greater than 0"));
+  CHECK_THAT(Error("sliding:1m:5m"), Catch::Contains("slide must not exceed size"));
+  CHECK_THAT(Error("sliding:1m"), Catch::Contains("two durations"));
+  CHECK_THAT(Error("hopping:1m"), Catch::Contains("unknown window kind"));
+  CHECK_THAT(Error("session:x"), Catch::Contains("gap"));
+}
+
+TEST_CASE("tumbling: an event on a boundary starts the next window") {
+  WindowSpec w = Parse("tumbling:1m");
+  CHECK(w.LastWindowStart(60 * kS) == 60 * kS);
+  CHECK(w.LastWindowStart(60 * kS - 1) == 0);
+  CHECK(w.LastWindowEnd(59 * kS) == 60 * kS);
+}
+
+TEST_CASE("tumbling before 1970 floors, not truncates") {
+  WindowSpec w = Parse("tumbling:1m");
+  CHECK(w.LastWindowStart(-1) == -60 * kS);
+  CHECK(w.LastWindowStart(-60 * kS) == -60 * kS);
+  CHECK(w.LastWindowStart(-61 * kS) == -120 * kS);
+}
+
+TEST_CASE("sliding: windows holding t are the starts k*slide in (t - size, t]") {
+  WindowSpec w = Parse("sliding:10s:3s");
+  CHECK(w.pane() == 1 * kS);
+  // t = 7s: windows start at 0, 3, 6 (start -3 ends at 7, which excludes t).
+  CHECK(w.NextEndAfter(7 * kS) - w.size == 0);
+  CHECK(w.LastWindowStart(7 * kS) == 6 * kS);
+  CHECK(w.LastWindowEnd(7 * kS) == 16 * kS);
+  // t = 6.5s: the window [-3s, 7s) holds it.
+  CHECK(w.NextEndAfter(6500 * kS / 1000) - w.size == -3 * kS);
+}
+
+TEST_CASE("pane is gcd of size and slide") {
+  CHECK(Parse("sliding:1h:1m").pane() == 60 * kS);
+  CHECK(Parse("sliding:10m:4m").pane() == 120 * kS);
+  CHECK(Parse("tumbling:5m").pane() == 300 * kS);
+}
+
+TEST_CASE("a window is late once the watermark reaches end + lateness") {
+  CHECK_FALSE(IsWindowLate(100, 10, 109));
+  CHECK(IsWindowLate(100, 10, 110));
+  CHECK(IsWindowLate(100, 0, 100));
+  CHECK_FALSE(IsWindowLate(kPlusInfinity, 10, kPlusInfinity - 1));
+}
+
+}  // namespace
+}  // namespace logtide
