@@ -146,7 +146,8 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
   if (config.on_error == OnError::kFail) {
     return Status::DataError(fmt::format("{}:{}: {}", name, line.number, reason));
   }
-  if (!config.quiet && reported < config.max_reported_errors) {
+  // With --errors, every bad line goes to that file and none to the terminal.
+  if (!config.quiet && !errors_out.is_open() && reported < config.max_reported_errors) {
     ++reported;
     fmt::print(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
   }
