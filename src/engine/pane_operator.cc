@@ -111,6 +111,16 @@ void PaneOperator::AdvanceWatermark(Nanos w) {
     fired_any_ = true;
     fired_end_ = e;
   }
+  // Every window due at w has now been considered, including those that were empty: data that
+  // reaches one of their panes later must not fire them again.
+  Nanos due_until = mode_ == EmitMode::kFinal ? SatSub(w, lateness_) : w;
+  if (due_until != kMinusInfinity && due_until != kPlusInfinity) {
+    Nanos last_due_end = SatAdd(FloorTo(SatSub(due_until, spec_.size), spec_.slide), spec_.size);
+    if (!fired_any_ || last_due_end > fired_end_) {
+      fired_any_ = true;
+      fired_end_ = last_due_end;
+    }
+  }
   EmitAndRelease();
   Purge(w);
 }

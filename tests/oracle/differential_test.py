@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Differential test: logtide against tests/oracle/reference.py on random inputs with bounded
+disorder, very late events, several keys, nulls and wrong-typed values, over every window kind,
+emit mode, delay and lateness, with one or two inputs and random input buffer sizes.
+
+Usage: differential_test.py LOGTIDE_BINARY FIRST_SEED COUNT
+Prints one line per failing case with the command to reproduce it, and 'N passed, N failed'.
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference  # noqa: E402
+
+NS = reference.NS
+BASE = 1_714_557_600 * NS  # 2024-05-01T10:00:00Z
+
+WINDOWS = [("tumbling", "tumbling:10s", 10, 10, 0), ("tumbling", "tumbling:1s", 1, 1, 0),
+           ("sliding", "sliding:10s:2s", 10, 2, 0), ("sliding", "sliding:9s:6s", 9, 6, 0),
+           ("session", "session:3s", 0, 0, 3)]
+AGGS = [("count", "count", None), ("sum_v", "sum", "v"), ("min_v", "min", "v"), ("max_v", "max", "v"),
+        ("avg_v", "avg", "v"), ("count_distinct_u", "count_distinct", "u"), ("first_u", "first", "u"),
+        ("last_u", "last", "u")]
+
+
+def make_events(rng, n):
+    events, t = [], BASE + rng.randrange(0, 5 * NS)
+    for _ in range(n):
+        t += rng.choice([0, 1, 10, 100, 250, 500, 1000, 3000, 7000]) * 1_000_000
+        r = rng.random()
+        et = t - rng.randrange(0, 4 * NS) if r < 0.3 else t - rng.randrange(4 * NS, 40 * NS) if r < 0.35 else t
+        rec = {}
+        k = rng.choice(["a", "b", "c", None, 7, "a"])
+        if k is not None:
+            rec["k"] = k
+        v = rng.choice([1, 2, -3, 0.5, 2.25, None, "x", 10])
+        if v is not None:
+            rec["v"] = v
+        u = rng.choice(["p", "q", 1, None, True])
+        if u is not None:
+            rec["u"] = u
+        events.append((et, rec))
+    return events
+
+
+def to_line(t, rec):
+    return '{"ts":"%s",%s' % (reference.rfc3339(t), ",".join('"%s":%s' % (k, reference.json.dumps(v)) for k, v in rec.items()) + "}") if rec else '{"ts":"%s"}' % reference.rfc3339(t)
+
+
+def run_case(binary, seed, workdir):
+    rng = random.Random(seed)
+    kind, spec, size, slide, gap = rng.choice(WINDOWS)
+    delay = rng.choice([0, 0, 2])
+    lateness = rng.choice([0, 0, 5])
+    emit = rng.choice(["final", "update"])
+    by = rng.choice(["k", None])
+    ninputs = rng.choice([1, 1, 2])
+    inputs = [make_events(rng, rng.randrange(1, 120)) for _ in range(ninputs)]
+    model = reference.Model(kind, size * NS, slide * NS, gap * NS, delay * NS, lateness * NS, emit, by, AGGS, ninputs)
+    expected = "".join(line + "\n" for line in model.run(inputs))
+
+    paths = []
+    for i, evs in enumerate(inputs):
+        p = os.path.join(workdir, "in%d.ndjson" % i)
+        with open(p, "w") as f:
+            f.write("".join(to_line(t, r) + "\n" for t, r in evs))
+        paths.append(p)
+    args = [binary, "-q", "--window", spec, "--delay", "%ds" % delay, "--lateness", "%ds" % lateness, "--emit", emit,
+            "--io-buffer", str(rng.choice([1, 7, 64, 4096, 1 << 20]))]
+    if by:
+        args += ["--by", by]
+    for name, fn, field in AGGS:
+        args += ["--agg", fn if field is None else "%s(%s)" % (fn, field)]
+    args += paths
+    got = subprocess.run(args, capture_output=True, text=True)
+    if got.returncode != 0 or got.stdout != expected:
+        keep = tempfile.mkdtemp(prefix="logtide-diff-%d-" % seed)
+        for p in paths:
+            os.rename(p, os.path.join(keep, os.path.basename(p)))
+        with open(os.path.join(keep, "expected"), "w") as f:
+            f.write(expected)
+        print("FAIL seed %d (exit %d): inputs and expected output kept in %s\n  %s" % (
+            seed, got.returncode, keep, " ".join(args)))
+        return False
+    return True
+
+
+def main():
+    binary, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for seed in range(first, first + count):
+            if run_case(binary, seed, work):
+                passed += 1
+            else:
+                failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

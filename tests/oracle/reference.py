@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""A reference model of logtide's semantics (man/logtide.1, SEMANTICS), written from the spec and
+deliberately naive: every window is materialised with the list of its events, no panes, no timers.
+differential_test.py runs it against the binary on random inputs.
+
+Supports: tumbling/sliding/session windows, --by (one field), --delay, --lateness, --emit
+final|update, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
+count_distinct, first, last over fields "v" and "u". Values are chosen so that float sums are exact.
+"""
+import datetime
+import json
+
+NS = 1_000_000_000
+INF = float("inf")
+
+
+def rfc3339(t):
+    secs, frac = divmod(t, NS)
+    base = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=secs)
+    s = base.strftime("%Y-%m-%dT%H:%M:%S")
+    if frac:
+        if frac % 1_000_000 == 0:
+            s += ".%03d" % (frac // 1_000_000)
+        elif frac % 1000 == 0:
+            s += ".%06d" % (frac // 1000)
+        else:
+            s += ".%09d" % frac
+    return s + "Z"
+
+
+def key_rank(v):
+    if v is None:
+        return (0, 0)
+    if v is False:
+        return (1, 0)
+    if v is True:
+        return (2, 0)
+    if isinstance(v, (int, float)):
+        return (3, v)
+    return (4, v.encode())
+
+
+def num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def fmt_num(x):
+    if isinstance(x, float) and x.is_integer() and abs(x) < 2**63:
+        return str(int(x))
+    return repr(x) if isinstance(x, float) else str(x)
+
+
+def aggregate(events, aggs):
+    """events: list of (t, seq, record). Returns the ordered output fields."""
+    out = []
+    for name, fn, field in aggs:
+        vals = [(t, seq, r.get(field)) for t, seq, r in events]
+        nonnull = [(t, seq, v) for t, seq, v in vals if v is not None]
+        nums = [v for _, _, v in nonnull if num(v)]
+        if fn == "count":
+            res = str(len(events))
+        elif fn == "sum":
+            res = "null" if not nums else fmt_num(sum(nums) if any(isinstance(v, float) for v in nums) else sum(nums))
+        elif fn == "min":
+            res = "null" if not nums else fmt_num(min(nums))
+        elif fn == "max":
+            res = "null" if not nums else fmt_num(max(nums))
+        elif fn == "avg":
+            res = "null" if not nums else fmt_num(float(sum(nums)) / len(nums))
+        elif fn == "count_distinct":
+            seen = set()
+            for _, _, v in nonnull:
+                seen.add(("n", float(v)) if num(v) else (type(v).__name__, v))
+            res = str(len(seen))
+        elif fn == "first":
+            res = "null" if not nonnull else json.dumps(min(nonnull, key=lambda x: (x[0], x[1]))[2])
+        elif fn == "last":
+            res = "null" if not nonnull else json.dumps(max(nonnull, key=lambda x: (x[0], x[1]))[2])
+        out.append((name, res))
+    return out
+
+
+class Model:
+    def __init__(self, kind, size, slide, gap, delay, lateness, emit, by, aggs, inputs):
+        self.kind, self.size, self.slide, self.gap = kind, size, slide, gap
+        self.delay, self.lateness, self.emit, self.by, self.aggs = delay, lateness, emit, by, aggs
+        self.W = -INF
+        self.out = []
+        self.late = 0
+        self.maxes = [-INF] * inputs
+        self.finished = [False] * inputs
+        # fixed windows: (start, end, key) -> {"events": [...], "fired": bool, "rev": int}
+        self.windows = {}
+        # sessions: key -> list of {"start","end","events","rev"}
+        self.sessions = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def record(self, start, end, key, events, rev):
+        fields = [("window_start", json.dumps(rfc3339(start))), ("window_end", json.dumps(rfc3339(end)))]
+        if self.by:
+            fields.append((self.by, json.dumps(key)))
+        fields += aggregate(events, self.aggs)
+        if self.emit == "update":
+            fields.append(("revision", str(rev)))
+        return "{" + ",".join("%s:%s" % (json.dumps(k), v) for k, v in fields) + "}"
+
+    def fire_time(self, end):
+        return end + self.lateness if self.emit == "final" else end
+
+    def late_window(self, end):
+        return self.W >= end + self.lateness
+
+    def fixed_windows(self, t):
+        starts = []
+        s = (t // self.slide) * self.slide
+        while s > t - self.size:
+            starts.append(s)
+            s -= self.slide
+        return sorted((s, s + self.size) for s in starts)
+
+    # -- one event ------------------------------------------------------------------------
+    def add(self, t, seq, rec):
+        key = rec.get(self.by) if self.by else None
+        ev = (t, seq, rec)
+        if self.kind != "session":
+            accepted = [w for w in self.fixed_windows(t) if not self.late_window(w[1])]
+            if not accepted:
+                self.late += 1
+                return False
+            revs = []
+            for (s, e) in accepted:
+                st = self.windows.setdefault((s, e, key_rank(key), key), {"events": [], "fired": False, "rev": -1})
+                st["events"].append(ev)
+                if self.emit == "update" and e <= self.W:
+                    st["rev"] += 1
+                    st["fired"] = True
+                    revs.append(self.record(s, e, key, st["events"], st["rev"]))
+            self.out += revs
+            return True
+        lst = self.sessions.setdefault(key, [])
+        start, end = t, t + self.gap
+        touching = [s for s in lst if s["start"] <= end and s["end"] >= start]
+        for s in touching:
+            start, end = min(start, s["start"]), max(end, s["end"])
+        if self.late_window(end):
+            self.late += 1
+            if not lst:
+                del self.sessions[key]
+            return False
+        merged = {"start": start, "end": end, "events": [ev], "rev": -1}
+        for s in touching:
+            merged["events"] += s["events"]
+            merged["rev"] = max(merged["rev"], s["rev"])
+            lst.remove(s)
+        lst.append(merged)
+        if self.emit == "update" and end <= self.W:
+            merged["rev"] += 1
+            self.out.append(self.record(start, end, key, merged["events"], merged["rev"]))
+            merged["emitted_end"] = end
+        return True
+
+    # -- the watermark --------------------------------------------------------------------
+    def advance(self):
+        w = INF
+        for m, f in zip(self.maxes, self.finished):
+            if not f:
+                w = min(w, m - self.delay)
+        if w <= self.W:
+            return
+        self.W = w
+        due = []
+        if self.kind != "session":
+            for (s, e, kr, key), st in list(self.windows.items()):
+                if not st["fired"] and self.fire_time(e) <= w:
+                    st["fired"] = True
+                    st["rev"] += 1
+                    due.append((e, s, kr, self.record(s, e, key, st["events"], st["rev"])))
+                if self.late_window(e):
+                    del self.windows[(s, e, kr, key)]
+        else:
+            for key, lst in list(self.sessions.items()):
+                for s in list(lst):
+                    if self.fire_time(s["end"]) <= w and s.get("emitted_end") != s["end"]:
+                        s["rev"] += 1
+                        s["emitted_end"] = s["end"]
+                        due.append((s["end"], s["start"], key_rank(key), self.record(s["start"], s["end"], key, s["events"], s["rev"])))
+                    if self.late_window(s["end"]):
+                        lst.remove(s)
+                if not lst:
+                    del self.sessions[key]
+        due.sort(key=lambda d: (d[0], d[1], d[2]))
+        self.out += [d[3] for d in due]
+
+    def run(self, inputs):
+        """inputs: list of lists of (t, record). Reads them watermark-aligned."""
+        pos = [0] * len(inputs)
+        seq = 0
+        while True:
+            live = [i for i in range(len(inputs)) if not self.finished[i]]
+            if not live:
+                break
+            i = min(live, key=lambda j: (self.maxes[j], j))
+            if pos[i] == len(inputs[i]):
+                self.finished[i] = True
+                self.advance()
+                continue
+            t, rec = inputs[i][pos[i]]
+            pos[i] += 1
+            seq += 1
+            self.add(t, seq, rec)
+            self.maxes[i] = max(self.maxes[i], t)
+            self.advance()
+        return self.out
