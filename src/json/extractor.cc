@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace logtide {
@@ -19,10 +21,25 @@ struct FieldExtractor::Impl {
   };
   od::parser parser;
   std::vector<Node> nodes{Node{}};
+  const char* limit = nullptr;  // end of the readable bytes of the current line
 
   int FindChild(int node, std::string_view name) const {
     for (int c : nodes[node].children) {
       if (nodes[c].name == name) return c;
+    }
+    return -1;
+  }
+
+  // Matches a key by its raw bytes in the document (p points just after the opening quote;
+  // the padded buffer is readable past the key). Returns -2 when the key holds an escape, so
+  // the caller must compare its unescaped form instead.
+  int FindChildRaw(int node, const char* p) const {
+    for (int c : nodes[node].children) {
+      const std::string& name = nodes[c].name;
+      if (p + name.size() < limit && std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == '"') return c;
+    }
+    for (const char* q = p; *q != '"'; ++q) {
+      if (*q == '\\') return -2;
     }
     return -1;
   }
@@ -89,9 +106,12 @@ struct FieldExtractor::Impl {
     for (auto field_result : obj) {
       od::field field;
       if (auto e = std::move(field_result).get(field)) return e;
-      std::string_view key;
-      if (auto e = field.unescaped_key().get(key)) return e;
-      int child = FindChild(node, key);
+      int child = FindChildRaw(node, reinterpret_cast<const char*>(field.key().raw()));
+      if (child == -2) {
+        std::string_view key;
+        if (auto e = field.unescaped_key().get(key)) return e;
+        child = FindChild(node, key);
+      }
       if (child < 0) continue;
       od::value val = field.value();
       const Node& n = nodes[child];
@@ -146,6 +166,9 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot) {
 
 Status FieldExtractor::Finish() {
   for (const auto& n : impl_->nodes) {
+    if (n.name.find_first_of("\"\\") != std::string::npos) {
+      return Status::InvalidArgument(fmt::format("field name \"{}\" contains a quote or a backslash, which logtide cannot address", n.name));
+    }
     if (n.slot >= 0 && !n.children.empty()) {
       for (const auto& p : paths_) {
         if (p.size() > paths_[n.slot].size() && p.compare(0, paths_[n.slot].size() + 1, paths_[n.slot] + ".") == 0) {
@@ -183,6 +206,7 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity, s
   values->assign(paths_.size(), ValueRef::Null());
   od::document doc;
   od::object obj;
+  impl_->limit = line + capacity;
   auto error = impl_->parser.iterate(line, size, capacity).get(doc);
   if (!error) error = doc.get_object().get(obj);
   if (!error) error = impl_->Walk(obj, 0, values);
