@@ -97,7 +97,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   Status s = TimeFormat::Create(c.time_format, &m.time_format);
   if (!s.ok()) return s;
   auto add_path = [&](const std::string& path, const char* flag, int* slot) -> Status {
-    Status st = m.extractor.AddPath(path, slot);
+    Status st = m.extractor.AddPath(path, slot, slot == &m.time_slot);
     if (!st.ok()) return Status::InvalidArgument(fmt::format("{}: {}", flag, st.message()));
     return st;
   };

@@ -18,6 +18,7 @@ struct FieldExtractor::Impl {
     std::string name;
     int slot = -1;  // >= 0 for a leaf
     std::vector<int> children;
+    bool keep_text = false;  // keep a number's source text (ValueRef::s)
   };
   od::parser parser;
   std::vector<Node> nodes{Node{}};
@@ -36,7 +37,11 @@ struct FieldExtractor::Impl {
   int FindChildRaw(int node, const char* p) const {
     for (int c : nodes[node].children) {
       const std::string& name = nodes[c].name;
-      if (p + name.size() < limit && std::memcmp(p, name.data(), name.size()) == 0 && p[name.size()] == '"') return c;
+      // Cheap single-byte tests first: most keys differ in length or first byte.
+      if (p + name.size() < limit && p[name.size()] == '"' && p[0] == name[0] &&
+          std::memcmp(p, name.data(), name.size()) == 0) {
+        return c;
+      }
     }
     for (const char* q = p; *q != '"'; ++q) {
       if (*q == '\\') return -2;
@@ -44,7 +49,7 @@ struct FieldExtractor::Impl {
     return -1;
   }
 
-  static simdjson::error_code ReadScalar(od::value val, ValueRef* out) {
+  static simdjson::error_code ReadScalar(od::value val, bool keep_text, ValueRef* out) {
     od::json_type type;
     if (auto e = val.type().get(type)) return e;
     switch (type) {
@@ -55,9 +60,12 @@ struct FieldExtractor::Impl {
         return simdjson::SUCCESS;
       }
       case od::json_type::number: {
-        std::string_view raw = val.raw_json_token();
-        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
-          raw.remove_suffix(1);
+        std::string_view raw;
+        if (keep_text) {
+          raw = val.raw_json_token();
+          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
+            raw.remove_suffix(1);
+          }
         }
         od::number n;
         if (auto e = val.get_number().get(n)) return e;
@@ -116,7 +124,7 @@ struct FieldExtractor::Impl {
       od::value val = field.value();
       const Node& n = nodes[child];
       if (n.slot >= 0) {
-        if (auto e = ReadScalar(val, &(*values)[n.slot])) return e;
+        if (auto e = ReadScalar(val, n.keep_text, &(*values)[n.slot])) return e;
         continue;
       }
       od::json_type type;
@@ -133,10 +141,13 @@ struct FieldExtractor::Impl {
 FieldExtractor::FieldExtractor() : impl_(std::make_unique<Impl>()) {}
 FieldExtractor::~FieldExtractor() = default;
 
-Status FieldExtractor::AddPath(std::string_view dotted, int* slot) {
+Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_number_text) {
   for (size_t i = 0; i < paths_.size(); ++i) {
     if (paths_[i] == dotted) {
       *slot = static_cast<int>(i);
+      for (auto& n : impl_->nodes) {
+        if (n.slot == *slot) n.keep_text |= keep_number_text;
+      }
       return Status::Ok();
     }
   }
@@ -151,7 +162,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot) {
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}});
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false});
       impl_->nodes[node].children.push_back(child);
     }
     node = child;
@@ -160,6 +171,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot) {
   }
   *slot = static_cast<int>(paths_.size());
   impl_->nodes[node].slot = *slot;
+  impl_->nodes[node].keep_text = keep_number_text;
   paths_.emplace_back(dotted);
   return Status::Ok();
 }

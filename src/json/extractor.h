@@ -21,8 +21,9 @@ class FieldExtractor {
   FieldExtractor& operator=(const FieldExtractor&) = delete;
 
   // Registers a dotted path and returns its slot; a path registered twice gets one slot.
-  // Fails on an empty path or an empty segment ("a..b").
-  Status AddPath(std::string_view dotted, int* slot);
+  // With keep_number_text, a number found there also carries its source text in ValueRef::s
+  // (for exact epoch times). Fails on an empty path or an empty segment ("a..b").
+  Status AddPath(std::string_view dotted, int* slot, bool keep_number_text = false);
 
   // Checks the registered paths: no path may be a prefix of another ("req" and "req.id").
   // REQUIRES: called once, after the last AddPath and before the first Extract.

@@ -12,7 +12,8 @@ namespace logtide {
 enum class ValueType : uint8_t { kNull = 0, kFalse, kTrue, kNumber, kString, kRaw };
 
 // A borrowed value. For kString, `s` is the unescaped text; for kRaw, the JSON source text of
-// an object or array; for kNumber, `s` is the number's source text when it came from input.
+// an object or array; for kNumber, `s` is the number's source text when the extractor was asked
+// to keep it (FieldExtractor::AddPath), and empty otherwise.
 // Numbers are integers (`is_int`, in `i`) when their value is integral and fits int64
 // (so 1.0 and 1 are the same number, as in jq), doubles otherwise.
 struct ValueRef {

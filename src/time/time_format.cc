@@ -196,7 +196,7 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
   switch (kind_) {
     case Kind::kAuto:
     case Kind::kRfc3339:
-      return ParseRfc3339(text, out);
+      return ParseRfc3339(text, out, &rfc3339_cache_);
     case Kind::kPattern:
       return ParsePattern(text, out);
     default:

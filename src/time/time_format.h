@@ -39,6 +39,8 @@ class TimeFormat {
   Status ParsePattern(std::string_view text, Nanos* out) const;
 
   Kind kind_ = Kind::kAuto;
+  // A parse-speed cache only: results never depend on it.
+  mutable Rfc3339Cache rfc3339_cache_;
   std::string spec_ = "auto";
   std::vector<Item> items_;
 };

@@ -1,6 +1,7 @@
 #include "time/timestamp.h"
 
 #include <chrono>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -55,18 +56,20 @@ namespace {
 
 // The common shapes, straight-line: YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|+hh:mm|-hh:mm). Returns false
 // for anything else, including invalid values, so that the full parser can explain them.
-bool FastRfc3339(std::string_view s, Nanos* out) {
+inline bool TwoDigits(std::string_view s, size_t i, int* v) {
+  unsigned a = static_cast<unsigned>(s[i] - '0'), b = static_cast<unsigned>(s[i + 1] - '0');
+  *v = static_cast<int>(a * 10 + b);
+  return a < 10 && b < 10;
+}
+
+bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   const size_t n = s.size();
   if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return false;
-  auto d2 = [&](size_t i, int* v) {
-    unsigned a = static_cast<unsigned>(s[i] - '0'), b = static_cast<unsigned>(s[i + 1] - '0');
-    *v = static_cast<int>(a * 10 + b);
-    return a < 10 && b < 10;
-  };
+  auto d2 = [&](size_t i, int* v) { return TwoDigits(s, i, v); };
   int y1, y2, mo, d, h, mi, sec;
-  if (!d2(0, &y1) || !d2(2, &y2) || !d2(5, &mo) || !d2(8, &d) || !d2(11, &h) || !d2(14, &mi) || !d2(17, &sec)) {
-    return false;
-  }
+  if (!d2(11, &h) || !d2(14, &mi) || !d2(17, &sec)) return false;
+  bool same_day = cache != nullptr && cache->valid && std::memcmp(cache->date, s.data(), 10) == 0;
+  if (!same_day && (!d2(0, &y1) || !d2(2, &y2) || !d2(5, &mo) || !d2(8, &d))) return false;
   size_t pos = 19;
   int64_t frac = 0;
   if (s[pos] == '.') {
@@ -84,26 +87,42 @@ bool FastRfc3339(std::string_view s, Nanos* out) {
   } else {
     return false;
   }
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59) return false;
-  // Days from civil (the proleptic Gregorian calendar), for years 0000-9999.
-  static constexpr int kDaysBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-  static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  int year = y1 * 100 + y2;
-  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  if (d > kDaysIn[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
-  int64_t y = year - 1;
-  int64_t days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) + d - 1 - 719162;
+  if (h > 23 || mi > 59 || sec > 59) return false;
+  int64_t days;
+  if (same_day) {
+    days = cache->days;
+  } else {
+    if (mo < 1 || mo > 12 || d < 1) return false;
+    // Days from civil (the proleptic Gregorian calendar).
+    static constexpr int kDaysBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int year = y1 * 100 + y2;
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (d > kDaysIn[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
+    // Inside 1678..2261 nothing overflows; the edges go through the full parser.
+    if (year < 1678 || year > 2261) return false;
+    int64_t y = year - 1;
+    days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) + d - 1 - 719162;
+    if (cache != nullptr) {
+      std::memcpy(cache->date, s.data(), 10);
+      cache->days = days;
+      cache->valid = true;
+    }
+  }
   int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset;
-  // Inside 1678..2261 nothing overflows; the edges go through the full parser.
-  if (year < 1678 || year > 2261) return false;
   *out = secs * kNanosPerSecond + frac;
   return true;
 }
 
 }  // namespace
 
+Status ParseRfc3339(std::string_view text, Nanos* out, Rfc3339Cache* cache) {
+  if (FastRfc3339(text, out, cache)) return Status::Ok();
+  return ParseRfc3339(text, out);
+}
+
 Status ParseRfc3339(std::string_view text, Nanos* out) {
-  if (FastRfc3339(text, out)) return Status::Ok();
+  if (FastRfc3339(text, out, nullptr)) return Status::Ok();
   CivilTime c;
   size_t pos = 0;
   int64_t v;

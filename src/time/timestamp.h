@@ -34,6 +34,15 @@ Status CivilToNanos(const CivilTime& c, Nanos* out);
 // Fraction digits beyond nanoseconds are truncated. Leap seconds (:60) are refused.
 Status ParseRfc3339(std::string_view text, Nanos* out);
 
+// Remembers the last date parsed, so that a run of timestamps on one day skips the calendar.
+struct Rfc3339Cache {
+  char date[10] = {};
+  int64_t days = 0;
+  bool valid = false;
+};
+// As above, using and updating `cache`.
+Status ParseRfc3339(std::string_view text, Nanos* out, Rfc3339Cache* cache);
+
 // Appends `t` as RFC 3339 in UTC with a 'Z' suffix; the fraction is omitted when zero and
 // otherwise written with 3, 6 or 9 digits, the fewest that are exact.
 void AppendRfc3339(Nanos t, std::string* out);

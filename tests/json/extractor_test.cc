@@ -12,9 +12,9 @@ struct Fixture {
   FieldExtractor ex;
   std::vector<ValueRef> values;
   std::string buf;
-  int Add(const char* path) {
+  int Add(const char* path, bool keep_number_text = false) {
     int slot = -1;
-    REQUIRE(ex.AddPath(path, &slot).ok());
+    REQUIRE(ex.AddPath(path, &slot, keep_number_text).ok());
     return slot;
   }
   Status Run(const std::string& json) {
@@ -44,9 +44,9 @@ TEST_CASE("absent fields and fields under a non-object are null") {
   CHECK(f.values[bc].is_null());
 }
 
-TEST_CASE("numbers keep their source text; integral doubles become integers") {
+TEST_CASE("numbers keep their source text when asked; integral doubles become integers") {
   Fixture f;
-  int n = f.Add("n"), d = f.Add("d"), i = f.Add("i"), big = f.Add("big");
+  int n = f.Add("n", true), d = f.Add("d"), i = f.Add("i"), big = f.Add("big");
   REQUIRE(f.ex.Finish().ok());
   REQUIRE(f.Run(R"({"n":1700000000.25,"d":2.0,"i":-7,"big":18446744073709551615})").ok());
   CHECK_FALSE(f.values[n].is_int);
@@ -54,6 +54,7 @@ TEST_CASE("numbers keep their source text; integral doubles become integers") {
   CHECK(f.values[n].s == "1700000000.25");
   CHECK(f.values[d].is_int);
   CHECK(f.values[d].i == 2);
+  CHECK(f.values[d].s.empty());
   CHECK(f.values[i].i == -7);
   CHECK_FALSE(f.values[big].is_int);  // beyond int64: a double, as in jq
 }

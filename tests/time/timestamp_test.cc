@@ -49,6 +49,7 @@ TEST_CASE("the RFC 3339 fast path agrees with the chrono calendar") {
   uint64_t x = 88172645463325252ull;
   auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
   int checked = 0;
+  Rfc3339Cache cache;
   for (int i = 0; i < 200000; ++i) {
     CivilTime c;
     c.year = 1678 + static_cast<int64_t>(next() % (2261 - 1678 + 1));
@@ -63,14 +64,27 @@ TEST_CASE("the RFC 3339 fast path agrees with the chrono calendar") {
     std::string text = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}", c.year, c.month, c.day, c.hour,
                                    c.minute, c.second, c.nanos);
     text += c.offset_seconds == 0 ? std::string("Z") : fmt::format("{}{:02}:{:02}", c.offset_seconds < 0 ? '-' : '+', oh, om);
-    Nanos expected = 0, got = 0;
+    Nanos expected = 0, got = 0, cached = 0;
     Status want = CivilToNanos(c, &expected);
     Status have = ParseRfc3339(text, &got);
+    Status have_cached = ParseRfc3339(text, &cached, &cache);
     INFO(text);
     REQUIRE(want.ok() == have.ok());
+    REQUIRE(want.ok() == have_cached.ok());
     if (want.ok()) {
       REQUIRE(got == expected);
+      REQUIRE(cached == expected);
       ++checked;
+    }
+    // Often the same day again, with another time: the cache's fast case.
+    if (want.ok() && i % 2 == 0) {
+      std::string later = text;
+      later[11] = '0' + static_cast<char>(next() % 2);
+      c.hour = (later[11] - '0') * 10 + c.hour % 10;
+      REQUIRE(CivilToNanos(c, &expected).ok() == ParseRfc3339(later, &cached, &cache).ok());
+      if (c.hour < 24) {
+        REQUIRE(cached == expected);
+      }
     }
   }
   CHECK(checked > 150000);
