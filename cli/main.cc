@@ -1,12 +1,18 @@
 // logtide: event-time windowed aggregation over NDJSON logs. See man/logtide.1.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <regex>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "engine/engine.h"
+#include "explain.h"
 #include "flags.h"
+#include "progress.h"
 
 namespace logtide {
 namespace {
@@ -25,35 +31,94 @@ void PrintStats(const Engine& engine, double seconds) {
              seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0);
 }
 
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Prints a usage error, then the help line of the flag it names (or the nearest flag to an
+// unknown one), not the whole page.
+int UsageError(const CLI::App& app, const std::string& message) {
+  fmt::print(stderr, "logtide: usage error: {}\n", message);
+  std::smatch m;
+  static const std::regex kFlag("--?[a-zA-Z][a-zA-Z-]*");
+  std::string flag;
+  if (std::regex_search(message, m, kFlag)) flag = m.str();
+  const CLI::Option* opt = flag.empty() ? nullptr : app.get_option_no_throw(flag);
+  if (opt == nullptr && !flag.empty()) {
+    // An unknown flag: suggest the closest known one.
+    size_t best = 3;
+    for (const CLI::Option* o : app.get_options()) {
+      for (const std::string& name : o->get_lnames()) {
+        size_t d = EditDistance(flag.substr(flag.find_first_not_of('-')), name);
+        if (d < best) {
+          best = d;
+          opt = o;
+        }
+      }
+    }
+    if (opt != nullptr) fmt::print(stderr, "Did you mean {}?\n", opt->get_name(false, true).substr(0, opt->get_name(false, true).find(',')));
+  }
+  if (opt != nullptr && !opt->get_lnames().empty()) {
+    std::string type = opt->get_type_name();
+    fmt::print(stderr, "  --{}{}{}  {}\n", opt->get_lnames()[0], type.empty() ? "" : " ", type, opt->get_description());
+  }
+  fmt::print(stderr, "Run 'logtide --help' for all flags, 'man logtide' for the details.\n");
+  return kExitUsage;
+}
+
 int Main(int argc, char** argv) {
   Options o;
+  bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
-  app.set_config("--config", "", "Read options from a TOML file (keys are long flag names)");
+  app.set_config("--config", "", "Read options from a TOML file (keys are long flag names)")->type_name("FILE");
   app.allow_config_extras(false);
-  app.option_defaults()->always_capture_default();
 
   app.add_option("FILE", o.files, "Input files; none or '-' reads standard input");
-  app.add_option("--time", o.time_field, "Event-time field, a dotted path");
+  app.add_option("--time", o.time_field, "Event-time field, a dotted path (default ts)")->type_name("FIELD");
   app.add_option("--time-format", o.time_format,
-                 "auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern");
-  app.add_option("--window", o.window, "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP")->required();
-  app.add_option("--by", o.by, "Group key: comma-separated dotted paths (repeatable)")->delimiter(',')->allow_extra_args(false);
+                 "auto (default), rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern")
+      ->type_name("FORMAT");
+  app.add_option("--window", o.window, "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
+      ->type_name("SPEC");
+  app.add_option("--by", o.by, "Group key: comma-separated dotted paths (repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("FIELDS");
   app.add_option("--agg", o.aggs,
                  "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f) "
                  "(repeatable; default count)")
-      ->allow_extra_args(false);
-  app.add_option("--delay", o.delay, "Out-of-orderness bound: watermark = max event time - DUR");
-  app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end");
-  app.add_option("--emit", o.emit, "final: one record per window and key; update: revisions")
-      ->check(CLI::IsMember({"final", "update"}));
-  app.add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON");
-  app.add_option("--on-error", o.on_error, "Bad lines: skip (count and report) or fail (stop, exit 3)")
-      ->check(CLI::IsMember({"skip", "fail"}));
-  app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON");
-  app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output");
-  app.add_option("--format", o.format, "Output format: ndjson or csv")->check(CLI::IsMember({"ndjson", "csv"}));
+      ->allow_extra_args(false)
+      ->type_name("SPEC");
+  app.add_option("--delay", o.delay, "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
+      ->type_name("DUR");
+  app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")->type_name("DUR");
+  app.add_option("--emit", o.emit, "final (default): one record per window and key; update: revisions")
+      ->check(CLI::IsMember({"final", "update"}))
+      ->type_name("MODE");
+  app.add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")->type_name("FILE");
+  app.add_option("--on-error", o.on_error, "Bad lines: skip (default: count and report) or fail (stop, exit 3)")
+      ->check(CLI::IsMember({"skip", "fail"}))
+      ->type_name("MODE");
+  app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON")->type_name("FILE");
+  app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")->type_name("FILE");
+  app.add_option("--format", o.format, "Output format: ndjson (default) or csv")
+      ->check(CLI::IsMember({"ndjson", "csv"}))
+      ->type_name("FORMAT");
   app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
+  app.add_flag("--progress", progress, "Show progress on standard error even when it is not a terminal");
+  app.add_flag("--explain", explain, "Print how the query will run, in words, and exit without reading input");
   app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
   // Testing aid, not in --help: the initial input buffer size in bytes.
   app.add_option("--io-buffer", o.io_buffer)->group("")->check(CLI::Range(size_t{1}, size_t{1} << 30));
@@ -65,20 +130,21 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "logtide: usage error: {}\nRun 'logtide --help' for the flags, 'man logtide' for details.\n", e.what());
-    return kExitUsage;
+    return UsageError(app, e.what());
   }
 
   EngineConfig config;
   Status s = BuildConfig(o, &config);
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
-  if (!s.ok()) {
-    fmt::print(stderr, "logtide: usage error: {}\n", s.message());
-    return kExitUsage;
+  if (!s.ok()) return UsageError(app, s.message());
+  if (explain) {
+    fmt::print("{}", Explain(engine->config()));
+    return kExitOk;
   }
+  ProgressPrinter printer(stderr, progress);
   auto start = std::chrono::steady_clock::now();
-  s = engine->Run(stderr);
+  s = engine->Run(stderr, &printer);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.stats) PrintStats(*engine, seconds);
   if (!s.ok()) {

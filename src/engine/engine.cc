@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "agg/accumulators.h"
@@ -36,6 +38,8 @@ struct Engine::Impl final : public ResultEmitter {
   uint64_t seq = 0;
   int reported = 0;
   std::FILE* diag = stderr;
+  ProgressListener* progress = nullptr;
+  std::chrono::steady_clock::time_point last_progress;
 
   // Reused per event: no allocation in the steady state.
   std::vector<ValueRef> values;
@@ -62,6 +66,7 @@ struct Engine::Impl final : public ResultEmitter {
     }
   }
   Status ReadAll();
+  void ReportProgress(bool done);
   Status Finish();
 };
 
@@ -149,6 +154,7 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
   // With --errors, every bad line goes to that file and none to the terminal.
   if (!config.quiet && !errors_out.is_open() && reported < config.max_reported_errors) {
     ++reported;
+    if (progress != nullptr) progress->Clear();
     fmt::print(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
   }
   if (errors_out.is_open()) {
@@ -225,8 +231,25 @@ Status Engine::Impl::ProcessLine(int input, const Line& line) {
   return Status::Ok();
 }
 
+void Engine::Impl::ReportProgress(bool done) {
+  auto now = std::chrono::steady_clock::now();
+  if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
+  last_progress = now;
+  Progress p;
+  for (const auto& r : readers) {
+    p.bytes_read += r->bytes_consumed();
+    p.total_bytes += r->file_size();
+  }
+  p.events = stats->events;
+  p.watermark = watermark;
+  p.open_windows = op->open_entries();
+  p.done = done;
+  progress->OnProgress(p);
+}
+
 Status Engine::Impl::ReadAll() {
   const size_t n = readers.size();
+  uint32_t until_progress = 0;
   std::vector<bool> done(n, false);
   size_t remaining = n;
   Line line;
@@ -253,10 +276,16 @@ Status Engine::Impl::ReadAll() {
       Nanos before = tracker->max_time(static_cast<int>(pick));
       s = ProcessLine(static_cast<int>(pick), line);
       if (!s.ok()) return s;
+      // Looking at the clock every 16k lines keeps progress off the hot path.
+      if (progress != nullptr && ++until_progress == 16384) {
+        until_progress = 0;
+        ReportProgress(false);
+      }
       if (n > 1 && tracker->max_time(static_cast<int>(pick)) != before) break;
     }
   }
   for (const auto& r : readers) stats->bytes_read += r->bytes_consumed();
+  if (progress != nullptr) ReportProgress(true);
   return Status::Ok();
 }
 
@@ -269,9 +298,10 @@ Status Engine::Impl::Finish() {
   return e;
 }
 
-Status Engine::Run(std::FILE* diag) {
+Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   Impl& m = *impl_;
   m.diag = diag;
+  m.progress = progress;
   Status s = m.Open();
   if (s.ok()) s = m.ReadAll();
   Status f = m.Finish();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "time/timestamp.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -24,6 +25,25 @@ struct EngineStats {
   std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
 };
 
+// A snapshot of a run's progress, for a progress display.
+struct Progress {
+  uint64_t bytes_read = 0;
+  uint64_t total_bytes = 0;  // sum of the regular files' sizes; 0 when unknown (stdin, pipes)
+  uint64_t events = 0;
+  Nanos watermark = 0;
+  size_t open_windows = 0;
+  bool done = false;         // the last call, after the last line
+};
+
+class ProgressListener {
+ public:
+  virtual ~ProgressListener() = default;
+  // Called from the reading loop at most every ~200 ms, and once with done set.
+  virtual void OnProgress(const Progress& p) = 0;
+  // Called before the engine writes a message to the diagnostics stream.
+  virtual void Clear() = 0;
+};
+
 class Engine {
  public:
   // Validates what only the engine can (field paths, output names), opens nothing yet.
@@ -32,7 +52,7 @@ class Engine {
 
   // Runs the query to the end of all inputs. Warnings and the first bad lines go to `diag`.
   // Errors: IOError (an input or output failed), DataError (a bad line under --on-error fail).
-  Status Run(std::FILE* diag);
+  Status Run(std::FILE* diag, ProgressListener* progress = nullptr);
 
   const EngineStats& stats() const { return stats_; }
   const EngineConfig& config() const { return config_; }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -26,7 +27,10 @@ Status LineReader::Open(const std::string& path, size_t buffer_size, std::unique
 }
 
 LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
-    : fd_(fd), owns_fd_(owns), name_(std::move(name)), buf_(buffer_size + kPadding), capacity_(buffer_size) {}
+    : fd_(fd), owns_fd_(owns), name_(std::move(name)), buf_(buffer_size + kPadding), capacity_(buffer_size) {
+  struct stat st;
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) file_size_ = static_cast<uint64_t>(st.st_size);
+}
 
 LineReader::~LineReader() {
   if (owns_fd_) ::close(fd_);

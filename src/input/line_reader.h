@@ -36,6 +36,8 @@ class LineReader {
   // The name used in messages: the path, or "<stdin>".
   const std::string& name() const { return name_; }
   uint64_t bytes_consumed() const { return consumed_; }
+  // The size of a regular file when opened; 0 for anything else (stdin, a pipe).
+  uint64_t file_size() const { return file_size_; }
   static const size_t kPadding;
 
  private:
@@ -54,6 +56,7 @@ class LineReader {
   bool eof_ = false;
   uint64_t consumed_ = 0;  // input offset of buf_[begin_]
   uint64_t line_number_ = 0;
+  uint64_t file_size_ = 0;
 };
 
 }  // namespace logtide
