@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one golden case: testdata/cases/<area>/<NNNN-slug>/.
 #   cmd                 shell text run in a scratch copy of the case folder; `logtide` is the binary
+#                       (a shell function; $bin holds its path, for commands run by another shell)
 #   expected            expected standard output (required)
 #   expected-stderr     expected standard error (optional; otherwise not checked)
 #   expected-exit       expected exit status (optional; default 0)
