@@ -28,7 +28,7 @@ void ProgressPrinter::OnProgress(const Progress& p) {
   }
   line += fmt::format(", {:.0f} MB/s, {} events", mbps, p.events);
   if (p.watermark != kMinusInfinity && p.watermark != kPlusInfinity) line += ", watermark " + FormatRfc3339(p.watermark);
-  line += fmt::format(", {} open windows", p.open_windows);
+  line += fmt::format(", {} open window{}", p.open_windows, p.open_windows == 1 ? "" : "s");
   if (p.total_bytes > 0 && mbps > 0 && !p.done) {
     line += fmt::format(", ETA {:.0f}s", static_cast<double>(p.total_bytes - std::min(p.total_bytes, p.bytes_read)) / 1e6 / mbps);
   }

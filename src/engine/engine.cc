@@ -149,7 +149,9 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
   ++stats->bad_lines;
   const std::string& name = readers[input]->name();
   if (config.on_error == OnError::kFail) {
-    return Status::DataError(fmt::format("{}:{}: {}", name, line.number, reason));
+    return Status::DataError(
+        fmt::format("{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)", name,
+                    line.number, reason));
   }
   // With --errors, every bad line goes to that file and none to the terminal.
   if (!config.quiet && !errors_out.is_open() && reported < config.max_reported_errors) {
@@ -250,6 +252,7 @@ void Engine::Impl::ReportProgress(bool done) {
 Status Engine::Impl::ReadAll() {
   const size_t n = readers.size();
   uint32_t until_progress = 0;
+  last_progress = std::chrono::steady_clock::now();
   std::vector<bool> done(n, false);
   size_t remaining = n;
   Line line;
