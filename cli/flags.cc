@@ -34,6 +34,17 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->errors_output = o.errors;
   c->quiet = o.quiet;
   c->buffer_size = o.io_buffer;
+  c->state_path = o.state;
+  if (o.checkpoint_every == 0) return Status::InvalidArgument("--checkpoint-every must be at least 1");
+  c->checkpoint_every = o.checkpoint_every;
+  if (!(s = ParseDuration(o.checkpoint_interval, &c->checkpoint_interval)).ok()) {
+    return Status::InvalidArgument("--checkpoint-interval: " + s.message());
+  }
+  c->hold = o.hold;
+  c->durable = o.durable;
+  if (o.state.empty() && (o.hold || o.durable)) {
+    return Status::InvalidArgument(std::string(o.hold ? "--hold" : "--durable") + " needs --state FILE");
+  }
   return Status::Ok();
 }
 

@@ -15,6 +15,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitIoError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBadInput = 3;
+inline constexpr int kExitStateBusy = 4;
+inline constexpr int kExitStateRefused = 5;
 
 inline constexpr const char* kVersion = "0.1.0";
 
@@ -36,6 +38,11 @@ struct Options {
   bool stats = false;
   bool quiet = false;
   size_t io_buffer = 1 << 20;
+  std::string state;
+  uint64_t checkpoint_every = 100000;
+  std::string checkpoint_interval = "5s";
+  bool hold = false;
+  bool durable = false;
 };
 
 // Checks the options and builds the engine configuration; the message names the flag.

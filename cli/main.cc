@@ -13,6 +13,7 @@
 #include "explain.h"
 #include "flags.h"
 #include "progress.h"
+#include "state/state_store.h"
 
 namespace logtide {
 namespace {
@@ -120,6 +121,18 @@ int Main(int argc, char** argv) {
   app.add_flag("--progress", progress, "Show progress on standard error even when it is not a terminal");
   app.add_flag("--explain", explain, "Print how the query will run, in words, and exit without reading input");
   app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
+  app.add_option("--state", o.state, "Keep the job's state in this SQLite file: resume from it, checkpoint to it")
+      ->type_name("FILE");
+  app.add_option("--checkpoint-every", o.checkpoint_every, "With --state: checkpoint every N lines (default 100000)")
+      ->type_name("N");
+  app.add_option("--checkpoint-interval", o.checkpoint_interval,
+                 "With --state: checkpoint at least this often (default 5s)")
+      ->type_name("DUR");
+  app.add_flag("--hold", o.hold, "With --state: at the end of input keep open windows for the next run (growing logs)");
+  app.add_flag("--durable", o.durable, "With --state: fsync outputs and the state at each checkpoint (power loss)");
+  std::string inspect_path;
+  CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
+  inspect->add_option("STATE", inspect_path, "The state file")->required();
   // Testing aid, not in --help: the initial input buffer size in bytes.
   app.add_option("--io-buffer", o.io_buffer)->group("")->check(CLI::Range(size_t{1}, size_t{1} << 30));
 
@@ -131,6 +144,17 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e.what());
+  }
+
+  if (inspect->parsed()) {
+    std::string json;
+    Status st = StateStore::Inspect(inspect_path, &json);
+    if (!st.ok()) {
+      fmt::print(stderr, "logtide: error: {}\n", st.message());
+      return st.code() == Status::Code::kCorruption ? kExitStateRefused : kExitIoError;
+    }
+    fmt::print("{}\n", json);
+    return kExitOk;
   }
 
   EngineConfig config;
@@ -149,7 +173,18 @@ int Main(int argc, char** argv) {
   if (o.stats) PrintStats(*engine, seconds);
   if (!s.ok()) {
     fmt::print(stderr, "logtide: error: {}\n", s.message());
-    return s.code() == Status::Code::kDataError ? kExitBadInput : kExitIoError;
+    switch (s.code()) {
+      case Status::Code::kDataError: return kExitBadInput;
+      case Status::Code::kBusy: return kExitStateBusy;
+      case Status::Code::kRefused:
+      case Status::Code::kCorruption: return kExitStateRefused;
+      default: return kExitIoError;
+    }
+  }
+  if (engine->stopped_by_signal() != 0) {
+    fmt::print(stderr, "logtide: stopped by signal {} after a checkpoint; run again with the same --state to go on\n",
+               engine->stopped_by_signal());
+    return 128 + engine->stopped_by_signal();
   }
   return kExitOk;
 }

@@ -1,12 +1,43 @@
 #include "agg/accumulators.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <absl/container/flat_hash_set.h>
 
+// Snapshot format, per aggregate and slot, all little-endian (util/bytes.h); the state
+// store's schema version covers it:
+//   count, count(f):      i64 n
+//   sum, avg:             i128 integer part, f64 double part, i64 n, u8 has_double
+//   min, max:             u8 has, u8 is_int, i64 i, f64 d
+//   count_distinct:       u32 count, then count x bytes (EncodeValue form)
+//   first, last:          u8 has, i64 time, u64 seq, then the value: u8 type, u8 is_int, i64 i,
+//                         f64 d, bytes text
 namespace logtide {
 namespace {
+
+void SnapshotValue(const ValueRef& v, ByteWriter* w) {
+  w->U8(static_cast<uint8_t>(v.type));
+  w->U8(v.is_int);
+  w->I64(v.i);
+  w->F64(v.d);
+  w->Bytes(v.s);
+}
+
+// Reads a value; for strings and raw values, `text` receives the bytes and v.s points to it.
+ValueRef RestoreValue(ByteReader* r, std::string* text) {
+  ValueRef v;
+  uint8_t type = r->U8();
+  v.type = type <= static_cast<uint8_t>(ValueType::kRaw) ? static_cast<ValueType>(type) : ValueType::kNull;
+  v.is_int = r->U8() != 0;
+  v.i = r->I64();
+  v.d = r->F64();
+  text->assign(r->Bytes());
+  v.s = *text;
+  return v;
+}
 
 // A column of `State`s. State provides Add, Merge, Result; a default-constructed State is empty.
 template <class State>
@@ -18,6 +49,8 @@ class Column final : public AggColumn {
   bool Add(uint32_t slot, const ValueRef& v, Nanos t, uint64_t seq) override { return states_[slot].Add(v, t, seq); }
   void Merge(uint32_t dst, uint32_t src) override { states_[dst].Merge(states_[src]); }
   void Result(uint32_t slot, ValueSink* sink) const override { states_[slot].Result(sink); }
+  void Snapshot(uint32_t slot, ByteWriter* w) const override { states_[slot].Snapshot(w); }
+  void Restore(uint32_t slot, ByteReader* r) override { states_[slot].Restore(r); }
 
  private:
   State proto_;
@@ -34,6 +67,8 @@ struct CountState {
   }
   void Merge(const CountState& o) { n += o.n; }
   void Result(ValueSink* sink) const { sink->Int(n); }
+  void Snapshot(ByteWriter* w) const { w->I64(n); }
+  void Restore(ByteReader* r) { n = r->I64(); }
 };
 
 // Exact integer part and double part kept apart: a sum of integers stays an exact integer
@@ -62,12 +97,26 @@ struct NumericSum {
     has_double |= o.has_double;
   }
   double total() const { return static_cast<double>(isum) + dsum; }
+  void Snapshot(ByteWriter* w) const {
+    w->I128(isum);
+    w->F64(dsum);
+    w->I64(n);
+    w->U8(has_double);
+  }
+  void Restore(ByteReader* r) {
+    isum = r->I128();
+    dsum = r->F64();
+    n = r->I64();
+    has_double = r->U8() != 0;
+  }
 };
 
 struct SumState {
   NumericSum s;
   bool Add(const ValueRef& v, Nanos, uint64_t) { return s.Add(v); }
   void Merge(const SumState& o) { s.Merge(o.s); }
+  void Snapshot(ByteWriter* w) const { s.Snapshot(w); }
+  void Restore(ByteReader* r) { s.Restore(r); }
   void Result(ValueSink* sink) const {
     if (s.n == 0) {
       sink->Null();
@@ -83,6 +132,8 @@ struct AvgState {
   NumericSum s;
   bool Add(const ValueRef& v, Nanos, uint64_t) { return s.Add(v); }
   void Merge(const AvgState& o) { s.Merge(o.s); }
+  void Snapshot(ByteWriter* w) const { s.Snapshot(w); }
+  void Restore(ByteReader* r) { s.Restore(r); }
   void Result(ValueSink* sink) const {
     if (s.n == 0) {
       sink->Null();
@@ -112,6 +163,20 @@ struct ExtremeState {
   }
   void Merge(const ExtremeState& o) {
     if (o.has) Offer(o.best);
+  }
+  void Snapshot(ByteWriter* w) const {
+    w->U8(has);
+    w->U8(best.is_int);
+    w->I64(best.i);
+    w->F64(best.d);
+  }
+  void Restore(ByteReader* r) {
+    has = r->U8() != 0;
+    best = ValueRef();
+    best.type = ValueType::kNumber;
+    best.is_int = r->U8() != 0;
+    best.i = r->I64();
+    best.d = r->F64();
   }
   void Result(ValueSink* sink) const {
     if (!has) {
@@ -146,6 +211,21 @@ struct DistinctState {
     set->insert(o.set->begin(), o.set->end());
   }
   void Result(ValueSink* sink) const { sink->Int(set ? static_cast<int64_t>(set->size()) : 0); }
+  void Snapshot(ByteWriter* w) const {
+    // Sorted, so that equal states give equal bytes.
+    std::vector<std::string_view> values;
+    if (set) values.assign(set->begin(), set->end());
+    std::sort(values.begin(), values.end());
+    w->U32(static_cast<uint32_t>(values.size()));
+    for (std::string_view v : values) w->Bytes(v);
+  }
+  void Restore(ByteReader* r) {
+    uint32_t n = r->U32();
+    set.reset();
+    if (n == 0) return;
+    set = std::make_unique<absl::flat_hash_set<std::string>>();
+    for (uint32_t i = 0; i < n && r->ok(); ++i) set->insert(std::string(r->Bytes()));
+  }
 };
 
 // first (kLast = false) / last (kLast = true): the non-null value at the smallest / largest
@@ -185,6 +265,18 @@ struct EdgeState {
   }
   void Merge(const EdgeState& o) {
     if (o.has && Wins(o.t, o.seq)) Take(o.v, o.t, o.seq);
+  }
+  void Snapshot(ByteWriter* w) const {
+    w->U8(has);
+    w->I64(t);
+    w->U64(seq);
+    SnapshotValue(v, w);
+  }
+  void Restore(ByteReader* r) {
+    has = r->U8() != 0;
+    t = r->I64();
+    seq = r->U64();
+    v = RestoreValue(r, &text);
   }
   void Result(ValueSink* sink) const {
     if (!has) {

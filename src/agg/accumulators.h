@@ -11,6 +11,7 @@
 #include "agg/agg_spec.h"
 #include "json/value.h"
 #include "time/timestamp.h"
+#include "util/bytes.h"
 
 namespace logtide {
 
@@ -36,6 +37,9 @@ class AggColumn {
   // Folds src into dst, as if dst had seen src's events too.
   virtual void Merge(uint32_t dst, uint32_t src) = 0;
   virtual void Result(uint32_t slot, ValueSink* sink) const = 0;
+  // Appends / reads back one slot's state (format: see accumulators.cc).
+  virtual void Snapshot(uint32_t slot, ByteWriter* w) const = 0;
+  virtual void Restore(uint32_t slot, ByteReader* r) = 0;
 };
 
 std::unique_ptr<AggColumn> MakeAggColumn(AggKind kind);
@@ -63,6 +67,15 @@ class Accumulators {
     for (auto& c : columns_) c->Merge(dst, src);
   }
   void Result(uint32_t slot, size_t agg, ValueSink* sink) const { columns_[agg]->Result(slot, sink); }
+
+  // Appends the state of every aggregate in `slot`; Restore reads it into a freshly allocated
+  // slot. A damaged blob leaves r->ok() false.
+  void Snapshot(uint32_t slot, ByteWriter* w) const {
+    for (const auto& c : columns_) c->Snapshot(slot, w);
+  }
+  void Restore(uint32_t slot, ByteReader* r) {
+    for (auto& c : columns_) c->Restore(slot, r);
+  }
 
  private:
   std::vector<std::unique_ptr<AggColumn>> columns_;

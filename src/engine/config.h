@@ -34,6 +34,17 @@ struct EngineConfig {
   int max_reported_errors = 5;      // bad lines shown on stderr under --on-error skip
   size_t buffer_size = 1 << 20;     // initial input buffer; results never depend on it
   bool quiet = false;               // no warnings on the diagnostics stream
+
+  // Durable state (--state): see state/state_store.h and man/logtide.1, STATE.
+  std::string state_path;           // empty: no state
+  uint64_t checkpoint_every = 100000;     // lines between checkpoints
+  Nanos checkpoint_interval = 5 * kNanosPerSecond;  // and at least this often
+  bool hold = false;                // at the end of input, keep windows open for the next run
+  bool durable = false;             // fsync outputs and commit with synchronous=FULL
 };
+
+// The settings that change results, one "name=value" per line: a state file is only resumed
+// by a run with the same query.
+std::string QueryText(const EngineConfig& config);
 
 }  // namespace logtide

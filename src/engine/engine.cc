@@ -1,6 +1,14 @@
 #include "engine/engine.h"
 
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
 
 #include <fmt/format.h>
 
@@ -12,10 +20,47 @@
 #include "output/json_text.h"
 #include "output/output_file.h"
 #include "output/record_writer.h"
+#include "state/state_store.h"
+#include "time/duration.h"
 #include "time/time_format.h"
 #include "watermark/watermark.h"
 
 namespace logtide {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+constexpr uint64_t kFingerprintBytes = 4096;
+constexpr uint64_t kTailBytes = 64;
+
+std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
+std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
+
+// Test hook: LOGTIDE_TEST_KILL_AT=POINT:N sends SIGKILL to the process at checkpoint N, at POINT:
+// before-flush (records still buffered), before-commit (outputs written, state not), or
+// after-commit.
+void MaybeKill(const char* point, uint64_t checkpoint) {
+  static const char* spec = std::getenv("LOGTIDE_TEST_KILL_AT");
+  if (spec == nullptr) return;
+  std::string_view v(spec);
+  size_t colon = v.find(':');
+  if (colon == std::string_view::npos || v.substr(0, colon) != point) return;
+  if (std::strtoull(spec + colon + 1, nullptr, 10) == checkpoint) std::raise(SIGKILL);
+}
+
+}  // namespace
+
+std::string QueryText(const EngineConfig& c) {
+  std::string by, aggs;
+  for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
+  for (size_t i = 0; i < c.aggs.size(); ++i) aggs += (i ? " " : "") + c.aggs[i].name + "=" + c.aggs[i].text.substr(c.aggs[i].text.find('=') == std::string::npos ? 0 : c.aggs[i].text.find('=') + 1);
+  return fmt::format("window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={}",
+                     c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
+                     FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
+                     c.format == OutputFormat::kCsv ? "csv" : "ndjson");
+}
 
 struct Engine::Impl final : public ResultEmitter {
   Impl(const EngineConfig& c, EngineStats* s) : config(c), stats(s), acc(c.aggs) {}
@@ -40,6 +85,24 @@ struct Engine::Impl final : public ResultEmitter {
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
   std::chrono::steady_clock::time_point last_progress;
+
+  // Durable state (--state).
+  struct Track {
+    uint64_t offset = 0;  // just past the last line processed
+    uint64_t line = 0;
+    uint64_t start_offset = 0;  // where this run began
+    XXH64_state_t* hash = nullptr;  // stdin: hash of all bytes consumed so far
+    ~Track() {
+      if (hash != nullptr) XXH64_freeState(hash);
+    }
+  };
+  std::unique_ptr<StateStore> store;
+  std::vector<std::unique_ptr<Track>> tracks;
+  uint64_t checkpoints = 0;
+  uint64_t since_checkpoint = 0;
+  std::chrono::steady_clock::time_point last_checkpoint;
+  bool nothing_to_do = false;
+  int stopped_by = 0;
 
   // Reused per event: no allocation in the steady state.
   std::vector<ValueRef> values;
@@ -67,6 +130,13 @@ struct Engine::Impl final : public ResultEmitter {
   }
   Status ReadAll();
   void ReportProgress(bool done);
+  Status OpenState(bool* resumed, Checkpoint* cp);
+  Status MatchInputs(const Checkpoint& cp);
+  Status OpenOutputs(const Checkpoint* cp);
+  Status TakeCheckpoint(bool finished);
+  std::string SnapshotEngine() const;
+  Status RestoreEngine(std::string_view blob);
+  void Consumed(int input, const Line& line);
   Status Finish();
 };
 
@@ -130,19 +200,237 @@ Status Engine::Impl::Open() {
     Status s = LineReader::Open(path, config.buffer_size, &r);
     if (!s.ok()) return s;
     readers.push_back(std::move(r));
+    tracks.push_back(std::make_unique<Track>());
   }
   tracker = std::make_unique<WatermarkTracker>(static_cast<int>(readers.size()), config.delay);
-  Status s = out.Open(config.output);
-  if (s.ok() && !config.late_output.empty()) s = late_out.Open(config.late_output);
-  if (s.ok() && !config.errors_output.empty()) s = errors_out.Open(config.errors_output);
+  Checkpoint cp;
+  bool resumed = false;
+  if (!config.state_path.empty()) {
+    Status s = OpenState(&resumed, &cp);
+    if (!s.ok() || nothing_to_do) return s;
+  }
+  Status s = OpenOutputs(resumed ? &cp : nullptr);
   if (!s.ok()) return s;
   writer = std::make_unique<RecordWriter>(config.format, config.by, [&] {
     std::vector<std::string> n;
     for (const AggSpec& a : config.aggs) n.push_back(a.name);
     return n;
   }(), config.emit == EmitMode::kUpdate, &out);
-  writer->WriteHeader();
+  if (out.bytes_written() == 0) writer->WriteHeader();
   return Status::Ok();
+}
+
+Status Engine::Impl::OpenState(bool* resumed, Checkpoint* cp) {
+  Status s = StateStore::Open(config.state_path, config.durable, &store);
+  if (!s.ok()) return s;
+  if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    if (readers[i]->is_stdin()) {
+      tracks[i]->hash = XXH64_createState();
+      XXH64_reset(tracks[i]->hash, 0);
+    }
+  }
+  if (store->is_new()) return Status::Ok();
+  if (!(s = store->Load(cp)).ok()) return s;
+  if (!(s = RestoreEngine(cp->engine)).ok()) return s;
+  checkpoints = cp->checkpoints;
+  *resumed = true;
+  if (!(s = MatchInputs(*cp)).ok()) return s;
+  if (cp->finished) {
+    // The stream ended in an earlier run: with no new input there is nothing to do.
+    for (size_t i = 0; i < readers.size(); ++i) {
+      Line line;
+      bool have = false;
+      if (!(s = readers[i]->Next(&line, &have)).ok()) return s;
+      if (have) {
+        return Status::Refused(fmt::format(
+            "state file {} belongs to a stream that has ended (a run without --hold read it to the end), but {} has new "
+            "data; start a new --state file, and use --hold on runs over a growing log",
+            config.state_path, readers[i]->name()));
+      }
+    }
+    nothing_to_do = true;
+  }
+  return Status::Ok();
+}
+
+// Finds each input's saved position: files by the hash of their first bytes (so a rotated file
+// is found under its new name), standard input by the hash of the bytes already consumed.
+Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
+  std::vector<bool> used(cp.inputs.size(), false);
+  for (size_t i = 0; i < readers.size(); ++i) {
+    LineReader& r = *readers[i];
+    Track& t = *tracks[i];
+    int found = -1;
+    Status s;
+    if (r.is_stdin()) {
+      for (size_t k = 0; k < cp.inputs.size() && found < 0; ++k) {
+        if (!used[k] && cp.inputs[k].kind == "stdin") found = static_cast<int>(k);
+      }
+      if (found < 0) continue;
+      const InputPosition& p = cp.inputs[found];
+      s = r.SkipTo(p.offset, p.line, [&](std::string_view b) { XXH64_update(t.hash, b.data(), b.size()); });
+      if (!s.ok()) return s;
+      if (HashHex(XXH64_digest(t.hash)) != p.fingerprint) {
+        return Status::Refused(fmt::format("standard input is not the stream the state file {} was made from: its first {} "
+                                           "bytes differ; nothing was written", config.state_path, p.offset));
+      }
+    } else {
+      std::string head;
+      for (size_t k = 0; k < cp.inputs.size(); ++k) {
+        const InputPosition& p = cp.inputs[k];
+        if (used[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
+        if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
+        if (HashOf(head) != p.fingerprint) continue;
+        // Among files that share their first bytes, the one with the same name wins.
+        if (found < 0 || p.name == config.inputs[i]) found = static_cast<int>(k);
+      }
+      if (found < 0) continue;  // a new file: read from its start
+      const InputPosition& p = cp.inputs[found];
+      if (r.file_size() < p.offset) {
+        return Status::Refused(fmt::format("{} is {} bytes long, shorter than the {} bytes already read from it: it was "
+                                           "truncated or replaced; nothing was written", r.name(), r.file_size(), p.offset));
+      }
+      std::string tail;
+      uint64_t from = p.offset - std::min(p.offset, kTailBytes);
+      if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
+      if (HashOf(tail) != p.tail_hash) {
+        return Status::Refused(fmt::format("{}: the bytes before offset {}, where the last run stopped, have changed: the "
+                                           "file was replaced or rewritten; nothing was written", r.name(), p.offset));
+      }
+      if (!(s = r.SkipTo(p.offset, p.line, [](std::string_view) {})).ok()) return s;
+    }
+    used[found] = true;
+    const InputPosition& p = cp.inputs[found];
+    t.offset = t.start_offset = p.offset;
+    t.line = p.line;
+    tracker->Observe(static_cast<int>(i), p.max_time);
+  }
+  return Status::Ok();
+}
+
+Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
+  auto committed = [&](const char* role) -> uint64_t {
+    if (cp == nullptr) return 0;
+    for (const OutputPosition& o : cp->outputs) {
+      if (o.role == role) return o.length;
+    }
+    return 0;
+  };
+  auto open = [&](OutputFile* f, const std::string& path, const char* role) -> Status {
+    if (cp != nullptr) return f->OpenResume(path, committed(role));
+    if (path == "-" && !config.state_path.empty()) {
+      // A new job writing to a regular file through '>>': keep what the file already holds.
+      struct stat st;
+      uint64_t size = ::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+      return f->OpenResume(path, size);
+    }
+    return f->Open(path);
+  };
+  Status s = open(&out, config.output, "output");
+  if (s.ok() && !config.late_output.empty()) s = open(&late_out, config.late_output, "late-output");
+  if (s.ok() && !config.errors_output.empty()) s = open(&errors_out, config.errors_output, "errors");
+  return s;
+}
+
+// Engine snapshot: u32 version (1), i64 watermark, u64 seq, u64 lines, events, bad_lines,
+// late_events, windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported,
+// then the window operator's snapshot.
+std::string Engine::Impl::SnapshotEngine() const {
+  std::string b;
+  ByteWriter w(&b);
+  w.U32(1);
+  w.I64(watermark);
+  w.U64(seq);
+  for (uint64_t v : {stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted}) w.U64(v);
+  w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
+  for (uint64_t v : stats->ignored_values) w.U64(v);
+  w.U32(static_cast<uint32_t>(reported));
+  op->Snapshot(&w);
+  return b;
+}
+
+Status Engine::Impl::RestoreEngine(std::string_view blob) {
+  ByteReader r(blob);
+  uint32_t version = r.U32();
+  watermark = r.I64();
+  seq = r.U64();
+  for (uint64_t* v : {&stats->lines, &stats->events, &stats->bad_lines, &stats->late_events, &stats->windows_emitted}) *v = r.U64();
+  uint32_t naggs = r.U32();
+  if (version != 1 || naggs != stats->ignored_values.size()) r = ByteReader("");
+  for (uint64_t& v : stats->ignored_values) v = r.U64();
+  reported = static_cast<int>(r.U32());
+  if (!r.ok() || !op->Restore(&r, watermark) || !r.at_end()) {
+    return Status::Corruption(fmt::format("state file {}: the saved window state is damaged; it was not changed", config.state_path));
+  }
+  tracker->Restore(watermark);
+  return Status::Ok();
+}
+
+Status Engine::Impl::TakeCheckpoint(bool finished) {
+  const uint64_t n = checkpoints + 1;
+  MaybeKill("before-flush", n);
+  for (OutputFile* f : {&out, &late_out, &errors_out}) {
+    if (!f->is_open()) continue;
+    Status s = f->Sync(config.durable);
+    if (!s.ok()) return s;
+  }
+  MaybeKill("before-commit", n);
+  Checkpoint c;
+  c.engine = SnapshotEngine();
+  c.finished = finished;
+  c.checkpoints = n;
+  for (size_t i = 0; i < readers.size(); ++i) {
+    LineReader& r = *readers[i];
+    const Track& t = *tracks[i];
+    InputPosition p;
+    p.name = config.inputs[i];
+    p.offset = t.offset;
+    p.line = t.line;
+    p.max_time = tracker->max_time(static_cast<int>(i));
+    if (r.is_stdin()) {
+      p.kind = "stdin";
+      p.fingerprint = HashHex(XXH64_digest(t.hash));
+      p.fingerprint_len = t.offset;
+    } else {
+      p.kind = "file";
+      std::string bytes;
+      Status s = r.ReadAt(0, std::min(kFingerprintBytes, std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))), &bytes);
+      if (!s.ok()) return s;
+      p.fingerprint = HashOf(bytes);
+      p.fingerprint_len = bytes.size();
+      uint64_t from = t.offset - std::min(t.offset, kTailBytes);
+      if (!(s = r.ReadAt(from, t.offset - from, &bytes)).ok()) return s;
+      p.tail_hash = HashOf(bytes);
+    }
+    c.inputs.push_back(std::move(p));
+  }
+  const std::pair<OutputFile*, const char*> outputs[] = {{&out, "output"}, {&late_out, "late-output"}, {&errors_out, "errors"}};
+  for (const auto& [f, role] : outputs) {
+    if (!f->is_open()) continue;
+    const std::string& path = f == &out ? config.output : f == &late_out ? config.late_output : config.errors_output;
+    c.outputs.push_back(OutputPosition{role, path, f->bytes_written()});
+  }
+  std::string wm = "null";
+  if (watermark != kMinusInfinity && watermark != kPlusInfinity) wm = "\"" + FormatRfc3339(watermark) + "\"";
+  c.info = {{"watermark", wm},
+            {"open_windows", std::to_string(op->open_entries())},
+            {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{}}}",
+                                     stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted)}};
+  Status s = store->Commit(c);
+  if (!s.ok()) return s;
+  checkpoints = n;
+  since_checkpoint = 0;
+  last_checkpoint = std::chrono::steady_clock::now();
+  MaybeKill("after-commit", n);
+  return Status::Ok();
+}
+
+void Engine::Impl::Consumed(int input, const Line& line) {
+  Track& t = *tracks[input];
+  if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+  t.offset = line.end_offset;
+  t.line = line.number;
 }
 
 Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reason) {
@@ -252,7 +540,7 @@ void Engine::Impl::ReportProgress(bool done) {
 Status Engine::Impl::ReadAll() {
   const size_t n = readers.size();
   uint32_t until_progress = 0;
-  last_progress = std::chrono::steady_clock::now();
+  last_progress = last_checkpoint = std::chrono::steady_clock::now();
   std::vector<bool> done(n, false);
   size_t remaining = n;
   Line line;
@@ -269,16 +557,32 @@ Status Engine::Impl::ReadAll() {
       bool have;
       Status s = r.Next(&line, &have);
       if (!s.ok()) return s;
-      if (!have) {
+      // Under --hold, a last line without its '\n' may still be being written: leave it for
+      // the next run, and keep the input holding the watermark back.
+      if (!have || (config.hold && !line.terminated)) {
         done[pick] = true;
         --remaining;
-        tracker->Finish(static_cast<int>(pick));
-        Advance(tracker->Update());
+        if (!config.hold) {
+          tracker->Finish(static_cast<int>(pick));
+          Advance(tracker->Update());
+        }
         break;
       }
       Nanos before = tracker->max_time(static_cast<int>(pick));
       s = ProcessLine(static_cast<int>(pick), line);
       if (!s.ok()) return s;
+      if (store != nullptr) {
+        Consumed(static_cast<int>(pick), line);
+        if (g_stop_signal != 0) {
+          stopped_by = g_stop_signal;
+          return TakeCheckpoint(false);
+        }
+        if (++since_checkpoint >= config.checkpoint_every ||
+            ((since_checkpoint & 1023) == 0 &&
+             std::chrono::steady_clock::now() - last_checkpoint >= std::chrono::nanoseconds(config.checkpoint_interval))) {
+          if (!(s = TakeCheckpoint(false)).ok()) return s;
+        }
+      }
       // Looking at the clock every 16k lines keeps progress off the hot path.
       if (progress != nullptr && ++until_progress == 16384) {
         until_progress = 0;
@@ -287,8 +591,9 @@ Status Engine::Impl::ReadAll() {
       if (n > 1 && tracker->max_time(static_cast<int>(pick)) != before) break;
     }
   }
-  for (const auto& r : readers) stats->bytes_read += r->bytes_consumed();
+  for (size_t i = 0; i < readers.size(); ++i) stats->bytes_read += readers[i]->bytes_consumed() - tracks[i]->start_offset;
   if (progress != nullptr) ReportProgress(true);
+  if (store != nullptr) return TakeCheckpoint(!config.hold);
   return Status::Ok();
 }
 
@@ -305,8 +610,21 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   Impl& m = *impl_;
   m.diag = diag;
   m.progress = progress;
+  struct sigaction old_int, old_term;
+  if (!config_.state_path.empty()) {
+    struct sigaction sa = {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
   Status s = m.Open();
-  if (s.ok()) s = m.ReadAll();
+  if (s.ok() && !m.nothing_to_do) s = m.ReadAll();
+  if (!config_.state_path.empty()) {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+  if (m.nothing_to_do) return s;
   Status f = m.Finish();
   if (s.ok()) s = f;
   if (!config_.quiet) {
@@ -329,5 +647,8 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   }
   return s;
 }
+
+bool Engine::nothing_to_do() const { return impl_->nothing_to_do; }
+int Engine::stopped_by_signal() const { return impl_->stopped_by; }
 
 }  // namespace logtide

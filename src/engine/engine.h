@@ -21,8 +21,9 @@ struct EngineStats {
   uint64_t bad_lines = 0;
   uint64_t late_events = 0;
   uint64_t windows_emitted = 0; // result records written
-  uint64_t bytes_read = 0;
+  uint64_t bytes_read = 0;      // by this run
   std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
+  // Counts above are for the whole job: a run resumed from --state continues them.
 };
 
 // A snapshot of a run's progress, for a progress display.
@@ -52,9 +53,16 @@ class Engine {
 
   // Runs the query to the end of all inputs. Warnings and the first bad lines go to `diag`.
   // Errors: IOError (an input or output failed), DataError (a bad line under --on-error fail).
+  // With config.state_path, resumes from and checkpoints to that state (errors: Busy, Refused,
+  // Corruption, IOError), and SIGINT or SIGTERM stop it at a line boundary after a final
+  // checkpoint.
   Status Run(std::FILE* diag, ProgressListener* progress = nullptr);
 
   const EngineStats& stats() const { return stats_; }
+  // True when a run with --state found a finished stream and no new input: it did nothing.
+  bool nothing_to_do() const;
+  // The signal that stopped the run at a line boundary (SIGINT, SIGTERM), or 0.
+  int stopped_by_signal() const;
   const EngineConfig& config() const { return config_; }
 
  private:

@@ -26,6 +26,7 @@ class KeyTable {
   }
 
   std::string_view encoded(uint32_t id) const { return entries_[id].bytes; }
+  uint32_t refs(uint32_t id) const { return entries_[id].refs; }
   // Orders two keys field by field with CompareValues; equal encodings compare equal.
   int Compare(uint32_t a, uint32_t b) const;
   size_t size() const { return index_.size(); }

@@ -144,4 +144,67 @@ void PaneOperator::Purge(Nanos w) {
   }
 }
 
+// Snapshot: u8 fired_any, i64 fired_end, u32 panes, per pane (by start): i64 start, u32 entries,
+// per entry: bytes key, accumulators; then u32 revisions, per revision (sorted): i64 window start,
+// bytes key, i64 next revision, i64 expiry.
+void PaneOperator::Snapshot(ByteWriter* w) const {
+  w->U8(fired_any_);
+  w->I64(fired_end_);
+  w->U32(static_cast<uint32_t>(pane_keys_.size()));
+  for (const auto& [start, entries] : pane_keys_) {
+    w->I64(start);
+    w->U32(static_cast<uint32_t>(entries.size()));
+    for (const Entry& e : entries) {
+      w->Bytes(deps_.keys->encoded(e.key));
+      deps_.acc->Snapshot(e.slot, w);
+    }
+  }
+  std::vector<std::tuple<Nanos, std::string_view, Nanos, int64_t>> revs;  // (start, key, expiry, next)
+  for (const auto& [expiry, start, key] : revision_expiry_) {
+    revs.emplace_back(start, deps_.keys->encoded(key), expiry, revisions_.at(PaneKey{start, key}));
+  }
+  std::sort(revs.begin(), revs.end());
+  w->U32(static_cast<uint32_t>(revs.size()));
+  for (const auto& [start, key, expiry, next] : revs) {
+    w->I64(start);
+    w->Bytes(key);
+    w->I64(next);
+    w->I64(expiry);
+  }
+}
+
+bool PaneOperator::Restore(ByteReader* r, Nanos) {
+  fired_any_ = r->U8() != 0;
+  fired_end_ = r->I64();
+  uint32_t panes = r->U32();
+  for (uint32_t i = 0; i < panes && r->ok(); ++i) {
+    Nanos start = r->I64();
+    uint32_t entries = r->U32();
+    auto& list = pane_keys_[start];
+    for (uint32_t j = 0; j < entries && r->ok(); ++j) {
+      uint32_t key = deps_.keys->Intern(r->Bytes());
+      uint32_t slot = deps_.acc->Allocate();
+      deps_.acc->Restore(slot, r);
+      deps_.keys->Ref(key);
+      list.push_back(Entry{key, slot});
+      panes_[PaneKey{start, key}] = slot;
+    }
+  }
+  uint32_t revs = r->U32();
+  for (uint32_t i = 0; i < revs && r->ok(); ++i) {
+    Nanos start = r->I64();
+    std::string_view key_bytes = r->Bytes();
+    int64_t next = r->I64();
+    Nanos expiry = r->I64();
+    // A revision never outlives the panes of its window (they are late no earlier than it),
+    // so its key is already held by a restored pane.
+    uint32_t key = deps_.keys->Intern(key_bytes);
+    if (deps_.keys->refs(key) == 0) return false;
+    revisions_[PaneKey{start, key}] = next;
+    revision_expiry_.emplace_back(expiry, start, key);
+    std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
+  }
+  return r->ok();
+}
+
 }  // namespace logtide

@@ -22,6 +22,8 @@ class PaneOperator final : public WindowOperator {
   bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
            uint64_t* wrong_type) override;
   void AdvanceWatermark(Nanos w) override;
+  void Snapshot(ByteWriter* w) const override;
+  bool Restore(ByteReader* r, Nanos watermark) override;
   size_t open_entries() const override { return panes_.size(); }
 
  private:

@@ -117,4 +117,52 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
   to_remove_.clear();
 }
 
+// Snapshot: u32 keys, per key (by key bytes): bytes key, u32 sessions, per session (by start):
+// i64 start, i64 end, i64 last revision, accumulators. Timers are not stored: Restore derives
+// them from the sessions and the watermark.
+void SessionOperator::Snapshot(ByteWriter* w) const {
+  std::vector<std::pair<std::string_view, const SessionList*>> keys;
+  for (const auto& [key, list] : sessions_) keys.emplace_back(deps_.keys->encoded(key), &list);
+  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  w->U32(static_cast<uint32_t>(keys.size()));
+  for (const auto& [key, list] : keys) {
+    w->Bytes(key);
+    w->U32(static_cast<uint32_t>(list->size()));
+    for (const Session& s : *list) {
+      w->I64(s.start);
+      w->I64(s.end);
+      w->I64(s.last_revision);
+      deps_.acc->Snapshot(s.slot, w);
+    }
+  }
+}
+
+bool SessionOperator::Restore(ByteReader* r, Nanos watermark) {
+  uint32_t keys = r->U32();
+  for (uint32_t i = 0; i < keys && r->ok(); ++i) {
+    uint32_t key = deps_.keys->Intern(r->Bytes());
+    uint32_t n = r->U32();
+    SessionList& list = sessions_[key];
+    for (uint32_t j = 0; j < n && r->ok(); ++j) {
+      Session s;
+      s.start = r->I64();
+      s.end = r->I64();
+      s.last_revision = r->I64();
+      s.slot = deps_.acc->Allocate();
+      deps_.acc->Restore(s.slot, r);
+      deps_.keys->Ref(key);
+      ++open_;
+      list.push_back(s);
+      // An emitted session that is still complete waits only for its cleanup; any other waits
+      // to fire (final mode keeps no emitted session).
+      if (mode_ == EmitMode::kUpdate && s.last_revision >= 0 && s.end <= watermark) {
+        timers_.Push(Timer{SatAdd(s.end, lateness_), s.end, s.start, key, Timer::kCleanup});
+      } else {
+        timers_.Push(Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
+      }
+    }
+  }
+  return r->ok();
+}
+
 }  // namespace logtide

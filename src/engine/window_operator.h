@@ -18,6 +18,7 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "json/value.h"
+#include "util/bytes.h"
 #include "window/window_spec.h"
 
 namespace logtide {
@@ -56,6 +57,13 @@ class WindowOperator {
   virtual void AdvanceWatermark(Nanos w) = 0;
   // Number of open (window or pane, key) states.
   virtual size_t open_entries() const = 0;
+
+  // Appends the operator's whole state: open windows or panes with their keys and accumulators,
+  // firing cursors and revisions. Deterministic: the same state gives the same bytes.
+  virtual void Snapshot(ByteWriter* w) const = 0;
+  // Restores a snapshot into this operator, which must be new; `watermark` is the restored
+  // watermark. Returns false when the bytes are damaged.
+  virtual bool Restore(ByteReader* r, Nanos watermark) = 0;
 
  protected:
   WindowOperator(Nanos lateness, EmitMode mode, Deps deps) : lateness_(lateness), mode_(mode), deps_(deps) {}

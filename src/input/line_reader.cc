@@ -1,6 +1,7 @@
 #include "input/line_reader.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,6 +35,38 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
 
 LineReader::~LineReader() {
   if (owns_fd_) ::close(fd_);
+}
+
+Status LineReader::SkipTo(uint64_t offset, uint64_t line, const std::function<void(std::string_view)>& skipped) {
+  if (!is_stdin()) {
+    if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
+      return Status::IOError(fmt::format("cannot seek in {}: {}", name_, std::strerror(errno)));
+    }
+  } else {
+    uint64_t left = offset;
+    while (left > 0) {
+      ssize_t n = ::read(fd_, buf_.data(), std::min<uint64_t>(left, capacity_));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+      if (n == 0) {
+        return Status::Refused(fmt::format("{} has {} bytes, fewer than the {} the state says were already read: it is another stream",
+                                           name_, offset - left, offset));
+      }
+      skipped(std::string_view(buf_.data(), static_cast<size_t>(n)));
+      left -= static_cast<uint64_t>(n);
+    }
+  }
+  consumed_ = offset;
+  line_number_ = line;
+  return Status::Ok();
+}
+
+Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
+  out->resize(n);
+  ssize_t got = ::pread(fd_, out->data(), n, static_cast<off_t>(offset));
+  if (got < 0) return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+  out->resize(static_cast<size_t>(got));
+  return Status::Ok();
 }
 
 Status LineReader::Fill() {
@@ -70,6 +103,7 @@ Status LineReader::Next(Line* line, bool* have) {
       line->size = (len > 0 && start[len - 1] == '\r') ? len - 1 : len;
       line->capacity = buf_.size() - begin_;
       line->offset = consumed_;
+      line->end_offset = consumed_ + consumed;
       line->number = ++line_number_;
       line->terminated = nl != nullptr;
       begin_ += consumed;

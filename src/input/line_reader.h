@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@ struct Line {
   size_t size;
   size_t capacity;     // readable bytes from data: size + at least LineReader::kPadding
   uint64_t offset;     // byte offset of the line's first byte in the input
+  uint64_t end_offset; // byte offset just past the line and its '\n' (the next line's offset)
   uint64_t number;     // 1-based line number
   bool terminated;     // ended by '\n'
 };
@@ -28,6 +31,14 @@ class LineReader {
   // grows the buffer. Results never depend on the buffer size.
   static Status Open(const std::string& path, size_t buffer_size, std::unique_ptr<LineReader>* out);
   ~LineReader();
+
+  // Continues from byte `offset`, which starts line `line` + 1. Files seek; standard input
+  // reads and discards the bytes, passing them to `skipped` (for a hash) first.
+  // REQUIRES: no line was read yet.
+  Status SkipTo(uint64_t offset, uint64_t line, const std::function<void(std::string_view)>& skipped);
+  // Reads up to n bytes at `offset` of a regular file (not the stream position).
+  Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
+  bool is_stdin() const { return !owns_fd_; }
 
   // Sets *line to the next line and returns true, or returns false at the end of input.
   // The line stays valid until the next call. Read errors are returned as IOError.

@@ -1,13 +1,29 @@
 #include "output/output_file.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 namespace logtide {
+namespace {
+
+// Test hook: with LOGTIDE_TEST_FAIL_WRITES=N, every write after the N-th fails with ENOSPC, as
+// on a full disk. Read once.
+bool TestFailWrite() {
+  static const long limit = [] {
+    const char* v = std::getenv("LOGTIDE_TEST_FAIL_WRITES");
+    return v == nullptr ? -1L : std::strtol(v, nullptr, 10);
+  }();
+  static long writes = 0;
+  return limit >= 0 && ++writes > limit;
+}
+
+}  // namespace
 
 OutputFile::~OutputFile() { (void)Close(); }
 
@@ -24,10 +40,44 @@ Status OutputFile::Open(const std::string& path) {
   return Status::Ok();
 }
 
+Status OutputFile::OpenResume(const std::string& path, uint64_t committed) {
+  name_ = path == "-" ? "<stdout>" : path;
+  if (path == "-") {
+    fd_ = STDOUT_FILENO;
+    owns_fd_ = false;
+  } else {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return Status::IOError(fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
+    owns_fd_ = true;
+  }
+  written_ = committed;
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) return Status::IOError(fmt::format("cannot stat {}: {}", name_, std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) return Status::Ok();
+  if (static_cast<uint64_t>(st.st_size) < committed) {
+    std::string hint = path == "-" ? "; standard output was probably truncated by '>': use '>>' or --output FILE with --state" : "";
+    return Status::Refused(fmt::format("{} is {} bytes long but the state says {} bytes were written to it: it was truncated or replaced{}",
+                                       name_, st.st_size, committed, hint));
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(committed)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
+    return Status::IOError(fmt::format("cannot cut {} back to {} bytes: {}", name_, committed, std::strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+Status OutputFile::Sync(bool durable) {
+  Status s = Flush();
+  if (!s.ok() || !durable || fd_ < 0) return s;
+  if (::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS) {
+    error_ = Status::IOError(fmt::format("cannot sync {}: {}", name_, std::strerror(errno)));
+  }
+  return error_;
+}
+
 Status OutputFile::Flush() {
   size_t done = 0;
   while (error_.ok() && done < buf_.size()) {
-    ssize_t n = ::write(fd_, buf_.data() + done, buf_.size() - done);
+    ssize_t n = TestFailWrite() ? (errno = ENOSPC, -1) : ::write(fd_, buf_.data() + done, buf_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       error_ = Status::IOError(fmt::format("cannot write to {}: {}", name_, std::strerror(errno)));

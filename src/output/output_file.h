@@ -19,6 +19,13 @@ class OutputFile {
 
   // Opens `path` for writing, truncating it; "-" is standard output.
   Status Open(const std::string& path);
+  // Opens `path` to continue a run whose committed output was `committed` bytes long: the file
+  // is cut back to that length and written after it. Refused when the file is shorter (it was
+  // truncated or replaced). Standard output is treated the same when it is a regular file;
+  // a pipe or terminal is just written to (at-least-once).
+  Status OpenResume(const std::string& path, uint64_t committed);
+  // Writes out the buffer and, with `durable`, waits for the data to reach the disk.
+  Status Sync(bool durable);
   const std::string& name() const { return name_; }
   bool is_open() const { return fd_ >= 0; }
 
@@ -34,7 +41,7 @@ class OutputFile {
   // Writes out the buffer. Returns the first write error seen so far, if any.
   Status Flush();
   Status Close();
-  // Bytes successfully written to the OS so far.
+  // The output's length: committed bytes at open plus bytes written to the OS since.
   uint64_t bytes_written() const { return written_; }
 
  private:

@@ -9,7 +9,7 @@ namespace logtide {
 
 class Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kDataError, kIOError, kCorruption };
+  enum class Code { kOk, kInvalidArgument, kDataError, kIOError, kCorruption, kBusy, kRefused };
 
   Status() = default;
   static Status Ok() { return Status(); }
@@ -18,6 +18,10 @@ class Status {
   static Status DataError(std::string msg) { return Status(Code::kDataError, std::move(msg)); }
   static Status IOError(std::string msg) { return Status(Code::kIOError, std::move(msg)); }
   static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
+  // A resource (the state file) is in use by another run.
+  static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
+  // The saved state and this run do not fit together (another query, a replaced input, ...).
+  static Status Refused(std::string msg) { return Status(Code::kRefused, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

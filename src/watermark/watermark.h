@@ -36,6 +36,8 @@ class WatermarkTracker {
     return current_;
   }
   Nanos current() const { return current_; }
+  // Sets the watermark restored from a checkpoint; it only grows from there.
+  void Restore(Nanos w) { current_ = w; }
 
  private:
   std::vector<Nanos> max_;

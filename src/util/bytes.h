@@ -1,0 +1,67 @@
+// Little-endian byte encoding for persisted state: fixed-width integers, doubles, 128-bit
+// integers and length-prefixed byte strings. ByteReader never reads past its end: a short or
+// damaged input turns ok() false and every later read returns zero values.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace logtide {
+
+class ByteWriter {
+ public:
+  explicit ByteWriter(std::string* out) : out_(out) {}
+  void U8(uint8_t v) { out_->push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) { Raw(&v, 4); }
+  void I64(int64_t v) { Raw(&v, 8); }
+  void U64(uint64_t v) { Raw(&v, 8); }
+  void F64(double v) { Raw(&v, 8); }
+  void I128(__int128 v) { Raw(&v, 16); }
+  void Bytes(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    out_->append(s);
+  }
+
+ private:
+  void Raw(const void* p, size_t n) { out_->append(static_cast<const char*>(p), n); }
+  std::string* out_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  bool at_end() const { return in_.empty(); }
+  uint8_t U8() { uint8_t v = 0; Raw(&v, 1); return v; }
+  uint32_t U32() { uint32_t v = 0; Raw(&v, 4); return v; }
+  int64_t I64() { int64_t v = 0; Raw(&v, 8); return v; }
+  uint64_t U64() { uint64_t v = 0; Raw(&v, 8); return v; }
+  double F64() { double v = 0; Raw(&v, 8); return v; }
+  __int128 I128() { __int128 v = 0; Raw(&v, 16); return v; }
+  std::string_view Bytes() {
+    uint32_t n = U32();
+    if (!ok_ || n > in_.size()) {
+      ok_ = false;
+      return {};
+    }
+    std::string_view s = in_.substr(0, n);
+    in_.remove_prefix(n);
+    return s;
+  }
+
+ private:
+  void Raw(void* p, size_t n) {
+    if (!ok_ || in_.size() < n) {
+      ok_ = false;
+      return;
+    }
+    std::memcpy(p, in_.data(), n);
+    in_.remove_prefix(n);
+  }
+  std::string_view in_;
+  bool ok_ = true;
+};
+
+}  // namespace logtide

@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Crash test for --state, SQLite style.
+
+  kill_test.py random LOGTIDE LOGTIDE_GEN    SIGKILL at random moments, at least 20 times, resuming
+                                             until the run finishes; for a file and for a pipe
+  kill_test.py points LOGTIDE LOGTIDE_GEN    SIGKILL at chosen points of a checkpoint (test hook
+                                             LOGTIDE_TEST_KILL_AT): before the outputs are flushed,
+                                             between the output write and the commit, after the commit
+
+Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
+--late-output), and the state file must pass PRAGMA integrity_check after every kill.
+Prints 'N passed, N failed'.
+"""
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+QUERIES = [
+    ["--window", "tumbling:10s", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--agg", "avg(latency_ms)",
+     "--agg", "count_distinct(host)", "--agg", "last(path)", "--delay", "2s", "--lateness", "5s"],
+    ["--window", "session:2s", "--by", "host", "--agg", "count", "--agg", "max(latency_ms)", "--emit", "update",
+     "--lateness", "3s", "--delay", "1s"],
+    ["--window", "sliding:30s:10s", "--by", "status", "--agg", "count", "--agg", "first(user)", "--delay", "2s"],
+]
+
+
+def integrity(state):
+    if not os.path.exists(state):
+        return True
+    con = sqlite3.connect(state)
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        con.close()
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class Job:
+    def __init__(self, binary, work, query, input_path, use_stdin):
+        self.binary, self.work, self.query, self.input, self.stdin = binary, work, query, input_path, use_stdin
+        self.state = os.path.join(work, "s.db")
+        self.out = os.path.join(work, "out.ndjson")
+        self.late = os.path.join(work, "late.ndjson")
+
+    def args(self, state=True):
+        a = [self.binary, "-q"] + self.query + ["-o", self.out, "--late-output", self.late]
+        if state:
+            a += ["--state", self.state, "--checkpoint-every", "1500"]
+        return a + ["-" if self.stdin else self.input]
+
+    def start(self, state=True, env=None):
+        if not self.stdin:
+            return subprocess.Popen(self.args(state), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env), None
+        p = subprocess.Popen(self.args(state), stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+        def feed():
+            try:
+                with open(self.input, "rb") as f:
+                    while True:
+                        chunk = f.read(1 << 16)
+                        if not chunk:
+                            break
+                        p.stdin.write(chunk)
+                p.stdin.close()
+            except (BrokenPipeError, ValueError, OSError):
+                pass
+        t = threading.Thread(target=feed)
+        t.start()
+        return p, t
+
+    @staticmethod
+    def finish(p, t):
+        """Waits for a run to end by itself; returns its standard error."""
+        if t:
+            t.join()  # the feeder closes stdin when the whole input is written
+        err = p.stderr.read().decode()
+        p.stderr.close()
+        p.wait()
+        return err
+
+    def reference(self):
+        p, t = self.start(state=False)
+        err = self.finish(p, t)
+        assert p.returncode == 0, err
+        return read(self.out), read(self.late)
+
+    def clean(self):
+        for f in (self.state, self.state + "-wal", self.state + "-shm", self.out, self.late):
+            if os.path.exists(f):
+                os.remove(f)
+
+
+def random_kills(binary, gen, rng, work, min_kills):
+    """Returns a list of failure messages."""
+    failures = []
+    input_path = os.path.join(work, "in.ndjson")
+    with open(input_path, "wb") as f:
+        subprocess.run([gen, "--lines", "200000", "--seed", "7", "--rate-per-s", "400", "--users", "500",
+                        "--disorder-ms", "3000", "--late-fraction", "0.01"], stdout=f, check=True)
+    kills_by_kind = {False: 0, True: 0}
+    rounds = 0
+    while min(kills_by_kind.values()) < min_kills or rounds < 2 * len(QUERIES):
+        query = QUERIES[(rounds // 2) % len(QUERIES)]
+        use_stdin = rounds % 2 == 1
+        rounds += 1
+        if rounds > 200:
+            failures.append("could not reach %d kills per input kind: %r" % (min_kills, kills_by_kind))
+            break
+        job = Job(binary, work, query, input_path, use_stdin)
+        job.clean()
+        want_out, want_late = job.reference()
+        job.clean()
+        kills = 0
+        for attempt in range(500):
+            p, t = job.start()
+            try:
+                p.wait(timeout=rng.uniform(0.004, 0.05))
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+                kills += 1
+            if t:
+                t.join()
+            err = p.stderr.read().decode()
+            p.stderr.close()
+            if not integrity(job.state):
+                failures.append("integrity_check failed after kill %d (%s)" % (kills, " ".join(query)))
+                break
+            if p.returncode == 0:
+                break
+            if p.returncode != -signal.SIGKILL:
+                failures.append("exit %d after %d kills (%s): %s" % (p.returncode, kills, " ".join(query), err))
+                break
+        else:
+            failures.append("never finished (%s)" % " ".join(query))
+        kills_by_kind[use_stdin] += kills
+        what = "%s, %s, %d kills" % (" ".join(query[:2]), "stdin" if use_stdin else "file", kills)
+        if read(job.out) != want_out:
+            failures.append("results differ from the uninterrupted run: " + what)
+        elif read(job.late) != want_late:
+            failures.append("--late-output differs from the uninterrupted run: " + what)
+        else:
+            print("ok: " + what)
+    print("kills: %d with a file, %d with a pipe, in %d jobs" % (kills_by_kind[False], kills_by_kind[True], rounds))
+    return failures
+
+
+def kill_points(binary, gen, work):
+    failures = []
+    input_path = os.path.join(work, "in.ndjson")
+    with open(input_path, "wb") as f:
+        subprocess.run([gen, "--lines", "30000", "--seed", "11", "--rate-per-s", "300", "--disorder-ms", "2000",
+                        "--late-fraction", "0.02"], stdout=f, check=True)
+    for use_stdin in (False, True):
+        for point in ("before-flush", "before-commit", "after-commit"):
+            for n in (1, 3):
+                job = Job(binary, work, QUERIES[0], input_path, use_stdin)
+                job.clean()
+                want = job.reference()
+                job.clean()
+                env = dict(os.environ, LOGTIDE_TEST_KILL_AT="%s:%d" % (point, n))
+                p, t = job.start(env=env)
+                p.wait()
+                if t:
+                    t.join()
+                p.stderr.close()
+                what = "%s:%d (%s)" % (point, n, "stdin" if use_stdin else "file")
+                if p.returncode != -signal.SIGKILL:
+                    failures.append("%s: the hook did not fire (exit %d)" % (what, p.returncode))
+                    continue
+                if not integrity(job.state):
+                    failures.append("%s: integrity_check failed" % what)
+                p, t = job.start()
+                err = Job.finish(p, t)
+                if p.returncode != 0:
+                    failures.append("%s: resume exited %d: %s" % (what, p.returncode, err))
+                elif (read(job.out), read(job.late)) != want:
+                    failures.append("%s: outputs differ from the uninterrupted run" % what)
+                else:
+                    print("ok: " + what)
+    return failures
+
+
+def main():
+    mode, binary, gen = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    work = tempfile.mkdtemp(prefix="logtide-kill-")
+    try:
+        if mode == "random":
+            failures = random_kills(binary, gen, random.Random(20261129), work, 20)
+        else:
+            failures = kill_points(binary, gen, work)
+    finally:
+        shutil.rmtree(work)
+    for f in failures:
+        print("FAIL " + f)
+    passed = 1 if not failures else 0
+    print("%d passed, %d failed" % (passed, len(failures)))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
