@@ -7,7 +7,7 @@ _logtide() {
   prev=${COMP_WORDS[COMP_CWORD-1]}
   local flags="--window --by --agg --time --time-format --delay --lateness --emit --late-output
     --on-error --errors -o --output --format --stats --progress --explain -q --quiet --config
-    -h --help --version"
+    --state --checkpoint-every --checkpoint-interval --hold --durable -h --help --version"
 
   case $prev in
     --window)
@@ -24,15 +24,17 @@ _logtide() {
     --time-format)
       COMPREPLY=($(compgen -W "auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns" -- "$cur"))
       return ;;
-    --late-output|--errors|-o|--output|--config)
+    --late-output|--errors|-o|--output|--config|--state|inspect)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
-    --time|--by|--delay|--lateness)
+    --time|--by|--delay|--lateness|--checkpoint-every|--checkpoint-interval)
       COMPREPLY=()
       return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$flags" -- "$cur"))
+  elif [ "$COMP_CWORD" = 1 ]; then
+    COMPREPLY=($(compgen -W "inspect" -- "$cur") $(compgen -f -- "$cur"))
   else
     COMPREPLY=($(compgen -f -- "$cur"))
   fi

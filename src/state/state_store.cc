@@ -81,13 +81,19 @@ Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::strin
   return Status::Ok();
 }
 
-// Opens and validates an existing, non-empty database without writing to it.
-Status Validate(sqlite3* db, const std::string& path) {
+// Opens and validates an existing, non-empty database without writing to it. Sets *blank for
+// an SQLite database with no tables and no application id: a creation that was interrupted
+// (killed after the header was written, before the schema was committed).
+Status Validate(sqlite3* db, const std::string& path, bool* blank) {
   bool ok = true;
   int64_t app = PragmaInt(db, "PRAGMA application_id", &ok);
   if (!ok) return DbError(db, path, "reading the header");
   int64_t version = PragmaInt(db, "PRAGMA user_version", &ok);
   if (!ok) return DbError(db, path, "reading the header");
+  int64_t tables = PragmaInt(db, "SELECT count(*) FROM sqlite_master", &ok);
+  if (!ok) return DbError(db, path, "reading the schema");
+  *blank = app == 0 && version == 0 && tables == 0;
+  if (*blank) return Status::Ok();
   if (app != kApplicationId) {
     return Status::Corruption(fmt::format("state file {} is an SQLite database but not a logtide state file; it was not changed", path));
   }
@@ -148,11 +154,16 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   sqlite3_busy_timeout(st->db_, 0);
   Status s;
   if (!empty) {
-    if (!(s = Validate(st->db_, path)).ok()) return s;
-    std::string v;
-    bool found = false;
-    if (!(s = GetMeta(st->db_, path, "engine", &v, &found)).ok()) return s;
-    st->is_new_ = !found;
+    bool blank = false;
+    if (!(s = Validate(st->db_, path, &blank)).ok()) return s;
+    if (blank) {
+      empty = true;
+    } else {
+      std::string v;
+      bool found = false;
+      if (!(s = GetMeta(st->db_, path, "engine", &v, &found)).ok()) return s;
+      st->is_new_ = !found;
+    }
   }
   if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
   if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok()) return s;
@@ -302,8 +313,10 @@ Status StateStore::Inspect(const std::string& path, std::string* json) {
     return s;
   }
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(db, sqlite3_close);
-  Status s = Validate(db, path);
+  bool blank = false;
+  Status s = Validate(db, path, &blank);
   if (!s.ok()) return s;
+  if (blank) return Status::Corruption(fmt::format("state file {} holds no checkpoint yet", path));
   std::string& j = *json;
   j = "{";
   std::string v;

@@ -42,6 +42,8 @@ def integrity(state):
 
 
 def read(path):
+    if not os.path.exists(path):
+        return None
     with open(path, "rb") as f:
         return f.read()
 
