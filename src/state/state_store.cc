@@ -57,7 +57,9 @@ Status DbError(sqlite3* db, const std::string& path, const char* what) {
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
     return Status::Corruption(msg + " (the file is damaged or not a logtide state file; it was not changed)");
   }
-  if (code == SQLITE_FULL) return Status::IOError(msg + " (the disk is full)");
+  if (code == SQLITE_FULL || code == SQLITE_IOERR) {
+    return Status::IOError(msg + " (is the disk full? the last checkpoint is intact; run again to resume)");
+  }
   return Status::IOError(msg);
 }
 
@@ -214,6 +216,15 @@ Status StateStore::CheckQuery(const std::string& query) {
 }
 
 Status StateStore::Load(Checkpoint* c) {
+  Status s = LoadRows(c);
+  // A state that passed the integrity check but cannot be read as our schema was damaged.
+  if (!s.ok() && s.code() == Status::Code::kIOError) {
+    return Status::Corruption(s.message() + " (the state file is damaged; it was not changed)");
+  }
+  return s;
+}
+
+Status StateStore::LoadRows(Checkpoint* c) {
   bool found = false;
   Status s = GetMeta(db_, path_, "engine", &c->engine, &found);
   std::string v;

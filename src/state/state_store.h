@@ -74,6 +74,7 @@ class StateStore {
  private:
   StateStore() = default;
   Status Exec(const char* sql);
+  Status LoadRows(Checkpoint* c);
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;
   bool is_new_ = true;

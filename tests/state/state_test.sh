@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Scenario tests for --state: cron runs over a growing log, rotation, refusals (each with its
+# message, exit code, and the state file unchanged), disk full, standard output redirected to a
+# file, finished streams.
+# Usage: state_test.sh LOGTIDE LOGTIDE_GEN
+set -u
+bin=$(realpath "$1")
+gen=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 2
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+# check NAME CONDITION...: runs the condition, counts it
+check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s)
+digest() { sha256sum "$1" | cut -d' ' -f1; }
+reset() { rm -f s.db s.db-wal s.db-shm out.ndjson late.ndjson err.txt; }
+
+"$gen" --lines 20000 --seed 5 --rate-per-s 200 --disorder-ms 1500 --late-fraction 0.01 > all.ndjson
+# References: one uninterrupted run, over a file with the name the tests use (late records name it).
+mkdir ref && cp all.ndjson ref/app.log
+(cd ref && "$bin" -q "${Q[@]}" --late-output ../ref-late.ndjson app.log > ../ref.ndjson) || fail "reference run"
+"$bin" -q "${Q[@]}" --late-output ref-late-all.ndjson all.ndjson > /dev/null
+
+# --- cron: the log grows in chunks cut in the middle of lines; one --hold run per chunk -------
+reset
+: > app.log
+size=$(stat -c %s all.ndjson)
+pos=0
+runs=0
+while [ "$pos" -lt "$size" ]; do
+  step=$(( (RANDOM * 32768 + RANDOM) % 200000 + 1 ))
+  head -c $((pos + step)) all.ndjson | tail -c +$((pos + 1)) >> app.log
+  pos=$((pos + step))
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson --late-output late.ndjson app.log || fail "cron run $runs exited $?"
+  runs=$((runs + 1))
+done
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson --late-output late.ndjson app.log || fail "final cron run"
+check "cron: $runs --hold runs then a final run give the bytes of one run" cmp -s out.ndjson ref.ndjson
+check "cron: late events too" cmp -s late.ndjson ref-late.ndjson
+[ "$runs" -ge 10 ] || fail "cron: only $runs runs"
+
+# --- a run in the middle of a line leaves that line for the next run ----------------------------
+reset
+printf '{"ts":"2024-05-01T10:00:01Z","service":"a"}\n{"ts":"2024-05-01T10:00:02Z","serv' > g.log
+"$bin" -q --window tumbling:1m --by service --state s.db --hold -o out.ndjson g.log
+check "hold: the partial last line is not consumed" bash -c "'$bin' inspect s.db | grep -q '\"offset\":44,\"line\":1'"
+printf 'ice":"b"}\n' >> g.log
+"$bin" -q --window tumbling:1m --by service --state s.db -o out.ndjson g.log
+check "hold: the completed line counts in the next run" grep -q '"service":"b","count":1' out.ndjson
+
+# --- rotation: app.log renamed to app.log.1, a new app.log started ------------------------------
+reset
+head -n 12000 all.ndjson > app.log
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson --late-output late.ndjson app.log
+head -n 15000 all.ndjson | tail -n 3000 >> app.log   # more lines before the rotation
+mv app.log app.log.1
+tail -n +15001 all.ndjson > app.log
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson --late-output late.ndjson app.log.1 app.log || fail "rotation run"
+# The same two files read in one run from the start give the reference for two inputs.
+"$bin" -q "${Q[@]}" --late-output ref2-late.ndjson app.log.1 app.log > ref2.ndjson
+check "rotation: app.log.1 continued at its offset, new app.log read from its start" cmp -s out.ndjson ref2.ndjson
+
+# --- refusals: message, exit code, state unchanged ----------------------------------------------
+refuse() {  # refuse NAME EXPECTED_EXIT MESSAGE_PART COMMAND...
+  local name=$1 code=$2 part=$3; shift 3
+  local before after rc
+  before=$(digest s.db)
+  "$@" > /dev/null 2> err.txt
+  rc=$?
+  after=$(digest s.db)
+  [ "$rc" = "$code" ] || { fail "$name: exit $rc, expected $code: $(cat err.txt)"; return; }
+  grep -q -- "$part" err.txt || { fail "$name: message lacks '$part': $(cat err.txt)"; return; }
+  [ "$before" = "$after" ] || { fail "$name: the state file changed"; return; }
+  ok
+}
+reset
+head -n 5000 all.ndjson > app.log
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+refuse "changed query" 5 'window: the state has "tumbling:10s", this run has "tumbling:1m"' \
+  "$bin" -q --window tumbling:1m --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s --state s.db --hold -o out.ndjson app.log
+refuse "changed lateness" 5 'lateness: the state has "5s", this run has "0s"' \
+  "$bin" -q --window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --state s.db --hold -o out.ndjson app.log
+# An overlapping run: hold the lock with flock(1) as a second logtide would.
+flock s.db sleep 3 &
+sleep 0.5
+refuse "state in use" 4 "in use by another logtide run" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+wait
+cp app.log app.log.bak
+head -c 100000 app.log.bak > app.log
+refuse "truncated input" 5 "truncated or replaced" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp app.log.bak app.log
+sed -i '3000s/"service":"/"service":"X/' app.log
+refuse "input rewritten before the offset" 5 "bytes before offset" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp app.log.bak app.log
+cp out.ndjson out.bak
+head -c 10 out.bak > out.ndjson
+refuse "truncated output" 5 "it was truncated or replaced" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp out.bak out.ndjson
+refuse "stdout truncated by >" 5 "use '>>' or --output" bash -c "'$bin' -q ${Q[*]@Q} --state s.db --hold app.log > fresh.ndjson"
+cp s.db s.good
+for i in 1 2 3 4 5; do
+  cp s.good s.db
+  rm -f s.db-wal s.db-shm
+  python3 - "$i" <<'PY'
+import random, sys
+random.seed(int(sys.argv[1]))
+data = bytearray(open("s.db", "rb").read())
+for _ in range(20):
+    data[random.randrange(100, len(data))] ^= 0xFF
+open("s.db", "wb").write(data)
+PY
+  refuse "state with flipped bytes ($i)" 5 "state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+done
+cp s.good s.db; rm -f s.db-wal s.db-shm
+truncate -s 2048 s.db
+refuse "truncated state" 5 "state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+echo "just some text, not a database" > s.db
+refuse "foreign file" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES(1);" 2>/dev/null || python3 -c "import sqlite3; c=sqlite3.connect('other.db'); c.execute('CREATE TABLE t(x)'); c.commit()"
+cp other.db s.db
+refuse "another SQLite database" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+
+# --- a finished stream ----------------------------------------------------------------------------
+reset
+head -n 3000 all.ndjson > app.log
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log
+before=$(digest out.ndjson)
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log
+check "finished: a rerun without new input exits 0" test $? = 0
+check "finished: ... and changes nothing" test "$before" = "$(digest out.ndjson)"
+echo '{"ts":"2024-05-01T12:00:00Z","service":"api"}' >> app.log
+refuse "finished: new input is refused" 5 "has ended" "$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log
+
+# --- standard output to a file opened with >> -------------------------------------------------------
+reset
+head -n 8000 all.ndjson > app.log
+"$bin" -q "${Q[@]}" app.log > ref3.ndjson
+: > appended.ndjson
+head -n 4000 app.log > part.log
+"$bin" -q "${Q[@]}" --state s.db --hold part.log >> appended.ndjson
+cp app.log part.log
+"$bin" -q "${Q[@]}" --state s.db part.log >> appended.ndjson
+check "stdout >>: resumed output equals one run" cmp -s appended.ndjson ref3.ndjson
+
+# --- disk full: output and state -------------------------------------------------------------------
+for target in output state; do
+  reset
+  if [ "$target" = output ]; then
+    # The test hook fails every write of the outputs after the 5th with ENOSPC.
+    LOGTIDE_TEST_FAIL_WRITES=5 "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 -o out.ndjson --late-output late.ndjson all.ndjson 2> err.txt
+  else
+    # RLIMIT_FSIZE makes writes past 48 KB fail with EFBIG, as a full disk would: the state's
+    # write-ahead log reaches that first.
+    (ulimit -f 48; trap '' XFSZ; exec "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 --late-output late.ndjson all.ndjson) > out.pipe 2> err.txt
+  fi
+  rc=$?
+  check "disk full ($target): the run stops with exit 1" test "$rc" = 1
+  check "disk full ($target): with a message" grep -Eq "No space left on device|is the disk full" err.txt
+  check "disk full ($target): the state is intact" python3 -c "import sqlite3,sys; sys.exit(sqlite3.connect('s.db').execute('PRAGMA integrity_check').fetchone()[0] != 'ok')"
+  if [ "$target" = output ]; then
+    "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 -o out.ndjson --late-output late.ndjson all.ndjson
+    check "disk full ($target): the next run resumes exactly" cmp -s out.ndjson ref.ndjson
+  else
+    "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 --late-output late.ndjson all.ndjson > out.rest
+    check "disk full ($target): the next run resumes exactly" cmp -s late.ndjson ref-late-all.ndjson
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
