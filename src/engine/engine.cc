@@ -134,8 +134,8 @@ struct Engine::Impl final : public ResultEmitter {
   Status MatchInputs(const Checkpoint& cp);
   Status OpenOutputs(const Checkpoint* cp);
   Status TakeCheckpoint(bool finished);
-  std::string SnapshotEngine() const;
-  Status RestoreEngine(std::string_view blob);
+  std::string SnapshotEngine(std::vector<StateOp>* window_ops);
+  Status RestoreEngine(std::string_view blob, const std::vector<std::pair<std::string, std::string>>& rows);
   void Consumed(int input, const Line& line);
   Status Finish();
 };
@@ -232,7 +232,8 @@ Status Engine::Impl::OpenState(bool* resumed, Checkpoint* cp) {
   }
   if (store->is_new()) return Status::Ok();
   if (!(s = store->Load(cp)).ok()) return s;
-  if (!(s = RestoreEngine(cp->engine)).ok()) return s;
+  if (!(s = RestoreEngine(cp->engine, cp->windows)).ok()) return s;
+  cp->windows.clear();
   checkpoints = cp->checkpoints;
   *resumed = true;
   if (!(s = MatchInputs(*cp)).ok()) return s;
@@ -335,8 +336,8 @@ Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
 
 // Engine snapshot: u32 version (1), i64 watermark, u64 seq, u64 lines, events, bad_lines,
 // late_events, windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported,
-// then the window operator's snapshot.
-std::string Engine::Impl::SnapshotEngine() const {
+// then the window operator's meta blob (its rows go to the windows table).
+std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops) {
   std::string b;
   ByteWriter w(&b);
   w.U32(1);
@@ -346,11 +347,11 @@ std::string Engine::Impl::SnapshotEngine() const {
   w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
   for (uint64_t v : stats->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(reported));
-  op->Snapshot(&w);
+  op->SnapshotChanges(window_ops, &w);
   return b;
 }
 
-Status Engine::Impl::RestoreEngine(std::string_view blob) {
+Status Engine::Impl::RestoreEngine(std::string_view blob, const std::vector<std::pair<std::string, std::string>>& rows) {
   ByteReader r(blob);
   uint32_t version = r.U32();
   watermark = r.I64();
@@ -360,7 +361,7 @@ Status Engine::Impl::RestoreEngine(std::string_view blob) {
   if (version != 1 || naggs != stats->ignored_values.size()) r = ByteReader("");
   for (uint64_t& v : stats->ignored_values) v = r.U64();
   reported = static_cast<int>(r.U32());
-  if (!r.ok() || !op->Restore(&r, watermark) || !r.at_end()) {
+  if (!r.ok() || !op->Restore(rows, &r, watermark) || !r.at_end()) {
     return Status::Corruption(fmt::format("state file {}: the saved window state is damaged; it was not changed", config.state_path));
   }
   tracker->Restore(watermark);
@@ -377,7 +378,7 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   }
   MaybeKill("before-commit", n);
   Checkpoint c;
-  c.engine = SnapshotEngine();
+  c.engine = SnapshotEngine(&c.window_ops);
   c.finished = finished;
   c.checkpoints = n;
   for (size_t i = 0; i < readers.size(); ++i) {

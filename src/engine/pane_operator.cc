@@ -21,6 +21,7 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     deps_.keys->Ref(key);
   }
   deps_.acc->Add(it->second, inputs, t, seq, wrong_type);
+  MarkDirty(p, key, it->second);
 
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
@@ -129,7 +130,9 @@ void PaneOperator::Purge(Nanos w) {
   while (!pane_keys_.empty()) {
     auto it = pane_keys_.begin();
     if (!IsWindowLate(spec_.LastWindowEnd(it->first), lateness_, w)) break;
+    if (!it->second.empty()) purged_.push_back(it->first);
     for (const Entry& e : it->second) {
+      if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
       deps_.acc->Free(e.slot);
       panes_.erase(PaneKey{it->first, e.key});
       deps_.keys->Unref(e.key);
@@ -144,58 +147,79 @@ void PaneOperator::Purge(Nanos w) {
   }
 }
 
-// Snapshot: u8 fired_any, i64 fired_end, u32 panes, per pane (by start): i64 start, u32 entries,
-// per entry: bytes key, accumulators; then u32 revisions, per revision (sorted): i64 window start,
-// bytes key, i64 next revision, i64 expiry.
-void PaneOperator::Snapshot(ByteWriter* w) const {
-  w->U8(fired_any_);
-  w->I64(fired_end_);
-  w->U32(static_cast<uint32_t>(pane_keys_.size()));
-  for (const auto& [start, entries] : pane_keys_) {
-    w->I64(start);
-    w->U32(static_cast<uint32_t>(entries.size()));
-    for (const Entry& e : entries) {
-      w->Bytes(deps_.keys->encoded(e.key));
-      deps_.acc->Snapshot(e.slot, w);
-    }
+namespace {
+
+// Row keys sort by pane start: the start as big-endian with the sign bit flipped, then the key.
+std::string PaneRowKey(Nanos start, std::string_view key) {
+  uint64_t u = static_cast<uint64_t>(start) ^ (uint64_t{1} << 63);
+  std::string k(8, '\0');
+  for (int i = 7; i >= 0; --i, u >>= 8) k[static_cast<size_t>(i)] = static_cast<char>(u & 0xFF);
+  k.append(key);
+  return k;
+}
+
+Nanos PaneRowStart(std::string_view k) {
+  uint64_t u = 0;
+  for (int i = 0; i < 8; ++i) u = (u << 8) | static_cast<uint8_t>(k[static_cast<size_t>(i)]);
+  return static_cast<Nanos>(u ^ (uint64_t{1} << 63));
+}
+
+}  // namespace
+
+// Rows: PaneRowKey(pane start, key) -> accumulators. Meta: u8 fired_any, i64 fired_end,
+// u32 revisions, per revision (sorted): i64 window start, bytes key, i64 next revision,
+// i64 expiry.
+void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) {
+  for (Nanos start : purged_) ops->push_back(StateOp{StateOp::kErasePrefix, PaneRowKey(start, ""), ""});
+  purged_.clear();
+  for (const PaneKey& pk : dirty_list_) {
+    auto it = panes_.find(pk);
+    if (it == panes_.end() || dirty_[it->second] == 0) continue;
+    dirty_[it->second] = 0;
+    StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
+    ByteWriter w(&op.value);
+    deps_.acc->Snapshot(it->second, &w);
+    ops->push_back(std::move(op));
   }
+  dirty_list_.clear();
+
+  meta->U8(fired_any_);
+  meta->I64(fired_end_);
   std::vector<std::tuple<Nanos, std::string_view, Nanos, int64_t>> revs;  // (start, key, expiry, next)
   for (const auto& [expiry, start, key] : revision_expiry_) {
     revs.emplace_back(start, deps_.keys->encoded(key), expiry, revisions_.at(PaneKey{start, key}));
   }
   std::sort(revs.begin(), revs.end());
-  w->U32(static_cast<uint32_t>(revs.size()));
+  meta->U32(static_cast<uint32_t>(revs.size()));
   for (const auto& [start, key, expiry, next] : revs) {
-    w->I64(start);
-    w->Bytes(key);
-    w->I64(next);
-    w->I64(expiry);
+    meta->I64(start);
+    meta->Bytes(key);
+    meta->I64(next);
+    meta->I64(expiry);
   }
 }
 
-bool PaneOperator::Restore(ByteReader* r, Nanos) {
-  fired_any_ = r->U8() != 0;
-  fired_end_ = r->I64();
-  uint32_t panes = r->U32();
-  for (uint32_t i = 0; i < panes && r->ok(); ++i) {
-    Nanos start = r->I64();
-    uint32_t entries = r->U32();
-    auto& list = pane_keys_[start];
-    for (uint32_t j = 0; j < entries && r->ok(); ++j) {
-      uint32_t key = deps_.keys->Intern(r->Bytes());
-      uint32_t slot = deps_.acc->Allocate();
-      deps_.acc->Restore(slot, r);
-      deps_.keys->Ref(key);
-      list.push_back(Entry{key, slot});
-      panes_[PaneKey{start, key}] = slot;
-    }
+bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta, Nanos) {
+  for (const auto& [k, v] : rows) {
+    if (k.size() < 8) return false;
+    Nanos start = PaneRowStart(k);
+    uint32_t key = deps_.keys->Intern(std::string_view(k).substr(8));
+    uint32_t slot = deps_.acc->Allocate();
+    ByteReader r(v);
+    deps_.acc->Restore(slot, &r);
+    if (!r.ok() || !r.at_end()) return false;
+    deps_.keys->Ref(key);
+    pane_keys_[start].push_back(Entry{key, slot});
+    panes_[PaneKey{start, key}] = slot;
   }
-  uint32_t revs = r->U32();
-  for (uint32_t i = 0; i < revs && r->ok(); ++i) {
-    Nanos start = r->I64();
-    std::string_view key_bytes = r->Bytes();
-    int64_t next = r->I64();
-    Nanos expiry = r->I64();
+  fired_any_ = meta->U8() != 0;
+  fired_end_ = meta->I64();
+  uint32_t revs = meta->U32();
+  for (uint32_t i = 0; i < revs && meta->ok(); ++i) {
+    Nanos start = meta->I64();
+    std::string_view key_bytes = meta->Bytes();
+    int64_t next = meta->I64();
+    Nanos expiry = meta->I64();
     // A revision never outlives the panes of its window (they are late no earlier than it),
     // so its key is already held by a restored pane.
     uint32_t key = deps_.keys->Intern(key_bytes);
@@ -204,7 +228,7 @@ bool PaneOperator::Restore(ByteReader* r, Nanos) {
     revision_expiry_.emplace_back(expiry, start, key);
     std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
   }
-  return r->ok();
+  return meta->ok();
 }
 
 }  // namespace logtide

@@ -22,8 +22,9 @@ class PaneOperator final : public WindowOperator {
   bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
            uint64_t* wrong_type) override;
   void AdvanceWatermark(Nanos w) override;
-  void Snapshot(ByteWriter* w) const override;
-  bool Restore(ByteReader* r, Nanos watermark) override;
+  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) override;
+  bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
+               Nanos watermark) override;
   size_t open_entries() const override { return panes_.size(); }
 
  private:
@@ -65,6 +66,19 @@ class PaneOperator final : public WindowOperator {
   std::vector<WindowResult> results_;
   std::vector<uint32_t> temp_slots_;
   std::vector<Entry> scratch_;
+
+  // Changes since the last checkpoint: a flag per slot and the list of (pane, key) it marks,
+  // and the panes dropped.
+  void MarkDirty(Nanos start, uint32_t key, uint32_t slot) {
+    if (slot >= dirty_.size()) dirty_.resize(slot + 1024, 0);
+    if (dirty_[slot] == 0) {
+      dirty_[slot] = 1;
+      dirty_list_.push_back(PaneKey{start, key});
+    }
+  }
+  std::vector<uint8_t> dirty_;
+  std::vector<PaneKey> dirty_list_;
+  std::vector<Nanos> purged_;
 };
 
 }  // namespace logtide

@@ -27,6 +27,13 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
       deps_.acc->Free(list[i].slot);
       list.erase(list.begin() + static_cast<ptrdiff_t>(i));
       --open_;
+      if (list.empty()) {
+        // The key goes away with its last session and its id may be reused: record its bytes.
+        erased_.emplace_back(deps_.keys->encoded(key));
+        if (key < dirty_.size()) dirty_[key] = 0;
+      } else {
+        MarkDirty(key);
+      }
       deps_.keys->Unref(key);
       break;
     }
@@ -80,6 +87,7 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     target->end = end;
   }
   deps_.acc->Add(target->slot, inputs, t, seq, wrong_type);
+  MarkDirty(key);
 
   if (mode_ == EmitMode::kUpdate && target->end <= watermark) {
     // A session that is complete at the current watermark (late, not too late): its next
@@ -106,6 +114,7 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
     int64_t revision = -1;
     if (mode_ == EmitMode::kUpdate) {
       revision = ++s->last_revision;
+      MarkDirty(timer.key);
       timers_.Push(Timer{SatAdd(s->end, lateness_), s->end, s->start, timer.key, Timer::kCleanup});
     } else {
       to_remove_.push_back(timer);
@@ -117,39 +126,45 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
   to_remove_.clear();
 }
 
-// Snapshot: u32 keys, per key (by key bytes): bytes key, u32 sessions, per session (by start):
-// i64 start, i64 end, i64 last revision, accumulators. Timers are not stored: Restore derives
-// them from the sessions and the watermark.
-void SessionOperator::Snapshot(ByteWriter* w) const {
-  std::vector<std::pair<std::string_view, const SessionList*>> keys;
-  for (const auto& [key, list] : sessions_) keys.emplace_back(deps_.keys->encoded(key), &list);
-  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  w->U32(static_cast<uint32_t>(keys.size()));
-  for (const auto& [key, list] : keys) {
-    w->Bytes(key);
-    w->U32(static_cast<uint32_t>(list->size()));
-    for (const Session& s : *list) {
-      w->I64(s.start);
-      w->I64(s.end);
-      w->I64(s.last_revision);
-      deps_.acc->Snapshot(s.slot, w);
+// Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
+// revision, accumulators. Meta: nothing. Timers are not stored: Restore derives them from the
+// sessions and the watermark.
+void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*) {
+  for (std::string& k : erased_) ops->push_back(StateOp{StateOp::kErase, std::move(k), ""});
+  erased_.clear();
+  for (uint32_t key : dirty_list_) {
+    if (dirty_[key] == 0) continue;
+    dirty_[key] = 0;
+    auto it = sessions_.find(key);
+    if (it == sessions_.end()) continue;
+    StateOp op{StateOp::kPut, std::string(deps_.keys->encoded(key)), ""};
+    ByteWriter w(&op.value);
+    w.U32(static_cast<uint32_t>(it->second.size()));
+    for (const Session& s : it->second) {
+      w.I64(s.start);
+      w.I64(s.end);
+      w.I64(s.last_revision);
+      deps_.acc->Snapshot(s.slot, &w);
     }
+    ops->push_back(std::move(op));
   }
+  dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(ByteReader* r, Nanos watermark) {
-  uint32_t keys = r->U32();
-  for (uint32_t i = 0; i < keys && r->ok(); ++i) {
-    uint32_t key = deps_.keys->Intern(r->Bytes());
-    uint32_t n = r->U32();
+bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader*,
+                              Nanos watermark) {
+  for (const auto& [k, v] : rows) {
+    uint32_t key = deps_.keys->Intern(k);
+    ByteReader r(v);
+    uint32_t n = r.U32();
     SessionList& list = sessions_[key];
-    for (uint32_t j = 0; j < n && r->ok(); ++j) {
+    for (uint32_t j = 0; j < n && r.ok(); ++j) {
       Session s;
-      s.start = r->I64();
-      s.end = r->I64();
-      s.last_revision = r->I64();
+      s.start = r.I64();
+      s.end = r.I64();
+      s.last_revision = r.I64();
       s.slot = deps_.acc->Allocate();
-      deps_.acc->Restore(s.slot, r);
+      deps_.acc->Restore(s.slot, &r);
       deps_.keys->Ref(key);
       ++open_;
       list.push_back(s);
@@ -161,8 +176,9 @@ bool SessionOperator::Restore(ByteReader* r, Nanos watermark) {
         timers_.Push(Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
       }
     }
+    if (!r.ok() || !r.at_end() || list.empty()) return false;
   }
-  return r->ok();
+  return true;
 }
 
 }  // namespace logtide

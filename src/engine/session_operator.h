@@ -21,8 +21,9 @@ class SessionOperator final : public WindowOperator {
   bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
            uint64_t* wrong_type) override;
   void AdvanceWatermark(Nanos w) override;
-  void Snapshot(ByteWriter* w) const override;
-  bool Restore(ByteReader* r, Nanos watermark) override;
+  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) override;
+  bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
+               Nanos watermark) override;
   size_t open_entries() const override { return open_; }
 
  private:
@@ -43,6 +44,18 @@ class SessionOperator final : public WindowOperator {
   size_t open_ = 0;
   std::vector<WindowResult> results_;
   std::vector<Timer> to_remove_;
+
+  // Changes since the last checkpoint: keys whose sessions changed, keys with none left.
+  void MarkDirty(uint32_t key) {
+    if (key >= dirty_.size()) dirty_.resize(key + 1024, 0);
+    if (dirty_[key] == 0) {
+      dirty_[key] = 1;
+      dirty_list_.push_back(key);
+    }
+  }
+  std::vector<uint8_t> dirty_;
+  std::vector<uint32_t> dirty_list_;
+  std::vector<std::string> erased_;
 };
 
 }  // namespace logtide

@@ -18,6 +18,7 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "json/value.h"
+#include "state/state_store.h"
 #include "util/bytes.h"
 #include "window/window_spec.h"
 
@@ -58,12 +59,14 @@ class WindowOperator {
   // Number of open (window or pane, key) states.
   virtual size_t open_entries() const = 0;
 
-  // Appends the operator's whole state: open windows or panes with their keys and accumulators,
-  // firing cursors and revisions. Deterministic: the same state gives the same bytes.
-  virtual void Snapshot(ByteWriter* w) const = 0;
-  // Restores a snapshot into this operator, which must be new; `watermark` is the restored
-  // watermark. Returns false when the bytes are damaged.
-  virtual bool Restore(ByteReader* r, Nanos watermark) = 0;
+  // Checkpointing (Arroyo's snapshot/restore hooks). The state is a set of rows (open panes or
+  // sessions with their keys and accumulators) plus a small `meta` blob (cursors, revisions).
+  // Appends to `ops` the row changes since the last call, and writes the meta blob.
+  virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) = 0;
+  // Restores into a new operator from every row and the meta blob; `watermark` is the
+  // restored watermark. Returns false when the bytes are damaged.
+  virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
+                       Nanos watermark) = 0;
 
  protected:
   WindowOperator(Nanos lateness, EmitMode mode, Deps deps) : lateness_(lateness), mode_(mode), deps_(deps) {}

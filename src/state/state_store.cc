@@ -26,6 +26,7 @@ CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NU
                     fingerprint BLOB NOT NULL, fingerprint_len INTEGER NOT NULL, offset INTEGER NOT NULL,
                     line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL);
 CREATE TABLE outputs(role TEXT PRIMARY KEY, path TEXT NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE windows(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;
 )";
 
 // A prepared statement, finalized on scope exit.
@@ -255,6 +256,10 @@ Status StateStore::LoadRows(Checkpoint* c) {
     c->outputs.push_back(OutputPosition{outs.ColText(0), outs.ColText(1), static_cast<uint64_t>(outs.ColInt(2))});
   }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading outputs");
+  Stmt win(db_, "SELECT k, v FROM windows ORDER BY k");
+  if (!win.ok()) return DbError(db_, path_, "reading windows");
+  while ((rc = win.Step()) == SQLITE_ROW) c->windows.emplace_back(win.ColText(0), win.ColText(1));
+  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading windows");
   return Status::Ok();
 }
 
@@ -310,6 +315,21 @@ Status StateStore::Commit(const Checkpoint& c) {
       put.Text(2, o.path);
       put.Int(3, static_cast<int64_t>(o.length));
       if (put.Step() != SQLITE_DONE) return fail("saving outputs");
+    }
+  }
+  {
+    Stmt put(db_, "INSERT OR REPLACE INTO windows(k, v) VALUES(?, ?)");
+    Stmt erase(db_, "DELETE FROM windows WHERE k = ?");
+    // A prefix P covers the keys k with P <= k < P + 0xFF...: BLOBs compare as bytes.
+    Stmt erase_prefix(db_, "DELETE FROM windows WHERE k >= ? AND k < ?");
+    if (!put.ok() || !erase.ok() || !erase_prefix.ok()) return fail("saving windows");
+    for (const StateOp& op : c.window_ops) {
+      Stmt& st = op.kind == StateOp::kPut ? put : op.kind == StateOp::kErase ? erase : erase_prefix;
+      sqlite3_reset(st.get());
+      st.Blob(1, op.key);
+      if (op.kind == StateOp::kPut) st.Blob(2, op.value);
+      if (op.kind == StateOp::kErasePrefix) st.Blob(2, op.key + std::string(8, '\xff'));
+      if (st.Step() != SQLITE_DONE) return fail("saving windows");
     }
   }
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return fail("committing");

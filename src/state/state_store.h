@@ -7,6 +7,8 @@
 //   inputs(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, fingerprint BLOB, fingerprint_len INT,
 //          offset INT, line INT, max_time INT, tail_hash BLOB)
 //   outputs(role TEXT PRIMARY KEY, path TEXT, length INT)
+//   windows(k BLOB PRIMARY KEY, v BLOB)         open window state, written incrementally: only
+//                                               what changed since the last checkpoint
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,14 @@ struct OutputPosition {
   uint64_t length = 0;
 };
 
+// A change to the windows table since the last checkpoint.
+struct StateOp {
+  enum Kind : uint8_t { kPut, kErase, kErasePrefix };
+  Kind kind;
+  std::string key;
+  std::string value;  // kPut only
+};
+
 struct Checkpoint {
   std::string engine;  // Engine snapshot (engine.cc)
   // Readable facts for `logtide inspect`: name and JSON value ("watermark", "open_windows", ...).
@@ -46,6 +56,8 @@ struct Checkpoint {
   std::vector<OutputPosition> outputs;
   bool finished = false;  // a run without --hold reached the end of its input
   uint64_t checkpoints = 0;
+  std::vector<StateOp> window_ops;  // Commit: applied to the windows table
+  std::vector<std::pair<std::string, std::string>> windows;  // Load: every row, ordered by key
 };
 
 class StateStore {
