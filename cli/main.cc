@@ -27,9 +27,13 @@ void PrintStats(const Engine& engine, double seconds) {
   }
   fmt::print(stderr,
              "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
-             "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}}}\n",
+             "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
              st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored, st.bytes_read, seconds,
-             seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0);
+             seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
+             engine.config().state_path.empty()
+                 ? std::string()
+                 : fmt::format(",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
+                               st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
 }
 
 size_t EditDistance(const std::string& a, const std::string& b) {

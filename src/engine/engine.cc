@@ -99,6 +99,7 @@ struct Engine::Impl final : public ResultEmitter {
   std::unique_ptr<StateStore> store;
   std::vector<std::unique_ptr<Track>> tracks;
   uint64_t checkpoints = 0;
+  uint64_t window_log_rows = 0;
   uint64_t since_checkpoint = 0;
   std::chrono::steady_clock::time_point last_checkpoint;
   bool nothing_to_do = false;
@@ -134,7 +135,7 @@ struct Engine::Impl final : public ResultEmitter {
   Status MatchInputs(const Checkpoint& cp);
   Status OpenOutputs(const Checkpoint* cp);
   Status TakeCheckpoint(bool finished);
-  std::string SnapshotEngine(std::vector<StateOp>* window_ops);
+  std::string SnapshotEngine(std::vector<StateOp>* window_ops, bool compact);
   Status RestoreEngine(std::string_view blob, const std::vector<std::pair<std::string, std::string>>& rows);
   void Consumed(int input, const Line& line);
   Status Finish();
@@ -234,6 +235,7 @@ Status Engine::Impl::OpenState(bool* resumed, Checkpoint* cp) {
   if (!(s = store->Load(cp)).ok()) return s;
   if (!(s = RestoreEngine(cp->engine, cp->windows)).ok()) return s;
   cp->windows.clear();
+  window_log_rows = cp->window_log_rows;
   checkpoints = cp->checkpoints;
   *resumed = true;
   if (!(s = MatchInputs(*cp)).ok()) return s;
@@ -337,7 +339,7 @@ Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
 // Engine snapshot: u32 version (1), i64 watermark, u64 seq, u64 lines, events, bad_lines,
 // late_events, windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported,
 // then the window operator's meta blob (its rows go to the windows table).
-std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops) {
+std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool compact) {
   std::string b;
   ByteWriter w(&b);
   w.U32(1);
@@ -347,7 +349,7 @@ std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops) {
   w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
   for (uint64_t v : stats->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(reported));
-  op->SnapshotChanges(window_ops, &w);
+  op->SnapshotChanges(window_ops, &w, compact);
   return b;
 }
 
@@ -369,6 +371,7 @@ Status Engine::Impl::RestoreEngine(std::string_view blob, const std::vector<std:
 }
 
 Status Engine::Impl::TakeCheckpoint(bool finished) {
+  const auto started = std::chrono::steady_clock::now();
   const uint64_t n = checkpoints + 1;
   MaybeKill("before-flush", n);
   for (OutputFile* f : {&out, &late_out, &errors_out}) {
@@ -378,7 +381,15 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   }
   MaybeKill("before-commit", n);
   Checkpoint c;
-  c.engine = SnapshotEngine(&c.window_ops);
+  // The window log is rewritten whole once it holds more than twice the live rows: a
+  // checkpoint then costs what changed, amortized.
+  static const uint64_t slack = [] {  // test hook: LOGTIDE_TEST_COMPACT_SLACK=0 compacts often
+    const char* v = std::getenv("LOGTIDE_TEST_COMPACT_SLACK");
+    return v == nullptr ? uint64_t{10000} : std::strtoull(v, nullptr, 10);
+  }();
+  c.compact = window_log_rows > 2 * op->open_entries() + slack;
+  c.engine = SnapshotEngine(&c.window_ops, c.compact);
+  window_log_rows = (c.compact ? 0 : window_log_rows) + c.window_ops.size();
   c.finished = finished;
   c.checkpoints = n;
   for (size_t i = 0; i < readers.size(); ++i) {
@@ -423,6 +434,9 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   checkpoints = n;
   since_checkpoint = 0;
   last_checkpoint = std::chrono::steady_clock::now();
+  ++stats->checkpoints;
+  stats->checkpoint_seconds += std::chrono::duration<double>(last_checkpoint - started).count();
+  stats->last_checkpoint_rows = c.window_ops.size();
   MaybeKill("after-commit", n);
   return Status::Ok();
 }

@@ -169,7 +169,13 @@ Nanos PaneRowStart(std::string_view k) {
 // Rows: PaneRowKey(pane start, key) -> accumulators. Meta: u8 fired_any, i64 fired_end,
 // u32 revisions, per revision (sorted): i64 window start, bytes key, i64 next revision,
 // i64 expiry.
-void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) {
+void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
+  if (all) {
+    purged_.clear();
+    for (const auto& [start, entries] : pane_keys_) {
+      for (const Entry& e : entries) MarkDirty(start, e.key, e.slot);
+    }
+  }
   for (Nanos start : purged_) ops->push_back(StateOp{StateOp::kErasePrefix, PaneRowKey(start, ""), ""});
   purged_.clear();
   for (const PaneKey& pk : dirty_list_) {

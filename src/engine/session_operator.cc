@@ -129,7 +129,11 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
 // Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
 // revision, accumulators. Meta: nothing. Timers are not stored: Restore derives them from the
 // sessions and the watermark.
-void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*) {
+void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*, bool all) {
+  if (all) {
+    erased_.clear();
+    for (const auto& [key, list] : sessions_) MarkDirty(key);
+  }
   for (std::string& k : erased_) ops->push_back(StateOp{StateOp::kErase, std::move(k), ""});
   erased_.clear();
   for (uint32_t key : dirty_list_) {

@@ -21,7 +21,7 @@ class SessionOperator final : public WindowOperator {
   bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
            uint64_t* wrong_type) override;
   void AdvanceWatermark(Nanos w) override;
-  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) override;
+  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
   size_t open_entries() const override { return open_; }

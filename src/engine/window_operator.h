@@ -61,8 +61,9 @@ class WindowOperator {
 
   // Checkpointing (Arroyo's snapshot/restore hooks). The state is a set of rows (open panes or
   // sessions with their keys and accumulators) plus a small `meta` blob (cursors, revisions).
-  // Appends to `ops` the row changes since the last call, and writes the meta blob.
-  virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta) = 0;
+  // Appends to `ops` the row changes since the last call (with `all`, a put for every row
+  // instead), and writes the meta blob.
+  virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
   // Restores into a new operator from every row and the meta blob; `watermark` is the
   // restored watermark. Returns false when the bytes are damaged.
   virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,

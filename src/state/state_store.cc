@@ -1,6 +1,7 @@
 #include "state/state_store.h"
 
 #include <cerrno>
+#include <map>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -26,7 +27,7 @@ CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NU
                     fingerprint BLOB NOT NULL, fingerprint_len INTEGER NOT NULL, offset INTEGER NOT NULL,
                     line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL);
 CREATE TABLE outputs(role TEXT PRIMARY KEY, path TEXT NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE windows(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL);
 )";
 
 // A prepared statement, finalized on scope exit.
@@ -256,10 +257,27 @@ Status StateStore::LoadRows(Checkpoint* c) {
     c->outputs.push_back(OutputPosition{outs.ColText(0), outs.ColText(1), static_cast<uint64_t>(outs.ColInt(2))});
   }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading outputs");
-  Stmt win(db_, "SELECT k, v FROM windows ORDER BY k");
+  // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
+  std::map<std::string, std::string> live;
+  Stmt win(db_, "SELECT op, k, v FROM window_log ORDER BY id");
   if (!win.ok()) return DbError(db_, path_, "reading windows");
-  while ((rc = win.Step()) == SQLITE_ROW) c->windows.emplace_back(win.ColText(0), win.ColText(1));
+  while ((rc = win.Step()) == SQLITE_ROW) {
+    ++c->window_log_rows;
+    int64_t op = win.ColInt(0);
+    std::string k = win.ColText(1);
+    if (op == StateOp::kPut) {
+      live[k] = win.ColText(2);
+    } else if (op == StateOp::kErase) {
+      live.erase(k);
+    } else if (op == StateOp::kErasePrefix) {
+      auto it = live.lower_bound(k);
+      while (it != live.end() && it->first.compare(0, k.size(), k) == 0) it = live.erase(it);
+    } else {
+      return Status::Corruption(fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
+    }
+  }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading windows");
+  c->windows.assign(live.begin(), live.end());
   return Status::Ok();
 }
 
@@ -318,18 +336,17 @@ Status StateStore::Commit(const Checkpoint& c) {
     }
   }
   {
-    Stmt put(db_, "INSERT OR REPLACE INTO windows(k, v) VALUES(?, ?)");
-    Stmt erase(db_, "DELETE FROM windows WHERE k = ?");
-    // A prefix P covers the keys k with P <= k < P + 0xFF...: BLOBs compare as bytes.
-    Stmt erase_prefix(db_, "DELETE FROM windows WHERE k >= ? AND k < ?");
-    if (!put.ok() || !erase.ok() || !erase_prefix.ok()) return fail("saving windows");
+    if (c.compact && sqlite3_exec(db_, "DELETE FROM window_log", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      return fail("compacting windows");
+    }
+    Stmt put(db_, "INSERT INTO window_log(op, k, v) VALUES(?, ?, ?)");
+    if (!put.ok()) return fail("saving windows");
     for (const StateOp& op : c.window_ops) {
-      Stmt& st = op.kind == StateOp::kPut ? put : op.kind == StateOp::kErase ? erase : erase_prefix;
-      sqlite3_reset(st.get());
-      st.Blob(1, op.key);
-      if (op.kind == StateOp::kPut) st.Blob(2, op.value);
-      if (op.kind == StateOp::kErasePrefix) st.Blob(2, op.key + std::string(8, '\xff'));
-      if (st.Step() != SQLITE_DONE) return fail("saving windows");
+      sqlite3_reset(put.get());
+      put.Int(1, op.kind);
+      put.Blob(2, op.key);
+      put.Blob(3, op.value);
+      if (put.Step() != SQLITE_DONE) return fail("saving windows");
     }
   }
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return fail("committing");

@@ -7,8 +7,13 @@
 //   inputs(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, fingerprint BLOB, fingerprint_len INT,
 //          offset INT, line INT, max_time INT, tail_hash BLOB)
 //   outputs(role TEXT PRIMARY KEY, path TEXT, length INT)
-//   windows(k BLOB PRIMARY KEY, v BLOB)         open window state, written incrementally: only
-//                                               what changed since the last checkpoint
+//   window_log(id INTEGER PRIMARY KEY, op INT, k BLOB, v BLOB)
+//                                               open window state as a log of changes (op 0 put
+//                                               k=v, 1 erase k, 2 erase keys starting with k):
+//                                               each checkpoint appends only what changed, so it
+//                                               writes pages in proportion to the changes;
+//                                               replayed in id order on load, and rewritten
+//                                               whole (compacted) when it outgrows the state
 #pragma once
 
 #include <cstdint>
@@ -56,8 +61,10 @@ struct Checkpoint {
   std::vector<OutputPosition> outputs;
   bool finished = false;  // a run without --hold reached the end of its input
   uint64_t checkpoints = 0;
-  std::vector<StateOp> window_ops;  // Commit: applied to the windows table
-  std::vector<std::pair<std::string, std::string>> windows;  // Load: every row, ordered by key
+  std::vector<StateOp> window_ops;  // Commit: appended to the window log
+  bool compact = false;             // Commit: window_ops is the whole state; drop the old log
+  std::vector<std::pair<std::string, std::string>> windows;  // Load: the live rows, by key
+  uint64_t window_log_rows = 0;     // Load: rows in the log
 };
 
 class StateStore {

@@ -91,7 +91,8 @@ def run_case(binary, seed, workdir):
             full = open(paths[0]).read()
             with open(paths[0], "w") as f:
                 f.write(full[:rng.randrange(0, len(full) + 1)])
-            first = subprocess.run(stateful + ["--hold"] + paths, capture_output=True, text=True)
+            first = subprocess.run(stateful + ["--hold"] + paths, capture_output=True, text=True,
+                                   env=dict(os.environ, LOGTIDE_TEST_COMPACT_SLACK="0"))
             with open(paths[0], "w") as f:
                 f.write(full)
             first_ok = first.returncode == 0
@@ -102,7 +103,8 @@ def run_case(binary, seed, workdir):
             env = dict(os.environ, LOGTIDE_TEST_KILL_AT="after-commit:%d" % rng.randrange(1, 6))
             first = subprocess.run(stateful + paths, capture_output=True, text=True, env=env)
             first_ok = first.returncode in (0, -9)
-        second = subprocess.run(stateful + paths, capture_output=True, text=True)
+        compact = dict(os.environ, LOGTIDE_TEST_COMPACT_SLACK="0") if seed % 2 == 0 else None
+        second = subprocess.run(stateful + paths, capture_output=True, text=True, env=compact)
         resumed = open(out).read() if os.path.exists(out) else ""
         if not first_ok or second.returncode != 0 or resumed != expected:
             got = subprocess.CompletedProcess(args, 1, resumed, first.stderr + second.stderr)
