@@ -42,8 +42,10 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   }
   c->hold = o.hold;
   c->durable = o.durable;
-  if (o.state.empty() && (o.hold || o.durable)) {
-    return Status::InvalidArgument(std::string(o.hold ? "--hold" : "--durable") + " needs --state FILE");
+  c->reread_replaced = o.reread_replaced;
+  if (o.state.empty() && (o.hold || o.durable || o.reread_replaced)) {
+    return Status::InvalidArgument(std::string(o.hold ? "--hold" : o.durable ? "--durable" : "--reread-replaced") +
+                                   " needs --state FILE");
   }
   return Status::Ok();
 }

@@ -43,6 +43,7 @@ struct Options {
   std::string checkpoint_interval = "5s";
   bool hold = false;
   bool durable = false;
+  bool reread_replaced = false;
 };
 
 // Checks the options and builds the engine configuration; the message names the flag.

@@ -134,6 +134,8 @@ int Main(int argc, char** argv) {
       ->type_name("DUR");
   app.add_flag("--hold", o.hold, "With --state: at the end of input keep open windows for the next run (growing logs)");
   app.add_flag("--durable", o.durable, "With --state: fsync outputs and the state at each checkpoint (power loss)");
+  app.add_flag("--reread-replaced", o.reread_replaced,
+               "With --state: read an input that was truncated or replaced from its start, instead of refusing");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
   inspect->add_option("STATE", inspect_path, "The state file")->required();

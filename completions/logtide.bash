@@ -7,7 +7,7 @@ _logtide() {
   prev=${COMP_WORDS[COMP_CWORD-1]}
   local flags="--window --by --agg --time --time-format --delay --lateness --emit --late-output
     --on-error --errors -o --output --format --stats --progress --explain -q --quiet --config
-    --state --checkpoint-every --checkpoint-interval --hold --durable -h --help --version"
+    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced -h --help --version"
 
   case $prev in
     --window)

@@ -41,6 +41,7 @@ struct EngineConfig {
   Nanos checkpoint_interval = 5 * kNanosPerSecond;  // and at least this often
   bool hold = false;                // at the end of input, keep windows open for the next run
   bool durable = false;             // fsync outputs and commit with synchronous=FULL
+  bool reread_replaced = false;     // a truncated or replaced input is read from its start
 };
 
 // The settings that change results, one "name=value" per line: a state file is only resumed

@@ -285,21 +285,34 @@ Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
         if (used[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
         if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
         if (HashOf(head) != p.fingerprint) continue;
-        // Among files that share their first bytes, the one with the same name wins.
-        if (found < 0 || p.name == config.inputs[i]) found = static_cast<int>(k);
+        // Among files that share their first bytes, the same file (device and inode) wins,
+        // then the same name.
+        auto rank = [&](const InputPosition& q) {
+          return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == config.inputs[i] ? 1 : 0);
+        };
+        if (found < 0 || rank(p) > rank(cp.inputs[found])) found = static_cast<int>(k);
       }
       if (found < 0) continue;  // a new file: read from its start
       const InputPosition& p = cp.inputs[found];
+      std::string problem;
       if (r.file_size() < p.offset) {
-        return Status::Refused(fmt::format("{} is {} bytes long, shorter than the {} bytes already read from it: it was "
-                                           "truncated or replaced; nothing was written", r.name(), r.file_size(), p.offset));
+        problem = fmt::format("{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated or "
+                              "replaced", r.name(), r.file_size(), p.offset);
+      } else {
+        std::string tail;
+        uint64_t from = p.offset - std::min(p.offset, kTailBytes);
+        if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
+        if (HashOf(tail) != p.tail_hash) {
+          problem = fmt::format("{}: the bytes before offset {}, where the last run stopped, have changed: the file was "
+                                "replaced or rewritten", r.name(), p.offset);
+        }
       }
-      std::string tail;
-      uint64_t from = p.offset - std::min(p.offset, kTailBytes);
-      if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
-      if (HashOf(tail) != p.tail_hash) {
-        return Status::Refused(fmt::format("{}: the bytes before offset {}, where the last run stopped, have changed: the "
-                                           "file was replaced or rewritten; nothing was written", r.name(), p.offset));
+      if (!problem.empty()) {
+        if (!config.reread_replaced) {
+          return Status::Refused(problem + "; nothing was written (--reread-replaced reads such a file from its start)");
+        }
+        if (!config.quiet) fmt::print(diag, "logtide: warning: {}; reading it from its start (--reread-replaced)\n", problem);
+        continue;
       }
       if (!(s = r.SkipTo(p.offset, p.line, [](std::string_view) {})).ok()) return s;
     }
@@ -414,6 +427,8 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
       uint64_t from = t.offset - std::min(t.offset, kTailBytes);
       if (!(s = r.ReadAt(from, t.offset - from, &bytes)).ok()) return s;
       p.tail_hash = HashOf(bytes);
+      p.dev = r.dev();
+      p.ino = r.ino();
     }
     c.inputs.push_back(std::move(p));
   }

@@ -30,7 +30,11 @@ Status LineReader::Open(const std::string& path, size_t buffer_size, std::unique
 LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
     : fd_(fd), owns_fd_(owns), name_(std::move(name)), buf_(buffer_size + kPadding), capacity_(buffer_size) {
   struct stat st;
-  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) file_size_ = static_cast<uint64_t>(st.st_size);
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    file_size_ = static_cast<uint64_t>(st.st_size);
+    dev_ = static_cast<uint64_t>(st.st_dev);
+    ino_ = static_cast<uint64_t>(st.st_ino);
+  }
 }
 
 LineReader::~LineReader() {

@@ -49,6 +49,9 @@ class LineReader {
   uint64_t bytes_consumed() const { return consumed_; }
   // The size of a regular file when opened; 0 for anything else (stdin, a pipe).
   uint64_t file_size() const { return file_size_; }
+  // Device and inode of the input (0 for standard input).
+  uint64_t dev() const { return dev_; }
+  uint64_t ino() const { return ino_; }
   static const size_t kPadding;
 
  private:
@@ -68,6 +71,8 @@ class LineReader {
   uint64_t consumed_ = 0;  // input offset of buf_[begin_]
   uint64_t line_number_ = 0;
   uint64_t file_size_ = 0;
+  uint64_t dev_ = 0;
+  uint64_t ino_ = 0;
 };
 
 }  // namespace logtide

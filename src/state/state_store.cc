@@ -25,7 +25,8 @@ const char* kSchema = R"(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
                     fingerprint BLOB NOT NULL, fingerprint_len INTEGER NOT NULL, offset INTEGER NOT NULL,
-                    line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL);
+                    line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL,
+                    dev INTEGER NOT NULL, ino INTEGER NOT NULL);
 CREATE TABLE outputs(role TEXT PRIMARY KEY, path TEXT NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL);
 )";
@@ -235,7 +236,7 @@ Status StateStore::LoadRows(Checkpoint* c) {
   if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &found);
   c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
-  Stmt in(db_, "SELECT name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash FROM inputs ORDER BY id");
+  Stmt in(db_, "SELECT name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, dev, ino FROM inputs ORDER BY id");
   if (!in.ok()) return DbError(db_, path_, "reading inputs");
   int rc;
   while ((rc = in.Step()) == SQLITE_ROW) {
@@ -248,6 +249,8 @@ Status StateStore::LoadRows(Checkpoint* c) {
     p.line = static_cast<uint64_t>(in.ColInt(5));
     p.max_time = in.ColInt(6);
     p.tail_hash = in.ColText(7);
+    p.dev = static_cast<uint64_t>(in.ColInt(8));
+    p.ino = static_cast<uint64_t>(in.ColInt(9));
     c->inputs.push_back(std::move(p));
   }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading inputs");
@@ -306,8 +309,8 @@ Status StateStore::Commit(const Checkpoint& c) {
     return fail("saving the checkpoint");
   }
   {
-    Stmt put(db_, "INSERT INTO inputs(id, name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash) "
-                  "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    Stmt put(db_, "INSERT INTO inputs(id, name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, "
+                  "dev, ino) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!put.ok()) return fail("saving inputs");
     for (size_t i = 0; i < c.inputs.size(); ++i) {
       const InputPosition& p = c.inputs[i];
@@ -321,6 +324,8 @@ Status StateStore::Commit(const Checkpoint& c) {
       put.Int(7, static_cast<int64_t>(p.line));
       put.Int(8, p.max_time);
       put.Blob(9, p.tail_hash);
+      put.Int(10, static_cast<int64_t>(p.dev));
+      put.Int(11, static_cast<int64_t>(p.ino));
       if (put.Step() != SQLITE_DONE) return fail("saving inputs");
     }
   }

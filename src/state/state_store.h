@@ -5,7 +5,7 @@
 // Schema (PRAGMA user_version = 1, application_id = 0x4C544944 "LTID"):
 //   meta(key TEXT PRIMARY KEY, value BLOB)      query, engine, finished, checkpoints, info.NAME
 //   inputs(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, fingerprint BLOB, fingerprint_len INT,
-//          offset INT, line INT, max_time INT, tail_hash BLOB)
+//          offset INT, line INT, max_time INT, tail_hash BLOB, dev INT, ino INT)
 //   outputs(role TEXT PRIMARY KEY, path TEXT, length INT)
 //   window_log(id INTEGER PRIMARY KEY, op INT, k BLOB, v BLOB)
 //                                               open window state as a log of changes (op 0 put
@@ -37,6 +37,8 @@ struct InputPosition {
   uint64_t line = 0;        // lines processed
   int64_t max_time = 0;     // largest event time read (INT64_MIN: none)
   std::string tail_hash;    // files: hash of the bytes just before `offset`
+  uint64_t dev = 0;         // files: device and inode, a hint when several files match
+  uint64_t ino = 0;
 };
 
 struct OutputPosition {

@@ -100,6 +100,16 @@ head -c 10 out.bak > out.ndjson
 refuse "truncated output" 5 "it was truncated or replaced" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 cp out.bak out.ndjson
 refuse "stdout truncated by >" 5 "use '>>' or --output" bash -c "'$bin' -q ${Q[*]@Q} --state s.db --hold app.log > fresh.ndjson"
+# --reread-replaced: the truncated file is read from its start instead.
+cp s.db s.before
+head -n 300 app.log.bak > app.log
+"$bin" "${Q[@]}" --state s.db --hold --reread-replaced -o out.ndjson app.log > /dev/null 2> err.txt
+check "reread-replaced: the run goes on" test $? = 0
+check "reread-replaced: and says so" grep -q "reading it from its start (--reread-replaced)" err.txt
+check "reread-replaced: the state now stands at the end of the new file" \
+  bash -c "'$bin' inspect s.db | grep -q '\"offset\":$(stat -c %s app.log),'"
+cp s.before s.db; rm -f s.db-wal s.db-shm
+cp app.log.bak app.log
 cp s.db s.good
 for i in 1 2 3 4 5; do
   cp s.good s.db
@@ -144,6 +154,20 @@ head -n 4000 app.log > part.log
 cp app.log part.log
 "$bin" -q "${Q[@]}" --state s.db part.log >> appended.ndjson
 check "stdout >>: resumed output equals one run" cmp -s appended.ndjson ref3.ndjson
+
+# --- SIGTERM stops at a line boundary after a checkpoint: a pipe gets every record once ------------
+reset
+"$gen" --lines 400000 --seed 9 --rate-per-s 1000 > long.ndjson
+"$bin" -q "${Q[@]}" long.ndjson > ref-long.ndjson
+: > piped.ndjson
+# Checkpoints every 20 lines slow the run down enough to be stopped in the middle.
+("$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson | cat >> piped.ndjson) 2> err.txt &
+sleep 0.3
+pkill -TERM -f -- "--state s.db --checkpoint-every 20 long.ndjson" || true
+wait
+check "SIGTERM: the run says it stopped" grep -q "stopped by signal 15 after a checkpoint" err.txt
+"$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson | cat >> piped.ndjson
+check "SIGTERM: after the rerun the pipe got each record exactly once" cmp -s piped.ndjson ref-long.ndjson
 
 # --- disk full: output and state -------------------------------------------------------------------
 for target in output state; do
