@@ -442,6 +442,7 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   if (watermark != kMinusInfinity && watermark != kPlusInfinity) wm = "\"" + FormatRfc3339(watermark) + "\"";
   c.info = {{"watermark", wm},
             {"open_windows", std::to_string(op->open_entries())},
+            {"pending_timers", std::to_string(op->pending_timers())},
             {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{}}}",
                                      stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted)}};
   Status s = store->Commit(c);

@@ -26,6 +26,7 @@ class PaneOperator final : public WindowOperator {
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
   size_t open_entries() const override { return panes_.size(); }
+  size_t pending_timers() const override { return pane_keys_.size(); }
 
  private:
   struct PaneKey {

@@ -25,6 +25,7 @@ class SessionOperator final : public WindowOperator {
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
   size_t open_entries() const override { return open_; }
+  size_t pending_timers() const override { return open_; }
 
  private:
   struct Session {

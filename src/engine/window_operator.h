@@ -58,6 +58,9 @@ class WindowOperator {
   virtual void AdvanceWatermark(Nanos w) = 0;
   // Number of open (window or pane, key) states.
   virtual size_t open_entries() const = 0;
+  // Number of event-time timers still to go off: for panes, one per pane start (its windows
+  // fire and it is dropped as the watermark passes); for sessions, one per open session.
+  virtual size_t pending_timers() const = 0;
 
   // Checkpointing (Arroyo's snapshot/restore hooks). The state is a set of rows (open panes or
   // sessions with their keys and accumulators) plus a small `meta` blob (cursors, revisions).

@@ -402,7 +402,7 @@ Status StateStore::Inspect(const std::string& path, std::string* json) {
     j += ":" + info.ColText(1);
   }
   j += ",\"inputs\":[";
-  Stmt in(db, "SELECT name, kind, offset, line, max_time FROM inputs ORDER BY id");
+  Stmt in(db, "SELECT name, kind, offset, line, max_time, fingerprint, fingerprint_len, dev, ino FROM inputs ORDER BY id");
   first = true;
   while (in.ok() && in.Step() == SQLITE_ROW) {
     j += first ? "{" : ",{";
@@ -411,6 +411,8 @@ Status StateStore::Inspect(const std::string& path, std::string* json) {
     AppendJsonString(in.ColText(0), &j);
     j += ",\"kind\":";
     AppendJsonString(in.ColText(1), &j);
+    j += fmt::format(",\"fingerprint\":\"{}\",\"fingerprint_bytes\":{},\"dev\":{},\"inode\":{}", in.ColText(5),
+                     in.ColInt(6), in.ColInt(7), in.ColInt(8));
     j += fmt::format(",\"offset\":{},\"line\":{},\"max_event_time\":", in.ColInt(2), in.ColInt(3));
     int64_t t = in.ColInt(4);
     if (t == INT64_MIN) {

@@ -83,11 +83,18 @@ refuse "changed query" 5 'window: the state has "tumbling:10s", this run has "tu
   "$bin" -q --window tumbling:1m --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s --state s.db --hold -o out.ndjson app.log
 refuse "changed lateness" 5 'lateness: the state has "5s", this run has "0s"' \
   "$bin" -q --window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --state s.db --hold -o out.ndjson app.log
-# An overlapping run: hold the lock with flock(1) as a second logtide would.
-flock s.db sleep 3 &
-sleep 0.5
-refuse "state in use" 4 "in use by another logtide run" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-wait
+# An overlapping run: a slow logtide run (a checkpoint every 20 lines) holds the state.
+"$gen" --lines 400000 --seed 4 --rate-per-s 1000 > slow.ndjson
+rm -f s2.db*
+"$bin" -q "${Q[@]}" --state s2.db --checkpoint-every 20 -o slow.out slow.ndjson 2> /dev/null &
+slow=$!
+sleep 0.3
+"$bin" -q "${Q[@]}" --state s2.db --checkpoint-every 20 -o other.out slow.ndjson > /dev/null 2> err.txt
+rc=$?
+check "state in use: a second run fails at once with exit 4" test "$rc" = 4
+check "state in use: ... saying so" grep -q "in use by another logtide run; nothing was read or written" err.txt
+check "state in use: ... writing nothing" test ! -s other.out
+kill "$slow" 2>/dev/null; wait "$slow" 2>/dev/null
 cp app.log app.log.bak
 head -c 100000 app.log.bak > app.log
 refuse "truncated input" 5 "truncated or replaced" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
@@ -132,6 +139,17 @@ refuse "foreign file" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s
 sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES(1);" 2>/dev/null || python3 -c "import sqlite3; c=sqlite3.connect('other.db'); c.execute('CREATE TABLE t(x)'); c.commit()"
 cp other.db s.db
 refuse "another SQLite database" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+
+# --- standard input: a different stream is refused ------------------------------------------------
+reset
+head -n 4000 all.ndjson > a.part
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson - < a.part
+refuse "stdin: another stream" 5 "standard input is not the stream" \
+  bash -c "tail -n 8000 all.ndjson | '$bin' -q ${Q[*]@Q} --state s.db --hold -o out.ndjson -"
+head -n 6000 all.ndjson > a.longer
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson - < a.longer
+"$bin" -q "${Q[@]}" -o one.ndjson - < a.longer
+check "stdin: the same stream, longer, continues exactly" cmp -s out.ndjson one.ndjson
 
 # --- a finished stream ----------------------------------------------------------------------------
 reset
