@@ -110,6 +110,12 @@ def random_kills(binary, gen, rng, work, min_kills):
     with open(input_path, "wb") as f:
         subprocess.run([gen, "--lines", "200000", "--seed", "7", "--rate-per-s", "400", "--users", "500",
                         "--disorder-ms", "3000", "--late-fraction", "0.01"], stdout=f, check=True)
+    starts = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run([binary, "--version"], stdout=subprocess.DEVNULL, check=True)
+        starts.append(time.perf_counter() - t0)
+    startup = sorted(starts)[1]
     kills_by_kind = {False: 0, True: 0}
     rounds = 0
     while min(kills_by_kind.values()) < min_kills or rounds < 2 * len(QUERIES):
@@ -121,7 +127,9 @@ def random_kills(binary, gen, rng, work, min_kills):
             break
         job = Job(binary, work, query, input_path, use_stdin)
         job.clean()
+        t0 = time.perf_counter()
         want_out, want_late = job.reference()
+        full = time.perf_counter() - t0
         job.clean()
         kills = 0
         # Half the jobs compact the window log at every chance (test hook).
@@ -129,7 +137,9 @@ def random_kills(binary, gen, rng, work, min_kills):
         for attempt in range(500):
             p, t = job.start(env=env)
             try:
-                p.wait(timeout=rng.uniform(0.004, 0.05))
+                # Kill delays scale with this binary's speed (a sanitizer build is much
+                # slower to start and to run): somewhere between start-up and most of a run.
+                p.wait(timeout=rng.uniform(startup, startup + 0.6 * full))
             except subprocess.TimeoutExpired:
                 p.send_signal(signal.SIGKILL)
                 p.wait()

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Benchmark suite (issue 4): logtide against DuckDB (1 and 2 threads), jq and Miller, and the
+simdjson parse-only floor, on the same generated logs, rounds interleaved. Before any number is
+printed, every tool's result for every job is checked against logtide's.
+
+Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR]
+  --duckdb DIR: a folder where `npm install @duckdb/node-api` was run (default /tmp/logtide-duckdb;
+  installed there if missing). jq and Miller run job 1 on the first 200k lines only (~20 MB/s).
+Prints a markdown table of medians, MB/s, peak RSS and ratios, then the linear-growth check.
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JOBS = {
+    1: ("tumbling 1m by service: count, sum, avg", ["--window", "tumbling:1m", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--agg", "avg(latency_ms)"]),
+    2: ("sliding 1h every 1m by service: count, sum, avg", ["--window", "sliding:1h:1m", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--agg", "avg(latency_ms)"]),
+    3: ("count per user per minute", ["--window", "tumbling:1m", "--by", "user", "--agg", "count"]),
+    4: ("sessions per user, 30 s gap", ["--window", "session:30s", "--by", "user", "--agg", "count"]),
+    5: ("count per host per second", ["--window", "tumbling:1s", "--by", "host", "--agg", "count"]),
+}
+
+
+def ms(text):
+    """RFC 3339 (logtide) or 'YYYY-MM-DD HH:MM:SS[.fff]' (DuckDB) -> epoch milliseconds."""
+    text = text.replace("T", " ").rstrip("Z")
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
+    d = datetime.datetime.strptime(text, fmt).replace(tzinfo=datetime.timezone.utc)
+    return round(d.timestamp() * 1000)
+
+
+def norm_rows(rows):
+    """rows of (start, end, key, count, sum, avg) -> sorted, with avg rounded to 1e-6."""
+    out = []
+    for ws, we, key, n, s, a in rows:
+        out.append((ms(ws), ms(we), key, int(n), int(s) if s not in ("", None) else None,
+                    round(float(a), 6) if a not in ("", None) else None))
+    return sorted(out)
+
+
+def logtide_rows(text, keyname):
+    rows = []
+    for line in text.splitlines():
+        r = json.loads(line)
+        rows.append((r["window_start"], r["window_end"], r[keyname], r["count"], r.get("sum_bytes"), r.get("avg_latency_ms")))
+    return norm_rows(rows)
+
+
+def timed(cmd, **kw):
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", "/tmp/logtide-bench-time"] + cmd,
+                         capture_output=True, text=True, **kw)
+    if out.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    secs, kb = open("/tmp/logtide-bench-time").read().split()
+    return float(secs), int(kb) / 1024, out.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--lines", type=int, default=5_000_000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--duckdb", default="/tmp/logtide-duckdb")
+    a = ap.parse_args()
+    logtide = os.path.abspath(os.path.join(a.build, "logtide"))
+    gen = os.path.abspath(os.path.join(a.build, "logtide_gen"))
+    floor = os.path.abspath(os.path.join(a.build, "parse_floor"))
+    work = "/tmp/logtide-bench"
+    os.makedirs(work, exist_ok=True)
+
+    if not os.path.isdir(os.path.join(a.duckdb, "node_modules", "@duckdb", "node-api")):
+        os.makedirs(a.duckdb, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "@duckdb/node-api@1.5.6-r.1"], cwd=a.duckdb, check=True)
+    duck_env = dict(os.environ, NODE_PATH=os.path.join(a.duckdb, "node_modules"))
+    duck_script = os.path.join(a.duckdb, "duckdb_job.mjs")  # ESM resolves packages next to the script
+    with open(os.path.join(HERE, "duckdb_job.mjs")) as src, open(duck_script, "w") as dst:
+        dst.write(src.read())
+
+    def make(lines):
+        path = os.path.join(work, "logs-%d.ndjson" % lines)
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                subprocess.run([gen, "--lines", str(lines), "--seed", "1"], stdout=f, check=True)
+        subprocess.run(["cat", path], stdout=subprocess.DEVNULL)  # page cache
+        return path
+
+    big, small = make(a.lines), make(200_000)
+    one = os.path.join(work, "one.ndjson")
+    with open(one, "w") as f:
+        f.write(open(small).readline())
+    big_mb, small_mb = os.path.getsize(big) / 1e6, os.path.getsize(small) / 1e6
+
+    def lt(job, path):
+        return [logtide, "-q"] + JOBS[job][1] + [path]
+
+    def duck(job, path, threads):
+        return ["node", duck_script, str(job), path, str(threads)]
+
+    jq = ["jq", "-n", "-c", 'reduce inputs as $e ({}; .[$e.ts[0:16] + " " + $e.service] |= ((. // {c:0,s:0,l:0}) | .c += 1 | .s += $e.bytes | .l += $e.latency_ms)) | to_entries[] | [.key, .value.c, .value.s, (.value.l / .value.c)]']
+    mlr = ["mlr", "--ijsonl", "--ojsonl", "put", "$minute = substr0($ts, 0, 15)", "then", "stats1", "-a", "count,sum,mean", "-f", "bytes,latency_ms", "-g", "minute,service"]
+
+    # ---- agreement, on the small input -----------------------------------------------------
+    keyname = {1: "service", 2: "service", 3: "user", 4: "user", 5: "host"}
+    for job in JOBS:
+        want = logtide_rows(subprocess.run(lt(job, small), capture_output=True, text=True, check=True).stdout, keyname[job])
+        for threads in (1, 2):
+            got = subprocess.run(duck(job, small, threads), capture_output=True, text=True, env=duck_env, check=True).stdout
+            rows = norm_rows([line.split("\t") for line in got.splitlines()])
+            if rows != want:
+                diff = set(rows) ^ set(want)
+                sys.exit("job %d: DuckDB (%d threads) disagrees with logtide on %d rows, e.g. %s" % (job, threads, len(diff), sorted(diff)[:3]))
+    def minute_rows(pairs):
+        return sorted((ms(m.replace("T", " ") + ":00"), svc, n, s, round(avg, 6)) for m, svc, n, s, avg in pairs)
+    want1 = [(r[0], r[2], r[3], r[4], r[5]) for r in logtide_rows(subprocess.run(lt(1, small), capture_output=True, text=True, check=True).stdout, "service")]
+    jq_rows = [json.loads(l) for l in subprocess.run(jq + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
+    if minute_rows([(r[0].split(" ")[0], r[0].split(" ")[1], r[1], r[2], r[3]) for r in jq_rows]) != sorted(want1):
+        sys.exit("job 1: jq disagrees with logtide")
+    mlr_rows = [json.loads(l) for l in subprocess.run(mlr + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
+    if minute_rows([(r["minute"], r["service"], r["bytes_count"], r["bytes_sum"], r["latency_ms_mean"]) for r in mlr_rows]) != sorted(want1):
+        sys.exit("job 1: Miller disagrees with logtide")
+    print("check: on %d lines, DuckDB (1 and 2 threads) agrees with logtide on jobs 1-5, jq and Miller on job 1\n" % 200_000)
+
+    # ---- timing, rounds interleaved -----------------------------------------------------------
+    runs = {}
+    def add(name, job, mb, cmd, **kw):
+        secs, rss, _ = timed(cmd, **kw)
+        runs.setdefault((name, job), []).append((secs, rss, mb))
+    for r in range(a.rounds):
+        for job in JOBS:
+            add("logtide", job, big_mb, lt(job, big))
+            add("duckdb 1 thread", job, big_mb, duck(job, big, 1), env=duck_env)
+            add("duckdb 2 threads", job, big_mb, duck(job, big, 2), env=duck_env)
+        add("simdjson floor", 1, big_mb, [floor, big])
+        add("jq", 1, small_mb, jq + [small])
+        add("Miller", 1, small_mb, mlr + [small])
+
+    def med(name, job):
+        v = runs[(name, job)]
+        s = statistics.median(x[0] for x in v)
+        return s, v[0][2] / s, max(x[1] for x in v)
+
+    print("| job | tool | input MB | median s | MB/s | peak RSS MB |")
+    print("|---|---|---:|---:|---:|---:|")
+    for (name, job) in sorted(runs, key=lambda k: (k[1], k[0] != "logtide", k[0])):
+        s, mbs, rss = med(name, job)
+        print("| %d | %s | %.0f | %.3f | %.1f | %.1f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss))
+    lt1 = med("logtide", 1)[1]
+    print("\njob 1: logtide / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (
+        lt1 / med("duckdb 2 threads", 1)[1], lt1 / med("duckdb 1 thread", 1)[1], 100 * lt1 / med("simdjson floor", 1)[1],
+        lt1 / med("jq", 1)[1], lt1 / med("Miller", 1)[1]))
+    print("job 2 takes %.2fx the time of job 1" % (med("logtide", 2)[0] / med("logtide", 1)[0]))
+    print("job 3 runs at %.0f%% of job 1's speed" % (100 * med("logtide", 3)[1] / lt1))
+    # Memory per open (window, key) entry in job 3: peak RSS above job 1's, per entry of the
+    # fullest minute (from logtide's own output: the most records with one window start).
+    out3 = subprocess.run(lt(3, big), capture_output=True, text=True, check=True).stdout
+    per_window = {}
+    for line in out3.splitlines():
+        ws = line[17:41]
+        per_window[ws] = per_window.get(ws, 0) + 1
+    fullest = max(per_window.values())
+    extra = (med("logtide", 3)[2] - med("logtide", 1)[2]) * 1024 * 1024
+    print("job 3: at most %d (minute, user) entries open at once; %.0f bytes of peak RSS each above job 1" % (fullest, extra / fullest))
+
+    # ---- job 6: a one-line input, what every cron or pipeline call pays ------------------------
+    walls = []
+    for _ in range(30):
+        t0 = time.perf_counter()
+        subprocess.run(lt(1, one), stdout=subprocess.DEVNULL, check=True)
+        walls.append(time.perf_counter() - t0)
+    print("job 6: one-line input, median wall %.1f ms over 30 runs (includes Python's fork and exec)" % (1000 * statistics.median(walls)))
+
+    # ---- linear growth: 4x the input -----------------------------------------------------------
+    quarter = make(a.lines // 4)
+    q = [timed(lt(1, quarter)) for _ in range(a.rounds)]
+    full = runs[("logtide", 1)]
+    print("linear growth: 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
+        statistics.median(x[0] for x in full) / statistics.median(x[0] for x in q), max(x[1] for x in full), max(x[1] for x in q)))
+    print("\nmachine: %d cores, %s" % (os.cpu_count(), open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")))
+
+
+if __name__ == "__main__":
+    main()
