@@ -13,13 +13,37 @@ std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, N
 }
 
 void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
-  const KeyTable* keys = deps_.keys;
-  std::sort(results->begin(), results->end(), [keys](const WindowResult& a, const WindowResult& b) {
-    if (a.end != b.end) return a.end < b.end;
-    if (a.start != b.start) return a.start < b.start;
-    return keys->Compare(a.key, b.key) < 0;
-  });
-  for (const WindowResult& r : *results) deps_.emitter->Emit(r);
+  if (results->size() > 1) {
+    // Decode every key once (keys_ holds their fields, `fields` per result), then sort indexes:
+    // comparing decoded values is much cheaper than decoding at each comparison.
+    const size_t n = results->size();
+    std::string_view first = deps_.keys->encoded((*results)[0].key);
+    size_t fields = 0;
+    while (!first.empty()) {
+      DecodeValue(&first);
+      ++fields;
+    }
+    sort_keys_.resize(n * fields);
+    order_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view k = deps_.keys->encoded((*results)[i].key);
+      for (size_t f = 0; f < fields; ++f) sort_keys_[i * fields + f] = DecodeValue(&k);
+      order_[i] = static_cast<uint32_t>(i);
+    }
+    const std::vector<WindowResult>& r = *results;
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      if (r[a].end != r[b].end) return r[a].end < r[b].end;
+      if (r[a].start != r[b].start) return r[a].start < r[b].start;
+      for (size_t f = 0; f < fields; ++f) {
+        int c = CompareValues(sort_keys_[a * fields + f], sort_keys_[b * fields + f]);
+        if (c != 0) return c < 0;
+      }
+      return false;
+    });
+    for (uint32_t i : order_) deps_.emitter->Emit(r[i]);
+  } else if (results->size() == 1) {
+    deps_.emitter->Emit((*results)[0]);
+  }
   results->clear();
 }
 

@@ -82,6 +82,10 @@ class WindowOperator {
   Nanos lateness_;
   EmitMode mode_;
   Deps deps_;
+
+ private:
+  std::vector<ValueRef> sort_keys_;  // EmitSorted's scratch, reused
+  std::vector<uint32_t> order_;
 };
 
 }  // namespace logtide
