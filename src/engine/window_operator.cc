@@ -31,6 +31,23 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
       order_[i] = static_cast<uint32_t>(i);
     }
     const std::vector<WindowResult>& r = *results;
+    bool one_string = fields == 1;
+    for (size_t i = 0; i < n && one_string; ++i) one_string = sort_keys_[i].type == ValueType::kString;
+    if (one_string) {
+      // The common case, a single string key: sort plain (end, start, bytes) tuples.
+      using Item = SortItem;
+      std::vector<Item>& items = string_items_;
+      items.resize(n);
+      for (size_t i = 0; i < n; ++i) items[i] = Item{r[i].end, r[i].start, sort_keys_[i].s, static_cast<uint32_t>(i)};
+      std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        if (a.end != b.end) return a.end < b.end;
+        if (a.start != b.start) return a.start < b.start;
+        return a.key < b.key;
+      });
+      for (const Item& it : items) deps_.emitter->Emit(r[it.index]);
+      results->clear();
+      return;
+    }
     std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
       if (r[a].end != r[b].end) return r[a].end < r[b].end;
       if (r[a].start != r[b].start) return r[a].start < r[b].start;

@@ -84,8 +84,14 @@ class WindowOperator {
   Deps deps_;
 
  private:
+  struct SortItem {
+    Nanos end, start;
+    std::string_view key;
+    uint32_t index;
+  };
   std::vector<ValueRef> sort_keys_;  // EmitSorted's scratch, reused
   std::vector<uint32_t> order_;
+  std::vector<SortItem> string_items_;
 };
 
 }  // namespace logtide

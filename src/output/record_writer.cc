@@ -56,14 +56,24 @@ void RecordWriter::NextColumn() {
 }
 
 void RecordWriter::BeginRecord(Nanos start, Nanos end) {
-  column_ = 0;
-  std::string* b = out_->buffer();
-  for (Nanos t : {start, end}) {
-    NextColumn();
-    if (format_ == OutputFormat::kNdjson) b->push_back('"');
-    AppendRfc3339(t, b);
-    if (format_ == OutputFormat::kNdjson) b->push_back('"');
+  if (!have_bounds_ || start != last_start_ || end != last_end_) {
+    last_bounds_.clear();
+    for (Nanos t : {start, end}) {
+      if (format_ == OutputFormat::kNdjson) {
+        last_bounds_.append(json_prefix_[t == start && last_bounds_.empty() ? 0 : 1]);
+        last_bounds_.push_back('"');
+      } else if (!last_bounds_.empty()) {
+        last_bounds_.push_back(',');
+      }
+      AppendRfc3339(t, &last_bounds_);
+      if (format_ == OutputFormat::kNdjson) last_bounds_.push_back('"');
+    }
+    last_start_ = start;
+    last_end_ = end;
+    have_bounds_ = true;
   }
+  out_->buffer()->append(last_bounds_);
+  column_ = 2;
 }
 
 void RecordWriter::EndRecord(int64_t revision) {

@@ -43,6 +43,10 @@ class RecordWriter final : public ValueSink {
   bool with_revision_;
   OutputFile* out_;
   size_t column_ = 0;
+  // The last window's bounds, formatted: consecutive records mostly share them.
+  Nanos last_start_ = 0, last_end_ = 0;
+  std::string last_bounds_;
+  bool have_bounds_ = false;
 };
 
 }  // namespace logtide

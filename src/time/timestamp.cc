@@ -66,7 +66,7 @@ bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   const size_t n = s.size();
   if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return false;
   auto d2 = [&](size_t i, int* v) { return TwoDigits(s, i, v); };
-  int y1, y2, mo, d, h, mi, sec;
+  int y1 = 0, y2 = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   if (!d2(11, &h) || !d2(14, &mi) || !d2(17, &sec)) return false;
   bool same_day = cache != nullptr && cache->valid && std::memcmp(cache->date, s.data(), 10) == 0;
   if (!same_day && (!d2(0, &y1) || !d2(2, &y2) || !d2(5, &mo) || !d2(8, &d))) return false;
@@ -188,19 +188,38 @@ void AppendRfc3339(Nanos t, std::string* out) {
   int64_t days = FloorDiv(secs, 86400);
   int64_t sod = secs - days * 86400;
   year_month_day ymd{sys_days{std::chrono::days{days}}};
-  fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-                 static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                 static_cast<unsigned>(ymd.day()), sod / 3600, sod / 60 % 60, sod % 60);
+  // Written digit by digit: this runs twice per output record.
+  char buf[40];
+  auto put = [](char* p, int64_t v, int width) {
+    for (int i = width - 1; i >= 0; --i, v /= 10) p[i] = static_cast<char>('0' + v % 10);
+  };
+  put(buf, static_cast<int>(ymd.year()), 4);
+  buf[4] = '-';
+  put(buf + 5, static_cast<unsigned>(ymd.month()), 2);
+  buf[7] = '-';
+  put(buf + 8, static_cast<unsigned>(ymd.day()), 2);
+  buf[10] = 'T';
+  put(buf + 11, sod / 3600, 2);
+  buf[13] = ':';
+  put(buf + 14, sod / 60 % 60, 2);
+  buf[16] = ':';
+  put(buf + 17, sod % 60, 2);
+  size_t n = 19;
   if (frac != 0) {
+    buf[n++] = '.';
     if (frac % 1'000'000 == 0) {
-      fmt::format_to(std::back_inserter(*out), ".{:03}", frac / 1'000'000);
+      put(buf + n, frac / 1'000'000, 3);
+      n += 3;
     } else if (frac % 1'000 == 0) {
-      fmt::format_to(std::back_inserter(*out), ".{:06}", frac / 1'000);
+      put(buf + n, frac / 1'000, 6);
+      n += 6;
     } else {
-      fmt::format_to(std::back_inserter(*out), ".{:09}", frac);
+      put(buf + n, frac, 9);
+      n += 9;
     }
   }
-  out->push_back('Z');
+  buf[n++] = 'Z';
+  out->append(buf, n);
 }
 
 std::string FormatRfc3339(Nanos t) {
