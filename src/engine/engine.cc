@@ -29,7 +29,8 @@ namespace logtide {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop_signal = 0;
+volatile int g_stop_signal = 0;  // sig_atomic_t is int here; LineReader takes an int flag
+static_assert(sizeof(std::sig_atomic_t) == sizeof(int));
 extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
 
 constexpr uint64_t kFingerprintBytes = 4096;
@@ -200,6 +201,7 @@ Status Engine::Impl::Open() {
     std::unique_ptr<LineReader> r;
     Status s = LineReader::Open(path, config.buffer_size, &r);
     if (!s.ok()) return s;
+    if (!config.state_path.empty()) r->set_stop_flag(&g_stop_signal);
     readers.push_back(std::move(r));
     tracks.push_back(std::make_unique<Track>());
   }
@@ -588,6 +590,10 @@ Status Engine::Impl::ReadAll() {
       bool have;
       Status s = r.Next(&line, &have);
       if (!s.ok()) return s;
+      if (r.interrupted()) {  // a signal while waiting for input: stop here, cleanly
+        stopped_by = g_stop_signal;
+        return TakeCheckpoint(false);
+      }
       // Under --hold, a last line without its '\n' may still be being written: leave it for
       // the next run, and keep the input holding the watermark back.
       if (!have || (config.hold && !line.terminated)) {

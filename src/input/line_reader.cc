@@ -86,6 +86,10 @@ Status LineReader::Fill() {
   while (true) {
     ssize_t n = ::read(fd_, buf_.data() + end_, capacity_ - end_);
     if (n < 0) {
+      if (errno == EINTR && stop_ != nullptr && *stop_ != 0) {
+        interrupted_ = true;
+        return Status::Ok();
+      }
       if (errno == EINTR) continue;
       return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
     }
@@ -122,6 +126,10 @@ Status LineReader::Next(Line* line, bool* have) {
     size_t scanned = end_ - begin_;
     Status s = Fill();
     if (!s.ok()) return s;
+    if (interrupted_) {
+      *have = false;
+      return Status::Ok();
+    }
     scan_from = begin_ + scanned;
   }
 }

@@ -40,6 +40,11 @@ class LineReader {
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   bool is_stdin() const { return !owns_fd_; }
 
+  // Makes a read that a signal interrupts return (with interrupted() set) when *flag is non-zero,
+  // instead of reading on. For a clean stop while waiting on a quiet pipe.
+  void set_stop_flag(const volatile int* flag) { stop_ = flag; }
+  bool interrupted() const { return interrupted_; }
+
   // Sets *line to the next line and returns true, or returns false at the end of input.
   // The line stays valid until the next call. Read errors are returned as IOError.
   Status Next(Line* line, bool* have);
@@ -73,6 +78,8 @@ class LineReader {
   uint64_t file_size_ = 0;
   uint64_t dev_ = 0;
   uint64_t ino_ = 0;
+  const volatile int* stop_ = nullptr;
+  bool interrupted_ = false;
 };
 
 }  // namespace logtide

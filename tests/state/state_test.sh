@@ -187,6 +187,21 @@ check "SIGTERM: the run says it stopped" grep -q "stopped by signal 15 after a c
 "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson | cat >> piped.ndjson
 check "SIGTERM: after the rerun the pipe got each record exactly once" cmp -s piped.ndjson ref-long.ndjson
 
+# --- a signal while waiting on a quiet pipe stops the run at once, after a checkpoint -------------
+reset
+(head -n 3000 all.ndjson; exec sleep 30) | "$bin" -q "${Q[@]}" --state s.db -o out.ndjson - 2> err.txt &
+pid=$!  # logtide, the pipeline's last command
+sleep 1
+started=$(date +%s%N)
+kill -INT "$pid"
+while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+stopped=$(( ($(date +%s%N) - started) / 1000000 ))
+pkill -x -f "sleep 30" 2>/dev/null || true
+wait 2>/dev/null
+check "idle pipe + SIGINT: the run says it stopped" grep -q "stopped by signal 2 after a checkpoint" err.txt
+check "idle pipe + SIGINT: within a second (took ${stopped} ms)" test "$stopped" -lt 1000
+check "idle pipe + SIGINT: the checkpoint holds the 3000 lines" bash -c "'$bin' inspect s.db | grep -q '\"line\":3000,'"
+
 # --- disk full: output and state -------------------------------------------------------------------
 for target in output state; do
   reset
