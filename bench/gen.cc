@@ -19,10 +19,12 @@
 
 namespace {
 
-const char* kServices[] = {"api", "web", "auth", "billing", "search", "cart", "media", "email", "admin", "gateway"};
+const char* kServices[] = {"api",  "web",   "auth",  "billing", "search",
+                           "cart", "media", "email", "admin",   "gateway"};
 const char* kMethods[] = {"GET", "GET", "GET", "POST", "PUT", "DELETE"};
-const char* kPaths[] = {"/v1/items", "/v1/items/42", "/v1/users/me", "/login", "/v1/search?q=shoes",
-                        "/static/app.js", "/v1/cart", "/health", "/v1/orders", "/v1/payments"};
+const char* kPaths[] = {"/v1/items",          "/v1/items/42",   "/v1/users/me", "/login",
+                        "/v1/search?q=shoes", "/static/app.js", "/v1/cart",     "/health",
+                        "/v1/orders",         "/v1/payments"};
 
 int64_t Arg(int argc, char** argv, const char* name, int64_t def) {
   for (int i = 1; i + 1 < argc; ++i) {
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
     now += gap(rng);
     int64_t t = static_cast<int64_t>(now * 1000);  // ms
     if (disorder_ms > 0) t -= static_cast<int64_t>(rng() % static_cast<uint64_t>(disorder_ms));
-    if (late_fraction > 0 && unit(rng) < late_fraction) t -= 60'000 + static_cast<int64_t>(rng() % 540'000);
+    if (late_fraction > 0 && unit(rng) < late_fraction)
+      t -= 60'000 + static_cast<int64_t>(rng() % 540'000);
     ts.clear();
     logtide::AppendRfc3339(t * 1'000'000, &ts);
     // Zipf-like skew: a few services and users carry most traffic.
@@ -67,14 +70,20 @@ int main(int argc, char** argv) {
     int64_t user = static_cast<int64_t>(std::pow(unit(rng), 3.0) * static_cast<double>(users));
     double r = unit(rng);
     int status = r < 0.90 ? 200 : r < 0.95 ? 404 : r < 0.98 ? 500 : 503;
-    double latency = std::round(std::exp(2.5 + 1.2 * std::sqrt(-2 * std::log(unit(rng) + 1e-12)) * std::cos(6.283185 * unit(rng))) * 100) / 100;
+    double latency = std::round(std::exp(2.5 + 1.2 * std::sqrt(-2 * std::log(unit(rng) + 1e-12)) *
+                                                   std::cos(6.283185 * unit(rng))) *
+                                100) /
+                     100;
     int64_t bytes = 200 + static_cast<int64_t>(rng() % 20000);
     int n = std::fprintf(stdout,
-                         "{\"ts\":\"%s\",\"service\":\"%s\",\"host\":\"h%02d.dc1\",\"method\":\"%s\",\"path\":\"%s\","
-                         "\"status\":%d,\"latency_ms\":%.2f,\"bytes\":%" PRId64 ",\"user\":\"u%06" PRId64 "\","
+                         "{\"ts\":\"%s\",\"service\":\"%s\",\"host\":\"h%02d.dc1\",\"method\":\"%"
+                         "s\",\"path\":\"%s\","
+                         "\"status\":%d,\"latency_ms\":%.2f,\"bytes\":%" PRId64
+                         ",\"user\":\"u%06" PRId64
+                         "\","
                          "\"trace_id\":\"%016" PRIx64 "\"}\n",
-                         ts.c_str(), service, host, kMethods[rng() % 6], kPaths[rng() % 10], status, latency, bytes,
-                         user, static_cast<uint64_t>(rng()));
+                         ts.c_str(), service, host, kMethods[rng() % 6], kPaths[rng() % 10], status,
+                         latency, bytes, user, static_cast<uint64_t>(rng()));
     if (n < 0) return 1;
   }
   return 0;

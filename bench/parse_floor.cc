@@ -2,12 +2,12 @@
 // buffers, runs one On-Demand iterate per line and extracts ts, service, bytes and latency_ms
 // with find_field, and does nothing else. Prints the sum of bytes so the work is not optimised
 // away. Built with the same flags as logtide, so the same simdjson kernel runs.
+#include <fcntl.h>
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 #include <vector>
 
 int main(int argc, char** argv) {

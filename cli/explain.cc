@@ -12,21 +12,32 @@ std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 std::string AggText(const AggSpec& a) {
   const std::string f = Quoted(a.field);
   switch (a.kind) {
-    case AggKind::kCount: return "the number of events";
-    case AggKind::kCountField: return "the number of events where " + f + " is not null";
-    case AggKind::kSum: return "the sum of the numbers in " + f;
-    case AggKind::kMin: return "the smallest number in " + f;
-    case AggKind::kMax: return "the largest number in " + f;
-    case AggKind::kAvg: return "the mean of the numbers in " + f;
-    case AggKind::kCountDistinct: return "the number of distinct values of " + f;
-    case AggKind::kFirst: return "the value of " + f + " at the earliest event time";
-    case AggKind::kLast: return "the value of " + f + " at the latest event time";
+    case AggKind::kCount:
+      return "the number of events";
+    case AggKind::kCountField:
+      return "the number of events where " + f + " is not null";
+    case AggKind::kSum:
+      return "the sum of the numbers in " + f;
+    case AggKind::kMin:
+      return "the smallest number in " + f;
+    case AggKind::kMax:
+      return "the largest number in " + f;
+    case AggKind::kAvg:
+      return "the mean of the numbers in " + f;
+    case AggKind::kCountDistinct:
+      return "the number of distinct values of " + f;
+    case AggKind::kFirst:
+      return "the value of " + f + " at the earliest event time";
+    case AggKind::kLast:
+      return "the value of " + f + " at the latest event time";
   }
   return "";
 }
 
 std::string TimeFormatText(const std::string& f) {
-  if (f == "auto") return "RFC 3339 strings, or epoch numbers whose unit (s, ms, us, ns) is guessed from their size";
+  if (f == "auto")
+    return "RFC 3339 strings, or epoch numbers whose unit (s, ms, us, ns) is guessed from their "
+           "size";
   if (f == "rfc3339") return "RFC 3339 strings such as 2024-05-01T10:00:00Z";
   if (f == "epoch_s") return "numbers of seconds since 1970";
   if (f == "epoch_ms") return "numbers of milliseconds since 1970";
@@ -40,30 +51,45 @@ std::string TimeFormatText(const std::string& f) {
 std::string Explain(const EngineConfig& c) {
   std::string s;
   auto out = std::back_inserter(s);
-  const std::vector<std::string> inputs = c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
+  const std::vector<std::string> inputs =
+      c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
 
   if (inputs.size() == 1) {
-    fmt::format_to(out, "Input: {}, one JSON object per line.\n", inputs[0] == "-" ? "standard input" : inputs[0]);
+    fmt::format_to(out, "Input: {}, one JSON object per line.\n",
+                   inputs[0] == "-" ? "standard input" : inputs[0]);
   } else {
-    fmt::format_to(out, "Input: {} files, one JSON object per line, read side by side: the next line always comes from "
-                        "the file whose latest event time is the earliest.\n", inputs.size());
+    fmt::format_to(out,
+                   "Input: {} files, one JSON object per line, read side by side: the next line "
+                   "always comes from "
+                   "the file whose latest event time is the earliest.\n",
+                   inputs.size());
   }
-  fmt::format_to(out, "Event time: the field {}, read as {}.\n", Quoted(c.time_field), TimeFormatText(c.time_format));
+  fmt::format_to(out, "Event time: the field {}, read as {}.\n", Quoted(c.time_field),
+                 TimeFormatText(c.time_format));
 
   const WindowSpec& w = c.window;
-  const std::string size = FormatDuration(w.size), slide = FormatDuration(w.slide), gap = FormatDuration(w.gap);
+  const std::string size = FormatDuration(w.size), slide = FormatDuration(w.slide),
+                    gap = FormatDuration(w.gap);
   switch (w.kind) {
     case WindowSpec::Kind::kTumbling:
-      fmt::format_to(out, "Windows: tumbling, {} long, starting at every multiple of {} since 1970-01-01T00:00:00Z; "
-                          "each event is in exactly one.\n", size, size);
+      fmt::format_to(out,
+                     "Windows: tumbling, {} long, starting at every multiple of {} since "
+                     "1970-01-01T00:00:00Z; "
+                     "each event is in exactly one.\n",
+                     size, size);
       break;
     case WindowSpec::Kind::kSliding:
-      fmt::format_to(out, "Windows: sliding, {} long, a new one every {}; each event is in {} windows{}.\n", size, slide,
-                     (w.size + w.slide - 1) / w.slide, w.size % w.slide == 0 ? "" : " (or one fewer)");
+      fmt::format_to(
+          out, "Windows: sliding, {} long, a new one every {}; each event is in {} windows{}.\n",
+          size, slide, (w.size + w.slide - 1) / w.slide,
+          w.size % w.slide == 0 ? "" : " (or one fewer)");
       break;
     case WindowSpec::Kind::kSession:
-      fmt::format_to(out, "Windows: sessions per key; events at most {} apart share a session, which ends {} after its "
-                          "last event.\n", gap, gap);
+      fmt::format_to(out,
+                     "Windows: sessions per key; events at most {} apart share a session, which "
+                     "ends {} after its "
+                     "last event.\n",
+                     gap, gap);
       break;
   }
   if (c.by.empty()) {
@@ -71,43 +97,65 @@ std::string Explain(const EngineConfig& c) {
   } else {
     std::string keys;
     for (size_t i = 0; i < c.by.size(); ++i) keys += (i ? ", " : "") + Quoted(c.by[i]);
-    fmt::format_to(out, "Groups: one result per window and distinct value of {} (an absent field is null).\n", keys);
+    fmt::format_to(
+        out, "Groups: one result per window and distinct value of {} (an absent field is null).\n",
+        keys);
   }
   s += "Each result holds:\n";
   for (const AggSpec& a : c.aggs) fmt::format_to(out, "  {}: {}\n", a.name, AggText(a));
 
   const std::string delay = FormatDuration(c.delay), late = FormatDuration(c.lateness);
   if (c.delay == 0) {
-    s += "Watermark: the latest event time read so far (no --delay: events are expected in time order).\n";
+    s += "Watermark: the latest event time read so far (no --delay: events are expected in time "
+         "order).\n";
   } else {
-    fmt::format_to(out, "Watermark: the latest event time read so far minus {}, so events may arrive up to {} out of "
-                        "order.\n", delay, delay);
+    fmt::format_to(out,
+                   "Watermark: the latest event time read so far minus {}, so events may arrive up "
+                   "to {} out of "
+                   "order.\n",
+                   delay, delay);
   }
-  const std::string when = c.lateness == 0 ? "the window's end" : "the window's end + " + late + " (the allowed lateness)";
+  const std::string when = c.lateness == 0
+                               ? "the window's end"
+                               : "the window's end + " + late + " (the allowed lateness)";
   if (c.emit == EmitMode::kFinal) {
-    fmt::format_to(out, "Results: a window's results are written once, when the watermark reaches {}; at the end of "
-                        "the input, all open windows are written.\n", when);
+    fmt::format_to(out,
+                   "Results: a window's results are written once, when the watermark reaches {}; "
+                   "at the end of "
+                   "the input, all open windows are written.\n",
+                   when);
   } else {
-    s += "Results: a window's results are first written (\"revision\":0) when the watermark reaches the window's "
+    s += "Results: a window's results are first written (\"revision\":0) when the watermark "
+         "reaches the window's "
          "end; at the end of the input, all open windows are written.\n";
     if (c.lateness == 0) {
       s += "Revisions: none can follow, since there is no allowed lateness (--lateness).\n";
     } else {
-      fmt::format_to(out, "Revisions: for {} after that, each late event accepted into the window writes its result "
-                          "again, with the next revision, at once.\n", late);
+      fmt::format_to(out,
+                     "Revisions: for {} after that, each late event accepted into the window "
+                     "writes its result "
+                     "again, with the next revision, at once.\n",
+                     late);
     }
   }
   s += "Order: results written at one moment are sorted by window end, window start, then key.\n";
-  fmt::format_to(out, "Late events: an event is dropped and counted when the watermark has already reached the end{} "
-                      "of every window it belongs to; {}.\n", c.lateness == 0 ? "" : " + " + late,
-                 c.late_output.empty() ? "a warning at the end says how many (keep them with --late-output FILE)"
-                                       : "it is written to " + c.late_output);
+  fmt::format_to(out,
+                 "Late events: an event is dropped and counted when the watermark has already "
+                 "reached the end{} "
+                 "of every window it belongs to; {}.\n",
+                 c.lateness == 0 ? "" : " + " + late,
+                 c.late_output.empty()
+                     ? "a warning at the end says how many (keep them with --late-output FILE)"
+                     : "it is written to " + c.late_output);
   fmt::format_to(out, "Bad lines (not JSON, no usable time): {}.\n",
                  c.on_error == OnError::kFail ? "the run stops at the first one, with exit status 3"
-                 : c.errors_output.empty()   ? "skipped and counted, the first five shown on standard error"
-                                             : "skipped, counted and written to " + c.errors_output);
-  fmt::format_to(out, "Output: {} to {}.\n", c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
-                 c.output == "-" ? "standard output" : c.output);
+                 : c.errors_output.empty()
+                     ? "skipped and counted, the first five shown on standard error"
+                     : "skipped, counted and written to " + c.errors_output);
+  fmt::format_to(
+      out, "Output: {} to {}.\n",
+      c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
+      c.output == "-" ? "standard output" : c.output);
   return s;
 }
 

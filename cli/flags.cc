@@ -11,7 +11,8 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->time_field = o.time_field;
   c->time_format = o.time_format;
   if (o.window.empty()) {
-    return Status::InvalidArgument("--window is required, e.g. --window tumbling:1m, sliding:1h:5m or session:30s");
+    return Status::InvalidArgument(
+        "--window is required, e.g. --window tumbling:1m, sliding:1h:5m or session:30s");
   }
   Status s = ParseWindowSpec(o.window, &c->window);
   if (!s.ok()) return s;
@@ -24,8 +25,10 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     if (!(s = ParseAggSpec(a, &spec)).ok()) return s;
     c->aggs.push_back(spec);
   }
-  if (!(s = ParseDuration(o.delay, &c->delay)).ok()) return Status::InvalidArgument("--delay: " + s.message());
-  if (!(s = ParseDuration(o.lateness, &c->lateness)).ok()) return Status::InvalidArgument("--lateness: " + s.message());
+  if (!(s = ParseDuration(o.delay, &c->delay)).ok())
+    return Status::InvalidArgument("--delay: " + s.message());
+  if (!(s = ParseDuration(o.lateness, &c->lateness)).ok())
+    return Status::InvalidArgument("--lateness: " + s.message());
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->output = o.output;
@@ -35,7 +38,8 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->quiet = o.quiet;
   c->buffer_size = o.io_buffer;
   c->state_path = o.state;
-  if (o.checkpoint_every == 0) return Status::InvalidArgument("--checkpoint-every must be at least 1");
+  if (o.checkpoint_every == 0)
+    return Status::InvalidArgument("--checkpoint-every must be at least 1");
   c->checkpoint_every = o.checkpoint_every;
   if (!(s = ParseDuration(o.checkpoint_interval, &c->checkpoint_interval)).ok()) {
     return Status::InvalidArgument("--checkpoint-interval: " + s.message());
@@ -44,7 +48,9 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->durable = o.durable;
   c->reread_replaced = o.reread_replaced;
   if (o.state.empty() && (o.hold || o.durable || o.reread_replaced)) {
-    return Status::InvalidArgument(std::string(o.hold ? "--hold" : o.durable ? "--durable" : "--reread-replaced") +
+    return Status::InvalidArgument(std::string(o.hold      ? "--hold"
+                                               : o.durable ? "--durable"
+                                                           : "--reread-replaced") +
                                    " needs --state FILE");
   }
   return Status::Ok();

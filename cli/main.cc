@@ -1,13 +1,13 @@
 // logtide: event-time windowed aggregation over NDJSON logs. See man/logtide.1.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "engine/engine.h"
 #include "explain.h"
@@ -22,18 +22,20 @@ void PrintStats(const Engine& engine, double seconds) {
   const EngineStats& st = engine.stats();
   std::string ignored;
   for (size_t i = 0; i < st.ignored_values.size(); ++i) {
-    fmt::format_to(std::back_inserter(ignored), "{}\"{}\":{}", i == 0 ? "" : ",", engine.config().aggs[i].name,
-                   st.ignored_values[i]);
+    fmt::format_to(std::back_inserter(ignored), "{}\"{}\":{}", i == 0 ? "" : ",",
+                   engine.config().aggs[i].name, st.ignored_values[i]);
   }
-  fmt::print(stderr,
-             "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
-             "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
-             st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored, st.bytes_read, seconds,
-             seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
-             engine.config().state_path.empty()
-                 ? std::string()
-                 : fmt::format(",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
-                               st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
+  fmt::print(
+      stderr,
+      "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
+      "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
+      st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored, st.bytes_read,
+      seconds, seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
+      engine.config().state_path.empty()
+          ? std::string()
+          : fmt::format(
+                ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
+                st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
 }
 
 size_t EditDistance(const std::string& a, const std::string& b) {
@@ -72,11 +74,14 @@ int UsageError(const CLI::App& app, const std::string& message) {
         }
       }
     }
-    if (opt != nullptr) fmt::print(stderr, "Did you mean {}?\n", opt->get_name(false, true).substr(0, opt->get_name(false, true).find(',')));
+    if (opt != nullptr)
+      fmt::print(stderr, "Did you mean {}?\n",
+                 opt->get_name(false, true).substr(0, opt->get_name(false, true).find(',')));
   }
   if (opt != nullptr && !opt->get_lnames().empty()) {
     std::string type = opt->get_type_name();
-    fmt::print(stderr, "  --{}{}{}  {}\n", opt->get_lnames()[0], type.empty() ? "" : " ", type, opt->get_description());
+    fmt::print(stderr, "  --{}{}{}  {}\n", opt->get_lnames()[0], type.empty() ? "" : " ", type,
+               opt->get_description());
   }
   fmt::print(stderr, "Run 'logtide --help' for all flags, 'man logtide' for the details.\n");
   return kExitUsage;
@@ -87,60 +92,81 @@ int Main(int argc, char** argv) {
   bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
-  app.set_config("--config", "", "Read options from a TOML file (keys are long flag names)")->type_name("FILE");
+  app.set_config("--config", "", "Read options from a TOML file (keys are long flag names)")
+      ->type_name("FILE");
   app.allow_config_extras(false);
 
   app.add_option("FILE", o.files, "Input files; none or '-' reads standard input");
-  app.add_option("--time", o.time_field, "Event-time field, a dotted path (default ts)")->type_name("FIELD");
-  app.add_option("--time-format", o.time_format,
-                 "auto (default), rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern")
+  app.add_option("--time", o.time_field, "Event-time field, a dotted path (default ts)")
+      ->type_name("FIELD");
+  app.add_option(
+         "--time-format", o.time_format,
+         "auto (default), rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern")
       ->type_name("FORMAT");
-  app.add_option("--window", o.window, "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
+  app.add_option("--window", o.window,
+                 "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
       ->type_name("SPEC");
   app.add_option("--by", o.by, "Group key: comma-separated dotted paths (repeatable)")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->type_name("FIELDS");
   app.add_option("--agg", o.aggs,
-                 "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f) "
+                 "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), "
+                 "first(f), last(f) "
                  "(repeatable; default count)")
       ->allow_extra_args(false)
       ->type_name("SPEC");
-  app.add_option("--delay", o.delay, "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
+  app.add_option("--delay", o.delay,
+                 "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
       ->type_name("DUR");
-  app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")->type_name("DUR");
-  app.add_option("--emit", o.emit, "final (default): one record per window and key; update: revisions")
+  app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")
+      ->type_name("DUR");
+  app.add_option("--emit", o.emit,
+                 "final (default): one record per window and key; update: revisions")
       ->check(CLI::IsMember({"final", "update"}))
       ->type_name("MODE");
-  app.add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")->type_name("FILE");
-  app.add_option("--on-error", o.on_error, "Bad lines: skip (default: count and report) or fail (stop, exit 3)")
+  app.add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")
+      ->type_name("FILE");
+  app.add_option("--on-error", o.on_error,
+                 "Bad lines: skip (default: count and report) or fail (stop, exit 3)")
       ->check(CLI::IsMember({"skip", "fail"}))
       ->type_name("MODE");
   app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON")->type_name("FILE");
-  app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")->type_name("FILE");
+  app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
+      ->type_name("FILE");
   app.add_option("--format", o.format, "Output format: ndjson (default) or csv")
       ->check(CLI::IsMember({"ndjson", "csv"}))
       ->type_name("FORMAT");
   app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
-  app.add_flag("--progress", progress, "Show progress on standard error even when it is not a terminal");
-  app.add_flag("--explain", explain, "Print how the query will run, in words, and exit without reading input");
+  app.add_flag("--progress", progress,
+               "Show progress on standard error even when it is not a terminal");
+  app.add_flag("--explain", explain,
+               "Print how the query will run, in words, and exit without reading input");
   app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
-  app.add_option("--state", o.state, "Keep the job's state in this SQLite file: resume from it, checkpoint to it")
+  app.add_option("--state", o.state,
+                 "Keep the job's state in this SQLite file: resume from it, checkpoint to it")
       ->type_name("FILE");
-  app.add_option("--checkpoint-every", o.checkpoint_every, "With --state: checkpoint every N lines (default 100000)")
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "With --state: checkpoint every N lines (default 100000)")
       ->type_name("N");
   app.add_option("--checkpoint-interval", o.checkpoint_interval,
                  "With --state: checkpoint at least this often (default 5s)")
       ->type_name("DUR");
-  app.add_flag("--hold", o.hold, "With --state: at the end of input keep open windows for the next run (growing logs)");
-  app.add_flag("--durable", o.durable, "With --state: fsync outputs and the state at each checkpoint (power loss)");
+  app.add_flag(
+      "--hold", o.hold,
+      "With --state: at the end of input keep open windows for the next run (growing logs)");
+  app.add_flag("--durable", o.durable,
+               "With --state: fsync outputs and the state at each checkpoint (power loss)");
   app.add_flag("--reread-replaced", o.reread_replaced,
-               "With --state: read an input that was truncated or replaced from its start, instead of refusing");
+               "With --state: read an input that was truncated or replaced from its start, instead "
+               "of refusing");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
   inspect->add_option("STATE", inspect_path, "The state file")->required();
   // Testing aid, not in --help: the initial input buffer size in bytes.
-  app.add_option("--io-buffer", o.io_buffer)->group("")->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  app.add_option("--io-buffer", o.io_buffer)
+      ->group("")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
 
   try {
     app.parse(argc, argv);
@@ -180,15 +206,21 @@ int Main(int argc, char** argv) {
   if (!s.ok()) {
     fmt::print(stderr, "logtide: error: {}\n", s.message());
     switch (s.code()) {
-      case Status::Code::kDataError: return kExitBadInput;
-      case Status::Code::kBusy: return kExitStateBusy;
+      case Status::Code::kDataError:
+        return kExitBadInput;
+      case Status::Code::kBusy:
+        return kExitStateBusy;
       case Status::Code::kRefused:
-      case Status::Code::kCorruption: return kExitStateRefused;
-      default: return kExitIoError;
+      case Status::Code::kCorruption:
+        return kExitStateRefused;
+      default:
+        return kExitIoError;
     }
   }
   if (engine->stopped_by_signal() != 0) {
-    fmt::print(stderr, "logtide: stopped by signal {} after a checkpoint; run again with the same --state to go on\n",
+    fmt::print(stderr,
+               "logtide: stopped by signal {} after a checkpoint; run again with the same --state "
+               "to go on\n",
                engine->stopped_by_signal());
     return 128 + engine->stopped_by_signal();
   }

@@ -1,8 +1,7 @@
 #include "progress.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "time/timestamp.h"
 #include "util/time_math.h"
@@ -23,14 +22,18 @@ void ProgressPrinter::OnProgress(const Progress& p) {
   double mbps = secs > 0 ? static_cast<double>(p.bytes_read) / 1e6 / secs : 0;
   std::string line = fmt::format("{:.0f} MB", static_cast<double>(p.bytes_read) / 1e6);
   if (p.total_bytes > 0) {
-    line += fmt::format(" of {:.0f} MB ({:.0f}%)", static_cast<double>(p.total_bytes) / 1e6,
-                        100.0 * static_cast<double>(p.bytes_read) / static_cast<double>(p.total_bytes));
+    line +=
+        fmt::format(" of {:.0f} MB ({:.0f}%)", static_cast<double>(p.total_bytes) / 1e6,
+                    100.0 * static_cast<double>(p.bytes_read) / static_cast<double>(p.total_bytes));
   }
   line += fmt::format(", {:.0f} MB/s, {} events", mbps, p.events);
-  if (p.watermark != kMinusInfinity && p.watermark != kPlusInfinity) line += ", watermark " + FormatRfc3339(p.watermark);
+  if (p.watermark != kMinusInfinity && p.watermark != kPlusInfinity)
+    line += ", watermark " + FormatRfc3339(p.watermark);
   line += fmt::format(", {} open window{}", p.open_windows, p.open_windows == 1 ? "" : "s");
   if (p.total_bytes > 0 && mbps > 0 && !p.done) {
-    line += fmt::format(", ETA {:.0f}s", static_cast<double>(p.total_bytes - std::min(p.total_bytes, p.bytes_read)) / 1e6 / mbps);
+    line += fmt::format(
+        ", ETA {:.0f}s",
+        static_cast<double>(p.total_bytes - std::min(p.total_bytes, p.bytes_read)) / 1e6 / mbps);
   }
   if (p.done) line += ", done";
   if (tty_) {

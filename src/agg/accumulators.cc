@@ -1,11 +1,11 @@
 #include "agg/accumulators.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <absl/container/flat_hash_set.h>
 
 // Snapshot format, per aggregate and slot, all little-endian (util/bytes.h); the state
 // store's schema version covers it:
@@ -30,7 +30,8 @@ void SnapshotValue(const ValueRef& v, ByteWriter* w) {
 ValueRef RestoreValue(ByteReader* r, std::string* text) {
   ValueRef v;
   uint8_t type = r->U8();
-  v.type = type <= static_cast<uint8_t>(ValueType::kRaw) ? static_cast<ValueType>(type) : ValueType::kNull;
+  v.type = type <= static_cast<uint8_t>(ValueType::kRaw) ? static_cast<ValueType>(type)
+                                                         : ValueType::kNull;
   v.is_int = r->U8() != 0;
   v.i = r->I64();
   v.d = r->F64();
@@ -46,7 +47,9 @@ class Column final : public AggColumn {
   explicit Column(State proto = State()) : proto_(std::move(proto)) {}
   void Resize(size_t slots) override { states_.resize(slots, proto_); }
   void Reset(uint32_t slot) override { states_[slot] = proto_; }
-  bool Add(uint32_t slot, const ValueRef& v, Nanos t, uint64_t seq) override { return states_[slot].Add(v, t, seq); }
+  bool Add(uint32_t slot, const ValueRef& v, Nanos t, uint64_t seq) override {
+    return states_[slot].Add(v, t, seq);
+  }
   void Merge(uint32_t dst, uint32_t src) override { states_[dst].Merge(states_[src]); }
   void Result(uint32_t slot, ValueSink* sink) const override { states_[slot].Result(sink); }
   void Snapshot(uint32_t slot, ByteWriter* w) const override { states_[slot].Snapshot(w); }
@@ -191,9 +194,11 @@ struct ExtremeState {
 struct DistinctState {
   std::unique_ptr<absl::flat_hash_set<std::string>> set;
   DistinctState() = default;
-  DistinctState(const DistinctState& o) : set(o.set ? std::make_unique<absl::flat_hash_set<std::string>>(*o.set) : nullptr) {}
+  DistinctState(const DistinctState& o)
+      : set(o.set ? std::make_unique<absl::flat_hash_set<std::string>>(*o.set) : nullptr) {}
   DistinctState& operator=(const DistinctState& o) {
-    if (this != &o) set = o.set ? std::make_unique<absl::flat_hash_set<std::string>>(*o.set) : nullptr;
+    if (this != &o)
+      set = o.set ? std::make_unique<absl::flat_hash_set<std::string>>(*o.set) : nullptr;
     return *this;
   }
   bool Add(const ValueRef& v, Nanos, uint64_t) {
@@ -235,7 +240,7 @@ struct EdgeState {
   bool has = false;
   Nanos t = 0;
   uint64_t seq = 0;
-  ValueRef v;         // v.s points into `text` for strings and raw values
+  ValueRef v;  // v.s points into `text` for strings and raw values
   std::string text;
   bool Wins(Nanos ot, uint64_t oseq) const {
     if (!has) return true;
@@ -251,10 +256,17 @@ struct EdgeState {
     v.s = text;
   }
   EdgeState() = default;
-  EdgeState(const EdgeState& o) : has(o.has), t(o.t), seq(o.seq), v(o.v), text(o.text) { v.s = text; }
+  EdgeState(const EdgeState& o) : has(o.has), t(o.t), seq(o.seq), v(o.v), text(o.text) {
+    v.s = text;
+  }
   EdgeState& operator=(const EdgeState& o) {
     if (this != &o) {
-      has = o.has; t = o.t; seq = o.seq; v = o.v; text = o.text; v.s = text;
+      has = o.has;
+      t = o.t;
+      seq = o.seq;
+      v = o.v;
+      text = o.text;
+      v.s = text;
     }
     return *this;
   }
@@ -291,15 +303,24 @@ struct EdgeState {
 
 std::unique_ptr<AggColumn> MakeAggColumn(AggKind kind) {
   switch (kind) {
-    case AggKind::kCount: return std::make_unique<Column<CountState>>(CountState{true, 0});
-    case AggKind::kCountField: return std::make_unique<Column<CountState>>(CountState{false, 0});
-    case AggKind::kSum: return std::make_unique<Column<SumState>>();
-    case AggKind::kAvg: return std::make_unique<Column<AvgState>>();
-    case AggKind::kMin: return std::make_unique<Column<ExtremeState<false>>>();
-    case AggKind::kMax: return std::make_unique<Column<ExtremeState<true>>>();
-    case AggKind::kCountDistinct: return std::make_unique<Column<DistinctState>>();
-    case AggKind::kFirst: return std::make_unique<Column<EdgeState<false>>>();
-    case AggKind::kLast: return std::make_unique<Column<EdgeState<true>>>();
+    case AggKind::kCount:
+      return std::make_unique<Column<CountState>>(CountState{true, 0});
+    case AggKind::kCountField:
+      return std::make_unique<Column<CountState>>(CountState{false, 0});
+    case AggKind::kSum:
+      return std::make_unique<Column<SumState>>();
+    case AggKind::kAvg:
+      return std::make_unique<Column<AvgState>>();
+    case AggKind::kMin:
+      return std::make_unique<Column<ExtremeState<false>>>();
+    case AggKind::kMax:
+      return std::make_unique<Column<ExtremeState<true>>>();
+    case AggKind::kCountDistinct:
+      return std::make_unique<Column<DistinctState>>();
+    case AggKind::kFirst:
+      return std::make_unique<Column<EdgeState<false>>>();
+    case AggKind::kLast:
+      return std::make_unique<Column<EdgeState<true>>>();
   }
   return nullptr;
 }

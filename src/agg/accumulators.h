@@ -66,7 +66,9 @@ class Accumulators {
   void Merge(uint32_t dst, uint32_t src) {
     for (auto& c : columns_) c->Merge(dst, src);
   }
-  void Result(uint32_t slot, size_t agg, ValueSink* sink) const { columns_[agg]->Result(slot, sink); }
+  void Result(uint32_t slot, size_t agg, ValueSink* sink) const {
+    columns_[agg]->Result(slot, sink);
+  }
 
   // Appends the state of every aggregate in `slot`; Restore reads it into a freshly allocated
   // slot. A damaged blob leaves r->ok() false.

@@ -10,11 +10,13 @@ struct Fn {
   AggKind kind;
 };
 constexpr Fn kFns[] = {
-    {"count", AggKind::kCount},  {"sum", AggKind::kSum},        {"min", AggKind::kMin},
-    {"max", AggKind::kMax},      {"avg", AggKind::kAvg},        {"count_distinct", AggKind::kCountDistinct},
-    {"first", AggKind::kFirst},  {"last", AggKind::kLast},
+    {"count", AggKind::kCount}, {"sum", AggKind::kSum},
+    {"min", AggKind::kMin},     {"max", AggKind::kMax},
+    {"avg", AggKind::kAvg},     {"count_distinct", AggKind::kCountDistinct},
+    {"first", AggKind::kFirst}, {"last", AggKind::kLast},
 };
-constexpr std::string_view kFnList = "count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f)";
+constexpr std::string_view kFnList =
+    "count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f)";
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -34,7 +36,8 @@ std::string_view AggKindName(AggKind kind) {
 
 Status ParseAggSpec(std::string_view text, AggSpec* out) {
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(fmt::format("--agg \"{}\": {} (expected [NAME=]FN, FN one of {})", text, why, kFnList));
+    return Status::InvalidArgument(
+        fmt::format("--agg \"{}\": {} (expected [NAME=]FN, FN one of {})", text, why, kFnList));
   };
   AggSpec spec;
   spec.text = std::string(text);

@@ -21,27 +21,27 @@ struct EngineConfig {
   std::string time_field = "ts";
   std::string time_format = "auto";
   WindowSpec window;
-  std::vector<std::string> by;      // key field paths
-  std::vector<AggSpec> aggs;        // empty means one plain count
+  std::vector<std::string> by;  // key field paths
+  std::vector<AggSpec> aggs;    // empty means one plain count
   Nanos delay = 0;
   Nanos lateness = 0;
   EmitMode emit = EmitMode::kFinal;
   std::string output = "-";
   OutputFormat format = OutputFormat::kNdjson;
-  std::string late_output;          // empty: late events are only counted
-  std::string errors_output;        // empty: bad lines are only reported and counted
+  std::string late_output;    // empty: late events are only counted
+  std::string errors_output;  // empty: bad lines are only reported and counted
   OnError on_error = OnError::kSkip;
-  int max_reported_errors = 5;      // bad lines shown on stderr under --on-error skip
-  size_t buffer_size = 1 << 20;     // initial input buffer; results never depend on it
-  bool quiet = false;               // no warnings on the diagnostics stream
+  int max_reported_errors = 5;   // bad lines shown on stderr under --on-error skip
+  size_t buffer_size = 1 << 20;  // initial input buffer; results never depend on it
+  bool quiet = false;            // no warnings on the diagnostics stream
 
   // Durable state (--state): see state/state_store.h and man/logtide.1, STATE.
-  std::string state_path;           // empty: no state
-  uint64_t checkpoint_every = 100000;     // lines between checkpoints
+  std::string state_path;                           // empty: no state
+  uint64_t checkpoint_every = 100000;               // lines between checkpoints
   Nanos checkpoint_interval = 5 * kNanosPerSecond;  // and at least this often
-  bool hold = false;                // at the end of input, keep windows open for the next run
-  bool durable = false;             // fsync outputs and commit with synchronous=FULL
-  bool reread_replaced = false;     // a truncated or replaced input is read from its start
+  bool hold = false;             // at the end of input, keep windows open for the next run
+  bool durable = false;          // fsync outputs and commit with synchronous=FULL
+  bool reread_replaced = false;  // a truncated or replaced input is read from its start
 };
 
 // The settings that change results, one "name=value" per line: a state file is only resumed

@@ -1,16 +1,14 @@
 #include "engine/engine.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <xxhash.h>
-
-#include <fmt/format.h>
 
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
@@ -56,11 +54,16 @@ void MaybeKill(const char* point, uint64_t checkpoint) {
 std::string QueryText(const EngineConfig& c) {
   std::string by, aggs;
   for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
-  for (size_t i = 0; i < c.aggs.size(); ++i) aggs += (i ? " " : "") + c.aggs[i].name + "=" + c.aggs[i].text.substr(c.aggs[i].text.find('=') == std::string::npos ? 0 : c.aggs[i].text.find('=') + 1);
-  return fmt::format("window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={}",
-                     c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
-                     FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
-                     c.format == OutputFormat::kCsv ? "csv" : "ndjson");
+  for (size_t i = 0; i < c.aggs.size(); ++i)
+    aggs += (i ? " " : "") + c.aggs[i].name + "=" +
+            c.aggs[i].text.substr(
+                c.aggs[i].text.find('=') == std::string::npos ? 0 : c.aggs[i].text.find('=') + 1);
+  return fmt::format(
+      "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"
+      "}",
+      c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
+      FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
+      c.format == OutputFormat::kCsv ? "csv" : "ndjson");
 }
 
 struct Engine::Impl final : public ResultEmitter {
@@ -91,7 +94,7 @@ struct Engine::Impl final : public ResultEmitter {
   struct Track {
     uint64_t offset = 0;  // just past the last line processed
     uint64_t line = 0;
-    uint64_t start_offset = 0;  // where this run began
+    uint64_t start_offset = 0;      // where this run began
     XXH64_state_t* hash = nullptr;  // stdin: hash of all bytes consumed so far
     ~Track() {
       if (hash != nullptr) XXH64_freeState(hash);
@@ -137,7 +140,8 @@ struct Engine::Impl final : public ResultEmitter {
   Status OpenOutputs(const Checkpoint* cp);
   Status TakeCheckpoint(bool finished);
   std::string SnapshotEngine(std::vector<StateOp>* window_ops, bool compact);
-  Status RestoreEngine(std::string_view blob, const std::vector<std::pair<std::string, std::string>>& rows);
+  Status RestoreEngine(std::string_view blob,
+                       const std::vector<std::pair<std::string, std::string>>& rows);
   void Consumed(int input, const Line& line);
   Status Finish();
 };
@@ -163,8 +167,10 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (names[i] == names[j]) {
-        return Status::InvalidArgument(fmt::format(
-            "two output fields are named \"{}\"; rename an aggregate with NAME=SPEC (e.g. --agg total=sum(bytes))", names[i]));
+        return Status::InvalidArgument(
+            fmt::format("two output fields are named \"{}\"; rename an aggregate with NAME=SPEC "
+                        "(e.g. --agg total=sum(bytes))",
+                        names[i]));
       }
     }
   }
@@ -191,7 +197,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   }
   if (!(s = m.extractor.Finish()).ok()) return s;
   m.agg_inputs.assign(c.aggs.size(), ValueRef::Null());
-  m.op = WindowOperator::Create(c.window, c.lateness, c.emit, WindowOperator::Deps{&m.keys, &m.acc, &m});
+  m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
+                                WindowOperator::Deps{&m.keys, &m.acc, &m});
   *out = std::move(e);
   return Status::Ok();
 }
@@ -214,11 +221,14 @@ Status Engine::Impl::Open() {
   }
   Status s = OpenOutputs(resumed ? &cp : nullptr);
   if (!s.ok()) return s;
-  writer = std::make_unique<RecordWriter>(config.format, config.by, [&] {
-    std::vector<std::string> n;
-    for (const AggSpec& a : config.aggs) n.push_back(a.name);
-    return n;
-  }(), config.emit == EmitMode::kUpdate, &out);
+  writer = std::make_unique<RecordWriter>(
+      config.format, config.by,
+      [&] {
+        std::vector<std::string> n;
+        for (const AggSpec& a : config.aggs) n.push_back(a.name);
+        return n;
+      }(),
+      config.emit == EmitMode::kUpdate, &out);
   if (out.bytes_written() == 0) writer->WriteHeader();
   return Status::Ok();
 }
@@ -248,10 +258,11 @@ Status Engine::Impl::OpenState(bool* resumed, Checkpoint* cp) {
       bool have = false;
       if (!(s = readers[i]->Next(&line, &have)).ok()) return s;
       if (have) {
-        return Status::Refused(fmt::format(
-            "state file {} belongs to a stream that has ended (a run without --hold read it to the end), but {} has new "
-            "data; start a new --state file, and use --hold on runs over a growing log",
-            config.state_path, readers[i]->name()));
+        return Status::Refused(
+            fmt::format("state file {} belongs to a stream that has ended (a run without --hold "
+                        "read it to the end), but {} has new "
+                        "data; start a new --state file, and use --hold on runs over a growing log",
+                        config.state_path, readers[i]->name()));
       }
     }
     nothing_to_do = true;
@@ -274,11 +285,14 @@ Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
       }
       if (found < 0) continue;
       const InputPosition& p = cp.inputs[found];
-      s = r.SkipTo(p.offset, p.line, [&](std::string_view b) { XXH64_update(t.hash, b.data(), b.size()); });
+      s = r.SkipTo(p.offset, p.line,
+                   [&](std::string_view b) { XXH64_update(t.hash, b.data(), b.size()); });
       if (!s.ok()) return s;
       if (HashHex(XXH64_digest(t.hash)) != p.fingerprint) {
-        return Status::Refused(fmt::format("standard input is not the stream the state file {} was made from: its first {} "
-                                           "bytes differ; nothing was written", config.state_path, p.offset));
+        return Status::Refused(fmt::format(
+            "standard input is not the stream the state file {} was made from: its first {} "
+            "bytes differ; nothing was written",
+            config.state_path, p.offset));
       }
     } else {
       std::string head;
@@ -290,7 +304,8 @@ Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
         // Among files that share their first bytes, the same file (device and inode) wins,
         // then the same name.
         auto rank = [&](const InputPosition& q) {
-          return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == config.inputs[i] ? 1 : 0);
+          return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) +
+                 (q.name == config.inputs[i] ? 1 : 0);
         };
         if (found < 0 || rank(p) > rank(cp.inputs[found])) found = static_cast<int>(k);
       }
@@ -298,22 +313,32 @@ Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
       const InputPosition& p = cp.inputs[found];
       std::string problem;
       if (r.file_size() < p.offset) {
-        problem = fmt::format("{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated or "
-                              "replaced", r.name(), r.file_size(), p.offset);
+        problem = fmt::format(
+            "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
+            "or "
+            "replaced",
+            r.name(), r.file_size(), p.offset);
       } else {
         std::string tail;
         uint64_t from = p.offset - std::min(p.offset, kTailBytes);
         if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
         if (HashOf(tail) != p.tail_hash) {
-          problem = fmt::format("{}: the bytes before offset {}, where the last run stopped, have changed: the file was "
-                                "replaced or rewritten", r.name(), p.offset);
+          problem = fmt::format(
+              "{}: the bytes before offset {}, where the last run stopped, have changed: the file "
+              "was "
+              "replaced or rewritten",
+              r.name(), p.offset);
         }
       }
       if (!problem.empty()) {
         if (!config.reread_replaced) {
-          return Status::Refused(problem + "; nothing was written (--reread-replaced reads such a file from its start)");
+          return Status::Refused(
+              problem +
+              "; nothing was written (--reread-replaced reads such a file from its start)");
         }
-        if (!config.quiet) fmt::print(diag, "logtide: warning: {}; reading it from its start (--reread-replaced)\n", problem);
+        if (!config.quiet)
+          fmt::print(diag, "logtide: warning: {}; reading it from its start (--reread-replaced)\n",
+                     problem);
         continue;
       }
       if (!(s = r.SkipTo(p.offset, p.line, [](std::string_view) {})).ok()) return s;
@@ -340,14 +365,17 @@ Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
     if (path == "-" && !config.state_path.empty()) {
       // A new job writing to a regular file through '>>': keep what the file already holds.
       struct stat st;
-      uint64_t size = ::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+      uint64_t size = ::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)
+                          ? static_cast<uint64_t>(st.st_size)
+                          : 0;
       return f->OpenResume(path, size);
     }
     return f->Open(path);
   };
   Status s = open(&out, config.output, "output");
   if (s.ok() && !config.late_output.empty()) s = open(&late_out, config.late_output, "late-output");
-  if (s.ok() && !config.errors_output.empty()) s = open(&errors_out, config.errors_output, "errors");
+  if (s.ok() && !config.errors_output.empty())
+    s = open(&errors_out, config.errors_output, "errors");
   return s;
 }
 
@@ -360,7 +388,9 @@ std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool 
   w.U32(1);
   w.I64(watermark);
   w.U64(seq);
-  for (uint64_t v : {stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted}) w.U64(v);
+  for (uint64_t v :
+       {stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted})
+    w.U64(v);
   w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
   for (uint64_t v : stats->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(reported));
@@ -368,18 +398,22 @@ std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool 
   return b;
 }
 
-Status Engine::Impl::RestoreEngine(std::string_view blob, const std::vector<std::pair<std::string, std::string>>& rows) {
+Status Engine::Impl::RestoreEngine(std::string_view blob,
+                                   const std::vector<std::pair<std::string, std::string>>& rows) {
   ByteReader r(blob);
   uint32_t version = r.U32();
   watermark = r.I64();
   seq = r.U64();
-  for (uint64_t* v : {&stats->lines, &stats->events, &stats->bad_lines, &stats->late_events, &stats->windows_emitted}) *v = r.U64();
+  for (uint64_t* v : {&stats->lines, &stats->events, &stats->bad_lines, &stats->late_events,
+                      &stats->windows_emitted})
+    *v = r.U64();
   uint32_t naggs = r.U32();
   if (version != 1 || naggs != stats->ignored_values.size()) r = ByteReader("");
   for (uint64_t& v : stats->ignored_values) v = r.U64();
   reported = static_cast<int>(r.U32());
   if (!r.ok() || !op->Restore(rows, &r, watermark) || !r.at_end()) {
-    return Status::Corruption(fmt::format("state file {}: the saved window state is damaged; it was not changed", config.state_path));
+    return Status::Corruption(fmt::format(
+        "state file {}: the saved window state is damaged; it was not changed", config.state_path));
   }
   tracker->Restore(watermark);
   return Status::Ok();
@@ -422,7 +456,10 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
     } else {
       p.kind = "file";
       std::string bytes;
-      Status s = r.ReadAt(0, std::min(kFingerprintBytes, std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))), &bytes);
+      Status s = r.ReadAt(0,
+                          std::min(kFingerprintBytes,
+                                   std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+                          &bytes);
       if (!s.ok()) return s;
       p.fingerprint = HashOf(bytes);
       p.fingerprint_len = bytes.size();
@@ -434,19 +471,25 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
     }
     c.inputs.push_back(std::move(p));
   }
-  const std::pair<OutputFile*, const char*> outputs[] = {{&out, "output"}, {&late_out, "late-output"}, {&errors_out, "errors"}};
+  const std::pair<OutputFile*, const char*> outputs[] = {
+      {&out, "output"}, {&late_out, "late-output"}, {&errors_out, "errors"}};
   for (const auto& [f, role] : outputs) {
     if (!f->is_open()) continue;
-    const std::string& path = f == &out ? config.output : f == &late_out ? config.late_output : config.errors_output;
+    const std::string& path = f == &out        ? config.output
+                              : f == &late_out ? config.late_output
+                                               : config.errors_output;
     c.outputs.push_back(OutputPosition{role, path, f->bytes_written()});
   }
   std::string wm = "null";
-  if (watermark != kMinusInfinity && watermark != kPlusInfinity) wm = "\"" + FormatRfc3339(watermark) + "\"";
+  if (watermark != kMinusInfinity && watermark != kPlusInfinity)
+    wm = "\"" + FormatRfc3339(watermark) + "\"";
   c.info = {{"watermark", wm},
             {"open_windows", std::to_string(op->open_entries())},
             {"pending_timers", std::to_string(op->pending_timers())},
-            {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{}}}",
-                                     stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted)}};
+            {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_"
+                                     "events\":{},\"windows_emitted\":{}}}",
+                                     stats->lines, stats->events, stats->bad_lines,
+                                     stats->late_events, stats->windows_emitted)}};
   Status s = store->Commit(c);
   if (!s.ok()) return s;
   checkpoints = n;
@@ -470,9 +513,9 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
   ++stats->bad_lines;
   const std::string& name = readers[input]->name();
   if (config.on_error == OnError::kFail) {
-    return Status::DataError(
-        fmt::format("{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)", name,
-                    line.number, reason));
+    return Status::DataError(fmt::format(
+        "{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)",
+        name, line.number, reason));
   }
   // With --errors, every bad line goes to that file and none to the terminal.
   if (!config.quiet && !errors_out.is_open() && reported < config.max_reported_errors) {
@@ -484,7 +527,8 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
     std::string* b = errors_out.buffer();
     b->append("{\"input\":");
     AppendJsonString(name, b);
-    fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"reason\":", line.number, line.offset);
+    fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"reason\":", line.number,
+                   line.offset);
     AppendJsonString(reason, b);
     b->append(",\"raw\":");
     AppendJsonString(std::string_view(line.data, line.size), b);
@@ -500,7 +544,8 @@ void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   std::string* b = late_out.buffer();
   b->append("{\"input\":");
   AppendJsonString(readers[input]->name(), b);
-  fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"event_time\":\"", line.number, line.offset);
+  fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"event_time\":\"",
+                 line.number, line.offset);
   AppendRfc3339(t, b);
   b->append("\",\"watermark\":\"");
   AppendRfc3339(watermark, b);
@@ -513,7 +558,8 @@ void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
 Status Engine::Impl::ProcessLine(int input, const Line& line) {
   ++stats->lines;
   bool blank = true;
-  for (size_t i = 0; i < line.size && blank; ++i) blank = line.data[i] == ' ' || line.data[i] == '\t';
+  for (size_t i = 0; i < line.size && blank; ++i)
+    blank = line.data[i] == ' ' || line.data[i] == '\t';
   if (blank) return Status::Ok();
 
   Status s = extractor.Extract(line.data, line.size, line.capacity, &values);
@@ -522,14 +568,19 @@ Status Engine::Impl::ProcessLine(int input, const Line& line) {
   const ValueRef& tv = values[time_slot];
   Nanos t;
   switch (tv.type) {
-    case ValueType::kString: s = time_format.ParseString(tv.s, &t); break;
-    case ValueType::kNumber: s = time_format.ParseNumber(tv.s, &t); break;
+    case ValueType::kString:
+      s = time_format.ParseString(tv.s, &t);
+      break;
+    case ValueType::kNumber:
+      s = time_format.ParseNumber(tv.s, &t);
+      break;
     case ValueType::kNull:
       s = Status::DataError(fmt::format("time field \"{}\" is missing or null", config.time_field));
       break;
     default:
-      s = Status::DataError(fmt::format("time field \"{}\" is a {}, not a timestamp string or epoch number",
-                                        config.time_field, tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
+      s = Status::DataError(fmt::format(
+          "time field \"{}\" is a {}, not a timestamp string or epoch number", config.time_field,
+          tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
   }
   if (!s.ok()) return BadLine(input, line, s.message());
 
@@ -544,7 +595,8 @@ Status Engine::Impl::ProcessLine(int input, const Line& line) {
   keys.ReleaseIfUnused(key);
   if (!accepted) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
-    if (!IsValidJson(std::string_view(line.data, line.size))) return BadLine(input, line, "invalid JSON");
+    if (!IsValidJson(std::string_view(line.data, line.size)))
+      return BadLine(input, line, "invalid JSON");
     LateEvent(input, line, t);
   } else {
     ++stats->events;
@@ -582,7 +634,9 @@ Status Engine::Impl::ReadAll() {
     // time so far; ties go to the earlier input.
     size_t pick = n;
     for (size_t i = 0; i < n; ++i) {
-      if (!done[i] && (pick == n || tracker->max_time(static_cast<int>(i)) < tracker->max_time(static_cast<int>(pick)))) pick = i;
+      if (!done[i] && (pick == n || tracker->max_time(static_cast<int>(i)) <
+                                        tracker->max_time(static_cast<int>(pick))))
+        pick = i;
     }
     LineReader& r = *readers[pick];
     // Keep reading the picked input while it stays the lowest (always, with one input).
@@ -616,7 +670,8 @@ Status Engine::Impl::ReadAll() {
         }
         if (++since_checkpoint >= config.checkpoint_every ||
             ((since_checkpoint & 1023) == 0 &&
-             std::chrono::steady_clock::now() - last_checkpoint >= std::chrono::nanoseconds(config.checkpoint_interval))) {
+             std::chrono::steady_clock::now() - last_checkpoint >=
+                 std::chrono::nanoseconds(config.checkpoint_interval))) {
           if (!(s = TakeCheckpoint(false)).ok()) return s;
         }
       }
@@ -628,7 +683,8 @@ Status Engine::Impl::ReadAll() {
       if (n > 1 && tracker->max_time(static_cast<int>(pick)) != before) break;
     }
   }
-  for (size_t i = 0; i < readers.size(); ++i) stats->bytes_read += readers[i]->bytes_consumed() - tracks[i]->start_offset;
+  for (size_t i = 0; i < readers.size(); ++i)
+    stats->bytes_read += readers[i]->bytes_consumed() - tracks[i]->start_offset;
   if (progress != nullptr) ReportProgress(true);
   if (store != nullptr) return TakeCheckpoint(!config.hold);
   return Status::Ok();
@@ -665,13 +721,17 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   Status f = m.Finish();
   if (s.ok()) s = f;
   if (!config_.quiet) {
-    if (stats_.bad_lines > 0 && config_.errors_output.empty() && config_.on_error == OnError::kSkip) {
-      fmt::print(diag, "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with --errors FILE\n",
+    if (stats_.bad_lines > 0 && config_.errors_output.empty() &&
+        config_.on_error == OnError::kSkip) {
+      fmt::print(diag,
+                 "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
+                 "--errors FILE\n",
                  stats_.bad_lines, stats_.bad_lines == 1 ? "" : "s", m.reported);
     }
     if (stats_.late_events > 0 && config_.late_output.empty()) {
       fmt::print(diag,
-                 "logtide: warning: {} late event{} dropped; allow more disorder with --delay or --lateness, "
+                 "logtide: warning: {} late event{} dropped; allow more disorder with --delay or "
+                 "--lateness, "
                  "or keep them with --late-output FILE\n",
                  stats_.late_events, stats_.late_events == 1 ? "" : "s");
     }

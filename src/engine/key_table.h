@@ -2,12 +2,12 @@
 // (reference counted); its id is then recycled. Keys are stored in EncodeValue form.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "json/value.h"
 

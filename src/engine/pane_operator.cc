@@ -26,7 +26,8 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
   if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark) {
-    for (Nanos s = SatSub(spec_.NextEndAfter(t), spec_.size); s <= spec_.LastWindowStart(t); s = SatAdd(s, spec_.slide)) {
+    for (Nanos s = SatSub(spec_.NextEndAfter(t), spec_.size); s <= spec_.LastWindowStart(t);
+         s = SatAdd(s, spec_.slide)) {
       Nanos e = SatAdd(s, spec_.size);
       if (e > watermark || IsWindowLate(e, lateness_, watermark)) continue;
       uint32_t slot = MergedSlot(key, s, e);
@@ -75,7 +76,8 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
     scratch_.insert(scratch_.end(), it->second.begin(), it->second.end());
   }
   // Group by key, keeping pane order within a key so merges happen in time order.
-  std::stable_sort(scratch_.begin(), scratch_.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  std::stable_sort(scratch_.begin(), scratch_.end(),
+                   [](const Entry& a, const Entry& b) { return a.key < b.key; });
   for (size_t i = 0; i < scratch_.size();) {
     size_t j = i + 1;
     while (j < scratch_.size() && scratch_[j].key == scratch_[i].key) ++j;
@@ -85,7 +87,8 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
       temp_slots_.push_back(slot);
       for (size_t k = i; k < j; ++k) deps_.acc->Merge(slot, scratch_[k].slot);
     }
-    results_.push_back(WindowResult{start, end, scratch_[i].key, slot, TakeRevision(start, end, scratch_[i].key)});
+    results_.push_back(
+        WindowResult{start, end, scratch_[i].key, slot, TakeRevision(start, end, scratch_[i].key)});
     i = j;
   }
 }
@@ -176,7 +179,8 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
       for (const Entry& e : entries) MarkDirty(start, e.key, e.slot);
     }
   }
-  for (Nanos start : purged_) ops->push_back(StateOp{StateOp::kErasePrefix, PaneRowKey(start, ""), ""});
+  for (Nanos start : purged_)
+    ops->push_back(StateOp{StateOp::kErasePrefix, PaneRowKey(start, ""), ""});
   purged_.clear();
   for (const PaneKey& pk : dirty_list_) {
     auto it = panes_.find(pk);
@@ -191,7 +195,8 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
 
   meta->U8(fired_any_);
   meta->I64(fired_end_);
-  std::vector<std::tuple<Nanos, std::string_view, Nanos, int64_t>> revs;  // (start, key, expiry, next)
+  std::vector<std::tuple<Nanos, std::string_view, Nanos, int64_t>>
+      revs;  // (start, key, expiry, next)
   for (const auto& [expiry, start, key] : revision_expiry_) {
     revs.emplace_back(start, deps_.keys->encoded(key), expiry, revisions_.at(PaneKey{start, key}));
   }
@@ -205,7 +210,8 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
   }
 }
 
-bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta, Nanos) {
+bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
+                           ByteReader* meta, Nanos) {
   for (const auto& [k, v] : rows) {
     if (k.size() < 8) return false;
     Nanos start = PaneRowStart(k);

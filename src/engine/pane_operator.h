@@ -3,12 +3,12 @@
 // so a sliding window costs one update per event, not one per window.
 #pragma once
 
+#include <absl/container/btree_map.h>
+#include <absl/container/flat_hash_map.h>
+
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <absl/container/btree_map.h>
-#include <absl/container/flat_hash_map.h>
 
 #include "engine/window_operator.h"
 
@@ -54,8 +54,9 @@ class PaneOperator final : public WindowOperator {
 
   WindowSpec spec_;
   Nanos pane_;
-  absl::flat_hash_map<PaneKey, uint32_t> panes_;          // (pane start, key) -> slot
-  absl::btree_map<Nanos, std::vector<Entry>> pane_keys_;  // pane start -> its keys, in arrival order
+  absl::flat_hash_map<PaneKey, uint32_t> panes_;  // (pane start, key) -> slot
+  absl::btree_map<Nanos, std::vector<Entry>>
+      pane_keys_;  // pane start -> its keys, in arrival order
   bool fired_any_ = false;
   Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
 

@@ -41,8 +41,8 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
   if (list.empty()) sessions_.erase(it);
 }
 
-bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
-                          uint64_t* wrong_type) {
+bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq,
+                          Nanos watermark, uint64_t* wrong_type) {
   Nanos start = t, end = SatAdd(t, gap_);
   auto found = sessions_.find(key);
   SessionList* list = found == sessions_.end() ? nullptr : &found->second;
@@ -81,7 +81,8 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
       deps_.keys->Unref(key);
       --open_;
     }
-    list->erase(list->begin() + static_cast<ptrdiff_t>(first + 1), list->begin() + static_cast<ptrdiff_t>(last));
+    list->erase(list->begin() + static_cast<ptrdiff_t>(first + 1),
+                list->begin() + static_cast<ptrdiff_t>(last));
     target = &(*list)[first];
     target->start = start;
     target->end = end;
@@ -93,9 +94,12 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     // A session that is complete at the current watermark (late, not too late): its next
     // revision goes out now, and it is dropped once it is late.
     target->last_revision++;
-    results_.push_back(WindowResult{target->start, target->end, key, target->slot, target->last_revision});
+    results_.push_back(
+        WindowResult{target->start, target->end, key, target->slot, target->last_revision});
     EmitSorted(&results_);
-    if (changed) timers_.Push(Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
+    if (changed)
+      timers_.Push(
+          Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
   } else if (changed) {
     timers_.Push(Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
   }
@@ -155,8 +159,8 @@ void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*, bo
   dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader*,
-                              Nanos watermark) {
+bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
+                              ByteReader*, Nanos watermark) {
   for (const auto& [k, v] : rows) {
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);

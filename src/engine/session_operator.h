@@ -3,10 +3,10 @@
 // keeps one accumulator slot (Flink's MergingWindowSet). Timers fire sessions in a fixed order.
 #pragma once
 
-#include <vector>
-
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
+
+#include <vector>
 
 #include "engine/window_operator.h"
 #include "watermark/timer_queue.h"

@@ -7,7 +7,8 @@
 
 namespace logtide {
 
-std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps) {
+std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, Nanos lateness,
+                                                       EmitMode mode, Deps deps) {
   if (spec.is_session()) return std::make_unique<SessionOperator>(spec, lateness, mode, deps);
   return std::make_unique<PaneOperator>(spec, lateness, mode, deps);
 }
@@ -32,13 +33,15 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
     }
     const std::vector<WindowResult>& r = *results;
     bool one_string = fields == 1;
-    for (size_t i = 0; i < n && one_string; ++i) one_string = sort_keys_[i].type == ValueType::kString;
+    for (size_t i = 0; i < n && one_string; ++i)
+      one_string = sort_keys_[i].type == ValueType::kString;
     if (one_string) {
       // The common case, a single string key: sort plain (end, start, bytes) tuples.
       using Item = SortItem;
       std::vector<Item>& items = string_items_;
       items.resize(n);
-      for (size_t i = 0; i < n; ++i) items[i] = Item{r[i].end, r[i].start, sort_keys_[i].s, static_cast<uint32_t>(i)};
+      for (size_t i = 0; i < n; ++i)
+        items[i] = Item{r[i].end, r[i].start, sort_keys_[i].s, static_cast<uint32_t>(i)};
       std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
         if (a.end != b.end) return a.end < b.end;
         if (a.start != b.start) return a.start < b.start;

@@ -30,8 +30,8 @@ struct WindowResult {
   Nanos start;
   Nanos end;
   uint32_t key;
-  uint32_t slot;      // accumulator slot holding the window's state; valid during Emit only
-  int64_t revision;   // -1 in final mode
+  uint32_t slot;     // accumulator slot holding the window's state; valid during Emit only
+  int64_t revision;  // -1 in final mode
 };
 
 class ResultEmitter {
@@ -47,7 +47,8 @@ class WindowOperator {
     Accumulators* acc;
     ResultEmitter* emitter;
   };
-  static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
+  static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
+                                                EmitMode mode, Deps deps);
   virtual ~WindowOperator() = default;
 
   // Adds one event of `key` at time t with the aggregates' inputs. Returns false, changing
@@ -69,15 +70,18 @@ class WindowOperator {
   virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
   // Restores into a new operator from every row and the meta blob; `watermark` is the
   // restored watermark. Returns false when the bytes are damaged.
-  virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
-                       Nanos watermark) = 0;
+  virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows,
+                       ByteReader* meta, Nanos watermark) = 0;
 
  protected:
-  WindowOperator(Nanos lateness, EmitMode mode, Deps deps) : lateness_(lateness), mode_(mode), deps_(deps) {}
+  WindowOperator(Nanos lateness, EmitMode mode, Deps deps)
+      : lateness_(lateness), mode_(mode), deps_(deps) {}
   // Sorts `results` by (end, start, key) and emits them; clears the vector.
   void EmitSorted(std::vector<WindowResult>* results);
   // The watermark at which a window ending at `end` is emitted for the first time.
-  Nanos FireTime(Nanos end) const { return mode_ == EmitMode::kFinal ? SatAdd(end, lateness_) : end; }
+  Nanos FireTime(Nanos end) const {
+    return mode_ == EmitMode::kFinal ? SatAdd(end, lateness_) : end;
+  }
 
   Nanos lateness_;
   EmitMode mode_;

@@ -1,13 +1,13 @@
 #include "input/line_reader.h"
 
-#include <cerrno>
-#include <algorithm>
-#include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "json/extractor.h"
 
@@ -15,7 +15,8 @@ namespace logtide {
 
 const size_t LineReader::kPadding = FieldExtractor::kPadding;
 
-Status LineReader::Open(const std::string& path, size_t buffer_size, std::unique_ptr<LineReader>* out) {
+Status LineReader::Open(const std::string& path, size_t buffer_size,
+                        std::unique_ptr<LineReader>* out) {
   if (buffer_size < 1) buffer_size = 1;
   if (path == "-") {
     out->reset(new LineReader(STDIN_FILENO, false, "<stdin>", buffer_size));
@@ -28,7 +29,11 @@ Status LineReader::Open(const std::string& path, size_t buffer_size, std::unique
 }
 
 LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
-    : fd_(fd), owns_fd_(owns), name_(std::move(name)), buf_(buffer_size + kPadding), capacity_(buffer_size) {
+    : fd_(fd),
+      owns_fd_(owns),
+      name_(std::move(name)),
+      buf_(buffer_size + kPadding),
+      capacity_(buffer_size) {
   struct stat st;
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
     file_size_ = static_cast<uint64_t>(st.st_size);
@@ -41,7 +46,8 @@ LineReader::~LineReader() {
   if (owns_fd_) ::close(fd_);
 }
 
-Status LineReader::SkipTo(uint64_t offset, uint64_t line, const std::function<void(std::string_view)>& skipped) {
+Status LineReader::SkipTo(uint64_t offset, uint64_t line,
+                          const std::function<void(std::string_view)>& skipped) {
   if (!is_stdin()) {
     if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
       return Status::IOError(fmt::format("cannot seek in {}: {}", name_, std::strerror(errno)));
@@ -51,10 +57,13 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line, const std::function<vo
     while (left > 0) {
       ssize_t n = ::read(fd_, buf_.data(), std::min<uint64_t>(left, capacity_));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+      if (n < 0)
+        return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
       if (n == 0) {
-        return Status::Refused(fmt::format("{} has {} bytes, fewer than the {} the state says were already read: it is another stream",
-                                           name_, offset - left, offset));
+        return Status::Refused(
+            fmt::format("{} has {} bytes, fewer than the {} the state says were already read: it "
+                        "is another stream",
+                        name_, offset - left, offset));
       }
       skipped(std::string_view(buf_.data(), static_cast<size_t>(n)));
       left -= static_cast<uint64_t>(n);
@@ -68,7 +77,8 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line, const std::function<vo
 Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
   out->resize(n);
   ssize_t got = ::pread(fd_, out->data(), n, static_cast<off_t>(offset));
-  if (got < 0) return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+  if (got < 0)
+    return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
   out->resize(static_cast<size_t>(got));
   return Status::Ok();
 }
@@ -103,7 +113,8 @@ Status LineReader::Next(Line* line, bool* have) {
   size_t scan_from = begin_;
   while (true) {
     const char* start = buf_.data() + begin_;
-    const char* nl = static_cast<const char*>(std::memchr(buf_.data() + scan_from, '\n', end_ - scan_from));
+    const char* nl =
+        static_cast<const char*>(std::memchr(buf_.data() + scan_from, '\n', end_ - scan_from));
     if (nl != nullptr || (eof_ && end_ > begin_)) {
       size_t len = nl != nullptr ? static_cast<size_t>(nl - start) : end_ - begin_;
       size_t consumed = len + (nl != nullptr ? 1 : 0);

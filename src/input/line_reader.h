@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string_view>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/status.h"
@@ -16,13 +16,13 @@
 namespace logtide {
 
 struct Line {
-  const char* data;    // without the '\n' and without a trailing '\r'
+  const char* data;  // without the '\n' and without a trailing '\r'
   size_t size;
-  size_t capacity;     // readable bytes from data: size + at least LineReader::kPadding
-  uint64_t offset;     // byte offset of the line's first byte in the input
-  uint64_t end_offset; // byte offset just past the line and its '\n' (the next line's offset)
-  uint64_t number;     // 1-based line number
-  bool terminated;     // ended by '\n'
+  size_t capacity;      // readable bytes from data: size + at least LineReader::kPadding
+  uint64_t offset;      // byte offset of the line's first byte in the input
+  uint64_t end_offset;  // byte offset just past the line and its '\n' (the next line's offset)
+  uint64_t number;      // 1-based line number
+  bool terminated;      // ended by '\n'
 };
 
 class LineReader {
@@ -35,7 +35,8 @@ class LineReader {
   // Continues from byte `offset`, which starts line `line` + 1. Files seek; standard input
   // reads and discards the bytes, passing them to `skipped` (for a hash) first.
   // REQUIRES: no line was read yet.
-  Status SkipTo(uint64_t offset, uint64_t line, const std::function<void(std::string_view)>& skipped);
+  Status SkipTo(uint64_t offset, uint64_t line,
+                const std::function<void(std::string_view)>& skipped);
   // Reads up to n bytes at `offset` of a regular file (not the stream position).
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   bool is_stdin() const { return !owns_fd_; }
@@ -70,8 +71,8 @@ class LineReader {
   std::string name_;
   std::vector<char> buf_;  // size: capacity_ + kPadding
   size_t capacity_;
-  size_t begin_ = 0;       // first unconsumed byte
-  size_t end_ = 0;         // end of valid bytes
+  size_t begin_ = 0;  // first unconsumed byte
+  size_t end_ = 0;    // end of valid bytes
   bool eof_ = false;
   uint64_t consumed_ = 0;  // input offset of buf_[begin_]
   uint64_t line_number_ = 0;

@@ -1,10 +1,9 @@
 #include "json/extractor.h"
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace logtide {
 
@@ -63,16 +62,23 @@ struct FieldExtractor::Impl {
         std::string_view raw;
         if (keep_text) {
           raw = val.raw_json_token();
-          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' || raw.back() == '\r')) {
+          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' ||
+                                  raw.back() == '\r')) {
             raw.remove_suffix(1);
           }
         }
         od::number n;
         if (auto e = val.get_number().get(n)) return e;
         switch (n.get_number_type()) {
-          case od::number_type::signed_integer: *out = ValueRef::Int(n.get_int64()); break;
-          case od::number_type::unsigned_integer: *out = ValueRef::Number(static_cast<double>(n.get_uint64())); break;
-          default: *out = ValueRef::Number(n.get_double()); break;
+          case od::number_type::signed_integer:
+            *out = ValueRef::Int(n.get_int64());
+            break;
+          case od::number_type::unsigned_integer:
+            *out = ValueRef::Number(static_cast<double>(n.get_uint64()));
+            break;
+          default:
+            *out = ValueRef::Number(n.get_double());
+            break;
         }
         out->s = raw;
         return simdjson::SUCCESS;
@@ -155,9 +161,11 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
   size_t pos = 0;
   while (true) {
     size_t dot = dotted.find('.', pos);
-    std::string_view seg = dotted.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    std::string_view seg =
+        dotted.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
     if (seg.empty()) {
-      return Status::InvalidArgument(fmt::format("field path \"{}\" has an empty segment (write paths like req.method)", dotted));
+      return Status::InvalidArgument(fmt::format(
+          "field path \"{}\" has an empty segment (write paths like req.method)", dotted));
     }
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
@@ -179,14 +187,18 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
 Status FieldExtractor::Finish() {
   for (const auto& n : impl_->nodes) {
     if (n.name.find_first_of("\"\\") != std::string::npos) {
-      return Status::InvalidArgument(fmt::format("field name \"{}\" contains a quote or a backslash, which logtide cannot address", n.name));
+      return Status::InvalidArgument(fmt::format(
+          "field name \"{}\" contains a quote or a backslash, which logtide cannot address",
+          n.name));
     }
     if (n.slot >= 0 && !n.children.empty()) {
       for (const auto& p : paths_) {
-        if (p.size() > paths_[n.slot].size() && p.compare(0, paths_[n.slot].size() + 1, paths_[n.slot] + ".") == 0) {
-          return Status::InvalidArgument(fmt::format(
-              "field \"{}\" is used both as a value and as the object holding \"{}\"; use one or the other",
-              paths_[n.slot], p));
+        if (p.size() > paths_[n.slot].size() &&
+            p.compare(0, paths_[n.slot].size() + 1, paths_[n.slot] + ".") == 0) {
+          return Status::InvalidArgument(
+              fmt::format("field \"{}\" is used both as a value and as the object holding \"{}\"; "
+                          "use one or the other",
+                          paths_[n.slot], p));
         }
       }
     }
@@ -201,20 +213,28 @@ Status DescribeBadLine(const char* line, size_t size) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   auto error = parser.parse(line, size, true).get(root);
-  if (error) return Status::DataError(fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+  if (error)
+    return Status::DataError(fmt::format("invalid JSON: {}", simdjson::error_message(error)));
   switch (root.type()) {
-    case simdjson::dom::element_type::OBJECT: return Status::DataError("invalid JSON");
-    case simdjson::dom::element_type::ARRAY: return Status::DataError("not a JSON object (an array)");
-    case simdjson::dom::element_type::STRING: return Status::DataError("not a JSON object (a string)");
-    case simdjson::dom::element_type::BOOL: return Status::DataError("not a JSON object (a boolean)");
-    case simdjson::dom::element_type::NULL_VALUE: return Status::DataError("not a JSON object (null)");
-    default: return Status::DataError("not a JSON object (a number)");
+    case simdjson::dom::element_type::OBJECT:
+      return Status::DataError("invalid JSON");
+    case simdjson::dom::element_type::ARRAY:
+      return Status::DataError("not a JSON object (an array)");
+    case simdjson::dom::element_type::STRING:
+      return Status::DataError("not a JSON object (a string)");
+    case simdjson::dom::element_type::BOOL:
+      return Status::DataError("not a JSON object (a boolean)");
+    case simdjson::dom::element_type::NULL_VALUE:
+      return Status::DataError("not a JSON object (null)");
+    default:
+      return Status::DataError("not a JSON object (a number)");
   }
 }
 
 }  // namespace
 
-Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values) {
+Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
+                               std::vector<ValueRef>* values) {
   values->assign(paths_.size(), ValueRef::Null());
   od::document doc;
   od::object obj;
@@ -223,7 +243,8 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity, s
   if (!error) error = doc.get_object().get(obj);
   if (!error) error = impl_->Walk(obj, 0, values);
   // At the end of the document, current_location() reports OUT_OF_BOUNDS.
-  if (!error && doc.current_location().error() != simdjson::OUT_OF_BOUNDS) error = simdjson::TRAILING_CONTENT;
+  if (!error && doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
+    error = simdjson::TRAILING_CONTENT;
   if (error) return DescribeBadLine(line, size);
   return Status::Ok();
 }

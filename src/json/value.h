@@ -24,12 +24,33 @@ struct ValueRef {
   std::string_view s;
 
   static ValueRef Null() { return ValueRef(); }
-  static ValueRef Bool(bool b) { ValueRef v; v.type = b ? ValueType::kTrue : ValueType::kFalse; return v; }
-  static ValueRef Int(int64_t i) { ValueRef v; v.type = ValueType::kNumber; v.is_int = true; v.i = i; v.d = static_cast<double>(i); return v; }
+  static ValueRef Bool(bool b) {
+    ValueRef v;
+    v.type = b ? ValueType::kTrue : ValueType::kFalse;
+    return v;
+  }
+  static ValueRef Int(int64_t i) {
+    ValueRef v;
+    v.type = ValueType::kNumber;
+    v.is_int = true;
+    v.i = i;
+    v.d = static_cast<double>(i);
+    return v;
+  }
   // Returns a number, as an integer when `d` is integral and within int64.
   static ValueRef Number(double d);
-  static ValueRef String(std::string_view s) { ValueRef v; v.type = ValueType::kString; v.s = s; return v; }
-  static ValueRef Raw(std::string_view s) { ValueRef v; v.type = ValueType::kRaw; v.s = s; return v; }
+  static ValueRef String(std::string_view s) {
+    ValueRef v;
+    v.type = ValueType::kString;
+    v.s = s;
+    return v;
+  }
+  static ValueRef Raw(std::string_view s) {
+    ValueRef v;
+    v.type = ValueType::kRaw;
+    v.s = s;
+    return v;
+  }
 
   bool is_null() const { return type == ValueType::kNull; }
   bool is_number() const { return type == ValueType::kNumber; }

@@ -12,10 +12,17 @@ size_t Utf8Length(std::string_view s, size_t i) {
   size_t n;
   uint32_t cp;
   if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) { n = 2; cp = c & 0x1F; }
-  else if ((c & 0xF0) == 0xE0) { n = 3; cp = c & 0x0F; }
-  else if ((c & 0xF8) == 0xF0) { n = 4; cp = c & 0x07; }
-  else return 0;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    cp = c & 0x07;
+  } else
+    return 0;
   if (i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -23,8 +30,8 @@ size_t Utf8Length(std::string_view s, size_t i) {
     cp = (cp << 6) | (cc & 0x3F);
   }
   // Overlong forms, surrogates and code points past U+10FFFF are invalid.
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF)) {
+  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+      cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
     return 0;
   }
   return n;
@@ -50,14 +57,36 @@ void AppendJsonString(std::string_view s, std::string* out) {
       continue;
     }
     switch (c) {
-      case '"': out->append("\\\""); ++i; continue;
-      case '\\': out->append("\\\\"); ++i; continue;
-      case '\n': out->append("\\n"); ++i; continue;
-      case '\r': out->append("\\r"); ++i; continue;
-      case '\t': out->append("\\t"); ++i; continue;
-      case '\b': out->append("\\b"); ++i; continue;
-      case '\f': out->append("\\f"); ++i; continue;
-      default: break;
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      case '\b':
+        out->append("\\b");
+        ++i;
+        continue;
+      case '\f':
+        out->append("\\f");
+        ++i;
+        continue;
+      default:
+        break;
     }
     if (c < 0x20) {
       out->append("\\u00");
@@ -82,7 +111,8 @@ void AppendInt128(__int128 v, std::string* out) {
   char buf[48];
   char* p = buf + sizeof(buf);
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   do {
     *--p = static_cast<char>('0' + static_cast<int>(u % 10));
     u /= 10;
@@ -103,9 +133,15 @@ void AppendDouble(double d, std::string* out) {
 
 void AppendJsonValue(const ValueRef& v, std::string* out) {
   switch (v.type) {
-    case ValueType::kNull: out->append("null"); break;
-    case ValueType::kFalse: out->append("false"); break;
-    case ValueType::kTrue: out->append("true"); break;
+    case ValueType::kNull:
+      out->append("null");
+      break;
+    case ValueType::kFalse:
+      out->append("false");
+      break;
+    case ValueType::kTrue:
+      out->append("true");
+      break;
     case ValueType::kNumber:
       if (v.is_int) {
         AppendInt128(v.i, out);
@@ -113,8 +149,12 @@ void AppendJsonValue(const ValueRef& v, std::string* out) {
         AppendDouble(v.d, out);
       }
       break;
-    case ValueType::kString: AppendJsonString(v.s, out); break;
-    case ValueType::kRaw: out->append(v.s); break;
+    case ValueType::kString:
+      AppendJsonString(v.s, out);
+      break;
+    case ValueType::kRaw:
+      out->append(v.s);
+      break;
   }
 }
 

@@ -1,13 +1,13 @@
 #include "output/output_file.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 namespace logtide {
 namespace {
@@ -35,7 +35,9 @@ Status OutputFile::Open(const std::string& path) {
     return Status::Ok();
   }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) return Status::IOError(fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
+  if (fd_ < 0)
+    return Status::IOError(
+        fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
   owns_fd_ = true;
   return Status::Ok();
 }
@@ -47,20 +49,28 @@ Status OutputFile::OpenResume(const std::string& path, uint64_t committed) {
     owns_fd_ = false;
   } else {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) return Status::IOError(fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
+    if (fd_ < 0)
+      return Status::IOError(
+          fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
     owns_fd_ = true;
   }
   written_ = committed;
   struct stat st;
-  if (::fstat(fd_, &st) != 0) return Status::IOError(fmt::format("cannot stat {}: {}", name_, std::strerror(errno)));
+  if (::fstat(fd_, &st) != 0)
+    return Status::IOError(fmt::format("cannot stat {}: {}", name_, std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) return Status::Ok();
   if (static_cast<uint64_t>(st.st_size) < committed) {
-    std::string hint = path == "-" ? "; standard output was probably truncated by '>': use '>>' or --output FILE with --state" : "";
-    return Status::Refused(fmt::format("{} is {} bytes long but the state says {} bytes were written to it: it was truncated or replaced{}",
-                                       name_, st.st_size, committed, hint));
+    std::string hint = path == "-" ? "; standard output was probably truncated by '>': use '>>' or "
+                                     "--output FILE with --state"
+                                   : "";
+    return Status::Refused(
+        fmt::format("{} is {} bytes long but the state says {} bytes were written to it: it was "
+                    "truncated or replaced{}",
+                    name_, st.st_size, committed, hint));
   }
   if (::ftruncate(fd_, static_cast<off_t>(committed)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
-    return Status::IOError(fmt::format("cannot cut {} back to {} bytes: {}", name_, committed, std::strerror(errno)));
+    return Status::IOError(
+        fmt::format("cannot cut {} back to {} bytes: {}", name_, committed, std::strerror(errno)));
   }
   return Status::Ok();
 }
@@ -77,7 +87,8 @@ Status OutputFile::Sync(bool durable) {
 Status OutputFile::Flush() {
   size_t done = 0;
   while (error_.ok() && done < buf_.size()) {
-    ssize_t n = TestFailWrite() ? (errno = ENOSPC, -1) : ::write(fd_, buf_.data() + done, buf_.size() - done);
+    ssize_t n = TestFailWrite() ? (errno = ENOSPC, -1)
+                                : ::write(fd_, buf_.data() + done, buf_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       error_ = Status::IOError(fmt::format("cannot write to {}: {}", name_, std::strerror(errno)));

@@ -6,8 +6,8 @@
 
 namespace logtide {
 
-RecordWriter::RecordWriter(OutputFormat format, std::vector<std::string> key_names, std::vector<std::string> agg_names,
-                           bool with_revision, OutputFile* out)
+RecordWriter::RecordWriter(OutputFormat format, std::vector<std::string> key_names,
+                           std::vector<std::string> agg_names, bool with_revision, OutputFile* out)
     : format_(format), with_revision_(with_revision), out_(out) {
   names_ = {"window_start", "window_end"};
   names_.insert(names_.end(), key_names.begin(), key_names.end());
@@ -109,8 +109,12 @@ void RecordWriter::Value(const ValueRef& v) {
   }
   switch (v.type) {
     case ValueType::kString:
-    case ValueType::kRaw: AppendCsvField(v.s); break;
-    default: AppendJsonValue(v, b); break;
+    case ValueType::kRaw:
+      AppendCsvField(v.s);
+      break;
+    default:
+      AppendJsonValue(v, b);
+      break;
   }
 }
 

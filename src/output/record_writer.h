@@ -17,8 +17,8 @@ enum class OutputFormat { kNdjson, kCsv };
 
 class RecordWriter final : public ValueSink {
  public:
-  RecordWriter(OutputFormat format, std::vector<std::string> key_names, std::vector<std::string> agg_names,
-               bool with_revision, OutputFile* out);
+  RecordWriter(OutputFormat format, std::vector<std::string> key_names,
+               std::vector<std::string> agg_names, bool with_revision, OutputFile* out);
 
   // Writes the CSV header row; nothing for NDJSON.
   void WriteHeader();

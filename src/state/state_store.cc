@@ -1,16 +1,15 @@
 #include "state/state_store.h"
 
-#include <cerrno>
-#include <map>
-#include <cstring>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
-#include <fmt/format.h>
+#include <cerrno>
+#include <cstring>
+#include <map>
 
 #include "output/json_text.h"
 #include "time/timestamp.h"
@@ -38,14 +37,19 @@ class Stmt {
   ~Stmt() { sqlite3_finalize(stmt_); }
   bool ok() const { return rc_ == SQLITE_OK; }
   sqlite3_stmt* get() { return stmt_; }
-  void Text(int i, const std::string& s) { sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
-  void Blob(int i, const std::string& s) { sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void Text(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void Blob(int i, const std::string& s) {
+    sqlite3_bind_blob(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
   void Int(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   int Step() { return sqlite3_step(stmt_); }
   std::string ColText(int i) {
     const void* p = sqlite3_column_blob(stmt_, i);
     int n = sqlite3_column_bytes(stmt_, i);
-    return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
+    return p == nullptr ? std::string()
+                        : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
   }
   int64_t ColInt(int i) { return sqlite3_column_int64(stmt_, i); }
 
@@ -58,10 +62,12 @@ Status DbError(sqlite3* db, const std::string& path, const char* what) {
   int code = sqlite3_errcode(db);
   std::string msg = fmt::format("state file {}: {}: {}", path, what, sqlite3_errmsg(db));
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
-    return Status::Corruption(msg + " (the file is damaged or not a logtide state file; it was not changed)");
+    return Status::Corruption(
+        msg + " (the file is damaged or not a logtide state file; it was not changed)");
   }
   if (code == SQLITE_FULL || code == SQLITE_IOERR) {
-    return Status::IOError(msg + " (is the disk full? the last checkpoint is intact; run again to resume)");
+    return Status::IOError(
+        msg + " (is the disk full? the last checkpoint is intact; run again to resume)");
   }
   return Status::IOError(msg);
 }
@@ -75,7 +81,8 @@ int64_t PragmaInt(sqlite3* db, const char* pragma, bool* ok) {
   return s.ColInt(0);
 }
 
-Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::string* value, bool* found) {
+Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::string* value,
+               bool* found) {
   Stmt s(db, "SELECT value FROM meta WHERE key = ?");
   if (!s.ok()) return DbError(db, path, "reading meta");
   s.Text(1, key);
@@ -100,16 +107,21 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank) {
   *blank = app == 0 && version == 0 && tables == 0;
   if (*blank) return Status::Ok();
   if (app != kApplicationId) {
-    return Status::Corruption(fmt::format("state file {} is an SQLite database but not a logtide state file; it was not changed", path));
+    return Status::Corruption(fmt::format(
+        "state file {} is an SQLite database but not a logtide state file; it was not changed",
+        path));
   }
   if (version != kSchemaVersion) {
-    return Status::Corruption(fmt::format("state file {} has schema version {}, this logtide reads version {}", path, version, kSchemaVersion));
+    return Status::Corruption(
+        fmt::format("state file {} has schema version {}, this logtide reads version {}", path,
+                    version, kSchemaVersion));
   }
   Stmt check(db, "PRAGMA quick_check");
   if (!check.ok() || check.Step() != SQLITE_ROW) return DbError(db, path, "checking integrity");
   std::string verdict = check.ColText(0);
   if (verdict != "ok") {
-    return Status::Corruption(fmt::format("state file {} is damaged ({}); it was not changed", path, verdict));
+    return Status::Corruption(
+        fmt::format("state file {} is damaged ({}); it was not changed", path, verdict));
   }
   return Status::Ok();
 }
@@ -137,20 +149,28 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   // The lock: an open file description with flock, held until exit. SQLite's own locks are
   // fcntl locks on other descriptors and do not interfere.
   st->lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (st->lock_fd_ < 0) return Status::IOError(fmt::format("cannot open state file {}: {}", path, std::strerror(errno)));
+  if (st->lock_fd_ < 0)
+    return Status::IOError(
+        fmt::format("cannot open state file {}: {}", path, std::strerror(errno)));
   if (::flock(st->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return Status::Busy(fmt::format("state file {} is in use by another logtide run; nothing was read or written", path));
+      return Status::Busy(fmt::format(
+          "state file {} is in use by another logtide run; nothing was read or written", path));
     }
-    return Status::IOError(fmt::format("cannot lock state file {}: {}", path, std::strerror(errno)));
+    return Status::IOError(
+        fmt::format("cannot lock state file {}: {}", path, std::strerror(errno)));
   }
   struct stat sb;
-  if (::fstat(st->lock_fd_, &sb) != 0) return Status::IOError(fmt::format("cannot stat {}: {}", path, std::strerror(errno)));
+  if (::fstat(st->lock_fd_, &sb) != 0)
+    return Status::IOError(fmt::format("cannot stat {}: {}", path, std::strerror(errno)));
   bool empty = sb.st_size == 0;
   if (!empty) {
     char header[16] = {};
-    if (::pread(st->lock_fd_, header, 16, 0) != 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
-      return Status::Corruption(fmt::format("state file {} is not a logtide state file (not an SQLite database); it was not changed", path));
+    if (::pread(st->lock_fd_, header, 16, 0) != 16 ||
+        std::memcmp(header, "SQLite format 3", 16) != 0) {
+      return Status::Corruption(fmt::format(
+          "state file {} is not a logtide state file (not an SQLite database); it was not changed",
+          path));
     }
   }
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
@@ -171,10 +191,12 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
     }
   }
   if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
-  if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok()) return s;
+  if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok())
+    return s;
   if (empty) {
-    std::string create = fmt::format("BEGIN; {} PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;", kSchema,
-                                     kApplicationId, kSchemaVersion);
+    std::string create =
+        fmt::format("BEGIN; {} PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;",
+                    kSchema, kApplicationId, kSchemaVersion);
     if (!(s = st->Exec(create.c_str())).ok()) return s;
   }
   *out = std::move(st);
@@ -211,11 +233,13 @@ Status StateStore::CheckQuery(const std::string& query) {
     std::string was = i < a.size() ? a[i] : "", now = i < b.size() ? b[i] : "";
     if (was == now) continue;
     size_t eq = now.find('=');
-    fmt::format_to(std::back_inserter(diff), "\n  {}: the state has \"{}\", this run has \"{}\"", now.substr(0, eq),
-                   was.substr(was.find('=') + 1), now.substr(eq + 1));
+    fmt::format_to(std::back_inserter(diff), "\n  {}: the state has \"{}\", this run has \"{}\"",
+                   now.substr(0, eq), was.substr(was.find('=') + 1), now.substr(eq + 1));
   }
-  return Status::Refused(fmt::format(
-      "state file {} belongs to another query; nothing was changed. Use a new --state file, or the same flags:{}", path_, diff));
+  return Status::Refused(
+      fmt::format("state file {} belongs to another query; nothing was changed. Use a new --state "
+                  "file, or the same flags:{}",
+                  path_, diff));
 }
 
 Status StateStore::Load(Checkpoint* c) {
@@ -236,7 +260,9 @@ Status StateStore::LoadRows(Checkpoint* c) {
   if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &found);
   c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
-  Stmt in(db_, "SELECT name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, dev, ino FROM inputs ORDER BY id");
+  Stmt in(db_,
+          "SELECT name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, "
+          "dev, ino FROM inputs ORDER BY id");
   if (!in.ok()) return DbError(db_, path_, "reading inputs");
   int rc;
   while ((rc = in.Step()) == SQLITE_ROW) {
@@ -257,7 +283,8 @@ Status StateStore::LoadRows(Checkpoint* c) {
   Stmt outs(db_, "SELECT role, path, length FROM outputs ORDER BY role");
   if (!outs.ok()) return DbError(db_, path_, "reading outputs");
   while ((rc = outs.Step()) == SQLITE_ROW) {
-    c->outputs.push_back(OutputPosition{outs.ColText(0), outs.ColText(1), static_cast<uint64_t>(outs.ColInt(2))});
+    c->outputs.push_back(
+        OutputPosition{outs.ColText(0), outs.ColText(1), static_cast<uint64_t>(outs.ColInt(2))});
   }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading outputs");
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
@@ -276,7 +303,8 @@ Status StateStore::LoadRows(Checkpoint* c) {
       auto it = live.lower_bound(k);
       while (it != live.end() && it->first.compare(0, k.size(), k) == 0) it = live.erase(it);
     } else {
-      return Status::Corruption(fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
+      return Status::Corruption(
+          fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
     }
   }
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading windows");
@@ -296,7 +324,9 @@ Status StateStore::Commit(const Checkpoint& c) {
     Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
     std::vector<std::pair<std::string, std::string>> meta = {
-        {"engine", c.engine}, {"finished", c.finished ? "1" : "0"}, {"checkpoints", std::to_string(c.checkpoints)}};
+        {"engine", c.engine},
+        {"finished", c.finished ? "1" : "0"},
+        {"checkpoints", std::to_string(c.checkpoints)}};
     for (const auto& [k, v] : c.info) meta.emplace_back("info." + k, v);
     for (const auto& [k, v] : meta) {
       sqlite3_reset(put.get());
@@ -305,12 +335,15 @@ Status StateStore::Commit(const Checkpoint& c) {
       if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
     }
   }
-  if (sqlite3_exec(db_, "DELETE FROM inputs; DELETE FROM outputs;", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db_, "DELETE FROM inputs; DELETE FROM outputs;", nullptr, nullptr, nullptr) !=
+      SQLITE_OK) {
     return fail("saving the checkpoint");
   }
   {
-    Stmt put(db_, "INSERT INTO inputs(id, name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, "
-                  "dev, ino) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    Stmt put(db_,
+             "INSERT INTO inputs(id, name, kind, fingerprint, fingerprint_len, offset, line, "
+             "max_time, tail_hash, "
+             "dev, ino) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!put.ok()) return fail("saving inputs");
     for (size_t i = 0; i < c.inputs.size(); ++i) {
       const InputPosition& p = c.inputs[i];
@@ -341,7 +374,8 @@ Status StateStore::Commit(const Checkpoint& c) {
     }
   }
   {
-    if (c.compact && sqlite3_exec(db_, "DELETE FROM window_log", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    if (c.compact &&
+        sqlite3_exec(db_, "DELETE FROM window_log", nullptr, nullptr, nullptr) != SQLITE_OK) {
       return fail("compacting windows");
     }
     Stmt put(db_, "INSERT INTO window_log(op, k, v) VALUES(?, ?, ?)");
@@ -354,7 +388,8 @@ Status StateStore::Commit(const Checkpoint& c) {
       if (put.Step() != SQLITE_DONE) return fail("saving windows");
     }
   }
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return fail("committing");
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return fail("committing");
   return Status::Ok();
 }
 
@@ -402,7 +437,9 @@ Status StateStore::Inspect(const std::string& path, std::string* json) {
     j += ":" + info.ColText(1);
   }
   j += ",\"inputs\":[";
-  Stmt in(db, "SELECT name, kind, offset, line, max_time, fingerprint, fingerprint_len, dev, ino FROM inputs ORDER BY id");
+  Stmt in(db,
+          "SELECT name, kind, offset, line, max_time, fingerprint, fingerprint_len, dev, ino FROM "
+          "inputs ORDER BY id");
   first = true;
   while (in.ok() && in.Step() == SQLITE_ROW) {
     j += first ? "{" : ",{";
@@ -411,8 +448,8 @@ Status StateStore::Inspect(const std::string& path, std::string* json) {
     AppendJsonString(in.ColText(0), &j);
     j += ",\"kind\":";
     AppendJsonString(in.ColText(1), &j);
-    j += fmt::format(",\"fingerprint\":\"{}\",\"fingerprint_bytes\":{},\"dev\":{},\"inode\":{}", in.ColText(5),
-                     in.ColInt(6), in.ColInt(7), in.ColInt(8));
+    j += fmt::format(",\"fingerprint\":\"{}\",\"fingerprint_bytes\":{},\"dev\":{},\"inode\":{}",
+                     in.ColText(5), in.ColInt(6), in.ColInt(7), in.ColInt(8));
     j += fmt::format(",\"offset\":{},\"line\":{},\"max_event_time\":", in.ColInt(2), in.ColInt(3));
     int64_t t = in.ColInt(4);
     if (t == INT64_MIN) {

@@ -29,15 +29,16 @@ namespace logtide {
 
 // Where one input stands.
 struct InputPosition {
-  std::string name;         // as given on the command line ("-" for stdin)
-  std::string kind;         // "file" or "stdin"
-  std::string fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all consumed bytes
+  std::string name;  // as given on the command line ("-" for stdin)
+  std::string kind;  // "file" or "stdin"
+  std::string
+      fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all consumed bytes
   uint64_t fingerprint_len = 0;
-  uint64_t offset = 0;      // byte offset just past the last processed line
-  uint64_t line = 0;        // lines processed
-  int64_t max_time = 0;     // largest event time read (INT64_MIN: none)
-  std::string tail_hash;    // files: hash of the bytes just before `offset`
-  uint64_t dev = 0;         // files: device and inode, a hint when several files match
+  uint64_t offset = 0;    // byte offset just past the last processed line
+  uint64_t line = 0;      // lines processed
+  int64_t max_time = 0;   // largest event time read (INT64_MIN: none)
+  std::string tail_hash;  // files: hash of the bytes just before `offset`
+  uint64_t dev = 0;       // files: device and inode, a hint when several files match
   uint64_t ino = 0;
 };
 
@@ -66,7 +67,7 @@ struct Checkpoint {
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
   std::vector<std::pair<std::string, std::string>> windows;  // Load: the live rows, by key
-  uint64_t window_log_rows = 0;     // Load: rows in the log
+  uint64_t window_log_rows = 0;                              // Load: rows in the log
 };
 
 class StateStore {

@@ -12,8 +12,13 @@ struct Unit {
 
 // Longest names first so that "ms" is not read as "m" followed by "s".
 constexpr Unit kUnits[] = {
-    {"ns", 1},          {"us", 1'000},         {"\xC2\xB5s", 1'000}, {"ms", 1'000'000},
-    {"s", kNanosPerSecond}, {"m", 60 * kNanosPerSecond}, {"h", 3600 * kNanosPerSecond},
+    {"ns", 1},
+    {"us", 1'000},
+    {"\xC2\xB5s", 1'000},
+    {"ms", 1'000'000},
+    {"s", kNanosPerSecond},
+    {"m", 60 * kNanosPerSecond},
+    {"h", 3600 * kNanosPerSecond},
     {"d", 86400 * kNanosPerSecond},
 };
 
@@ -21,7 +26,8 @@ constexpr Unit kUnits[] = {
 
 Status ParseDuration(std::string_view text, Nanos* out) {
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(fmt::format("bad duration \"{}\": {} (examples: 250ms, 30s, 5m, 1h30m, 1d)", text, why));
+    return Status::InvalidArgument(
+        fmt::format("bad duration \"{}\": {} (examples: 250ms, 30s, 5m, 1h30m, 1d)", text, why));
   };
   if (text.empty()) return bad("empty");
   if (text == "0") {
@@ -53,7 +59,8 @@ Status ParseDuration(std::string_view text, Nanos* out) {
     }
     pos += unit->name.size();
     Nanos term;
-    if (__builtin_mul_overflow(n, unit->nanos, &term) || __builtin_add_overflow(total, term, &total)) {
+    if (__builtin_mul_overflow(n, unit->nanos, &term) ||
+        __builtin_add_overflow(total, term, &total)) {
       return bad("too large");
     }
   }

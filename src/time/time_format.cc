@@ -1,10 +1,10 @@
 #include "time/time_format.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace logtide {
 namespace {
@@ -13,8 +13,9 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
-constexpr const char* kMonths[] = {"january", "february", "march",     "april",   "may",      "june",
-                                   "july",    "august",   "september", "october", "november", "december"};
+constexpr const char* kMonths[] = {"january",   "february", "march",    "april",
+                                   "may",       "june",     "july",     "august",
+                                   "september", "october",  "november", "december"};
 constexpr const char* kWeekdays[] = {"sunday",   "monday", "tuesday", "wednesday",
                                      "thursday", "friday", "saturday"};
 
@@ -74,7 +75,8 @@ int64_t AutoEpochUnit(double magnitude) {
 
 Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* out) {
   auto range = [&] {
-    return Status::DataError(fmt::format("epoch time {} is outside the supported range (1677-09-21 to 2262-04-11)", text));
+    return Status::DataError(fmt::format(
+        "epoch time {} is outside the supported range (1677-09-21 to 2262-04-11)", text));
   };
   size_t pos = 0;
   bool neg = false;
@@ -86,7 +88,8 @@ Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* ou
   size_t int_start = pos;
   bool overflow = false;
   while (pos < text.size() && IsDigit(text[pos])) {
-    if (__builtin_mul_overflow(ipart, 10, &ipart) || __builtin_add_overflow(ipart, text[pos] - '0', &ipart)) {
+    if (__builtin_mul_overflow(ipart, 10, &ipart) ||
+        __builtin_add_overflow(ipart, text[pos] - '0', &ipart)) {
       overflow = true;
     }
     ++pos;
@@ -150,12 +153,15 @@ Status TimeFormat::Create(std::string_view spec, TimeFormat* out) {
         f.items_.push_back({0, c});
         continue;
       }
-      if (++i == spec.size()) return Status::InvalidArgument(fmt::format("--time-format \"{}\": pattern ends with a lone '%'", spec));
+      if (++i == spec.size())
+        return Status::InvalidArgument(
+            fmt::format("--time-format \"{}\": pattern ends with a lone '%'", spec));
       char d = spec[i];
       if (kDirectives.find(d) == std::string_view::npos) {
-        return Status::InvalidArgument(fmt::format(
-            "--time-format \"{}\": unknown directive %{} (known: %Y %y %m %d %e %H %I %p %M %S %f %z %Z %b %B %h %a %A %s %T %F %D %R %%)",
-            spec, d));
+        return Status::InvalidArgument(
+            fmt::format("--time-format \"{}\": unknown directive %{} (known: %Y %y %m %d %e %H %I "
+                        "%p %M %S %f %z %Z %b %B %h %a %A %s %T %F %D %R %%)",
+                        spec, d));
       }
       if (d == '%') {
         f.items_.push_back({0, '%'});
@@ -166,27 +172,35 @@ Status TimeFormat::Create(std::string_view spec, TimeFormat* out) {
       day |= d == 'd' || d == 'e' || d == 'F' || d == 'D';
       epoch |= d == 's';
       // Composite directives are expanded here, once, so parsing sees only simple ones.
-      std::string_view parts = d == 'T' ? "H:M:S" : d == 'R' ? "H:M" : d == 'F' ? "Y-m-d" : d == 'D' ? "m/d/y" : "";
+      std::string_view parts = d == 'T'   ? "H:M:S"
+                               : d == 'R' ? "H:M"
+                               : d == 'F' ? "Y-m-d"
+                               : d == 'D' ? "m/d/y"
+                                          : "";
       if (parts.empty()) {
         f.items_.push_back({d, 0});
       } else {
-        for (char p : parts) f.items_.push_back(p == ':' || p == '-' || p == '/' ? Item{0, p} : Item{p, 0});
+        for (char p : parts)
+          f.items_.push_back(p == ':' || p == '-' || p == '/' ? Item{0, p} : Item{p, 0});
       }
     }
     // %S takes an optional fraction (.123 or ,123) unless the pattern spells it out itself.
     for (size_t i = 0; i + 1 < f.items_.size(); ++i) {
       const Item& next = f.items_[i + 1];
-      if (f.items_[i].directive == 'S' && (next.directive == 0 || next.directive == 'f')) f.items_[i].literal = 1;
+      if (f.items_[i].directive == 'S' && (next.directive == 0 || next.directive == 'f'))
+        f.items_[i].literal = 1;
     }
     if (!epoch && !(year && month && day)) {
-      return Status::InvalidArgument(fmt::format(
-          "--time-format \"{}\": the pattern must determine a date: a year (%Y or %y), a month (%m, %b or %B) and a day (%d or %e), or %s",
-          spec));
+      return Status::InvalidArgument(
+          fmt::format("--time-format \"{}\": the pattern must determine a date: a year (%Y or %y), "
+                      "a month (%m, %b or %B) and a day (%d or %e), or %s",
+                      spec));
     }
   } else {
-    return Status::InvalidArgument(fmt::format(
-        "--time-format \"{}\": expected auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns or a strptime-style pattern with % directives",
-        spec));
+    return Status::InvalidArgument(
+        fmt::format("--time-format \"{}\": expected auto, rfc3339, epoch_s, epoch_ms, epoch_us, "
+                    "epoch_ns or a strptime-style pattern with % directives",
+                    spec));
   }
   *out = std::move(f);
   return Status::Ok();
@@ -200,7 +214,8 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
     case Kind::kPattern:
       return ParsePattern(text, out);
     default:
-      return Status::DataError(fmt::format("time is a string \"{}\" but --time-format {} expects a number", text, spec_));
+      return Status::DataError(fmt::format(
+          "time is a string \"{}\" but --time-format {} expects a number", text, spec_));
   }
 }
 
@@ -210,12 +225,21 @@ Status TimeFormat::ParseNumber(std::string_view text, Nanos* out) const {
     case Kind::kAuto:
       unit = AutoEpochUnit(std::fabs(std::strtod(std::string(text).c_str(), nullptr)));
       break;
-    case Kind::kEpochS: unit = kNanosPerSecond; break;
-    case Kind::kEpochMs: unit = 1'000'000; break;
-    case Kind::kEpochUs: unit = 1'000; break;
-    case Kind::kEpochNs: unit = 1; break;
+    case Kind::kEpochS:
+      unit = kNanosPerSecond;
+      break;
+    case Kind::kEpochMs:
+      unit = 1'000'000;
+      break;
+    case Kind::kEpochUs:
+      unit = 1'000;
+      break;
+    case Kind::kEpochNs:
+      unit = 1;
+      break;
     default:
-      return Status::DataError(fmt::format("time is a number ({}) but --time-format {} expects a string", text, spec_));
+      return Status::DataError(
+          fmt::format("time is a number ({}) but --time-format {} expects a string", text, spec_));
   }
   return EpochTextToNanos(text, unit, out);
 }
@@ -229,13 +253,17 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
   Nanos epoch = 0;
   int64_t v;
   auto bad = [&](const std::string& why) {
-    return Status::DataError(fmt::format("time \"{}\" does not match --time-format \"{}\": {}", text, spec_, why));
+    return Status::DataError(
+        fmt::format("time \"{}\" does not match --time-format \"{}\": {}", text, spec_, why));
   };
-  auto number = [&](int max_digits, int64_t* dst) { return ReadNumber(text, &pos, max_digits, dst); };
+  auto number = [&](int max_digits, int64_t* dst) {
+    return ReadNumber(text, &pos, max_digits, dst);
+  };
   for (const Item& it : items_) {
     char d = it.directive;
     if (d == 0) {
-      if (pos >= text.size() || text[pos] != it.literal) return bad(fmt::format("expected '{}' at offset {}", it.literal, pos));
+      if (pos >= text.size() || text[pos] != it.literal)
+        return bad(fmt::format("expected '{}' at offset {}", it.literal, pos));
       ++pos;
       continue;
     }
@@ -285,7 +313,8 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
       case 'S':
         if (!number(2, &v)) return bad("expected seconds");
         c.second = static_cast<int>(v);
-        if (it.literal == 0 && pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') && IsDigit(text[pos + 1])) {
+        if (it.literal == 0 && pos + 1 < text.size() && (text[pos] == '.' || text[pos] == ',') &&
+            IsDigit(text[pos + 1])) {
           ++pos;
           ReadFraction(text, &pos, &c.nanos);
         }
@@ -299,14 +328,17 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
           c.offset_seconds = 0;
           break;
         }
-        if (pos >= text.size() || (text[pos] != '+' && text[pos] != '-')) return bad("expected a UTC offset (+hhmm, +hh:mm or Z)");
+        if (pos >= text.size() || (text[pos] != '+' && text[pos] != '-'))
+          return bad("expected a UTC offset (+hhmm, +hh:mm or Z)");
         int sign = text[pos++] == '-' ? -1 : 1;
         int64_t oh = 0, om = 0;
         size_t start = pos;
-        if (!ReadNumber(text, &pos, 2, &oh) || pos - start != 2) return bad("expected a UTC offset (+hhmm, +hh:mm or Z)");
+        if (!ReadNumber(text, &pos, 2, &oh) || pos - start != 2)
+          return bad("expected a UTC offset (+hhmm, +hh:mm or Z)");
         if (pos < text.size() && text[pos] == ':') ++pos;
         start = pos;
-        if (ReadNumber(text, &pos, 2, &om) && pos - start != 2) return bad("expected 2-digit offset minutes");
+        if (ReadNumber(text, &pos, 2, &om) && pos - start != 2)
+          return bad("expected 2-digit offset minutes");
         if (oh > 23 || om > 59) return bad("UTC offset out of range");
         c.offset_seconds = static_cast<int>(sign * (oh * 3600 + om * 60));
         break;
@@ -318,7 +350,8 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
         } else if (rest.substr(0, 1) == "Z") {
           pos += 1;
         } else {
-          return bad("expected the zone name UTC, GMT or Z (other zone names are ambiguous; use %z)");
+          return bad(
+              "expected the zone name UTC, GMT or Z (other zone names are ambiguous; use %z)");
         }
         break;
       }
@@ -345,7 +378,8 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
       }
     }
   }
-  if (pos != text.size()) return bad(fmt::format("unexpected text \"{}\" after the pattern", text.substr(pos)));
+  if (pos != text.size())
+    return bad(fmt::format("unexpected text \"{}\" after the pattern", text.substr(pos)));
   if (have_epoch) {
     *out = epoch;
     return Status::Ok();

@@ -1,9 +1,9 @@
 #include "time/timestamp.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "util/time_math.h"
 
@@ -30,16 +30,21 @@ bool ReadDigits(std::string_view text, size_t* pos, int n, int64_t* out) {
 
 Status CivilToNanos(const CivilTime& c, Nanos* out) {
   using namespace std::chrono;
-  if (c.month < 1 || c.month > 12) return Status::DataError(fmt::format("month {} out of range", c.month));
+  if (c.month < 1 || c.month > 12)
+    return Status::DataError(fmt::format("month {} out of range", c.month));
   if (c.year < -9999 || c.year > 99999) return Status::DataError("year out of range");
   year_month_day ymd{year{static_cast<int>(c.year)}, month{static_cast<unsigned>(c.month)},
                      day{static_cast<unsigned>(c.day < 1 ? 0 : c.day)}};
   if (c.day < 1 || !ymd.ok()) {
-    return Status::DataError(fmt::format("day {} out of range for {:04}-{:02}", c.day, c.year, c.month));
+    return Status::DataError(
+        fmt::format("day {} out of range for {:04}-{:02}", c.day, c.year, c.month));
   }
-  if (c.hour < 0 || c.hour > 23) return Status::DataError(fmt::format("hour {} out of range", c.hour));
-  if (c.minute < 0 || c.minute > 59) return Status::DataError(fmt::format("minute {} out of range", c.minute));
-  if (c.second < 0 || c.second > 59) return Status::DataError(fmt::format("second {} out of range", c.second));
+  if (c.hour < 0 || c.hour > 23)
+    return Status::DataError(fmt::format("hour {} out of range", c.hour));
+  if (c.minute < 0 || c.minute > 59)
+    return Status::DataError(fmt::format("minute {} out of range", c.minute));
+  if (c.second < 0 || c.second > 59)
+    return Status::DataError(fmt::format("second {} out of range", c.second));
   if (c.nanos < 0 || c.nanos >= kNanosPerSecond) return Status::DataError("fraction out of range");
   int64_t days = sys_days{ymd}.time_since_epoch().count();
   int64_t secs = days * 86400 + c.hour * 3600 + c.minute * 60 + c.second - c.offset_seconds;
@@ -64,7 +69,8 @@ inline bool TwoDigits(std::string_view s, size_t i, int* v) {
 
 bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   const size_t n = s.size();
-  if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') return false;
+  if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
+    return false;
   auto d2 = [&](size_t i, int* v) { return TwoDigits(s, i, v); };
   int y1 = 0, y2 = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   if (!d2(11, &h) || !d2(14, &mi) || !d2(17, &sec)) return false;
@@ -74,7 +80,8 @@ bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   int64_t frac = 0;
   if (s[pos] == '.') {
     size_t start = ++pos;
-    while (pos < n && pos - start < 9 && static_cast<unsigned>(s[pos] - '0') < 10) frac = frac * 10 + (s[pos++] - '0');
+    while (pos < n && pos - start < 9 && static_cast<unsigned>(s[pos] - '0') < 10)
+      frac = frac * 10 + (s[pos++] - '0');
     if (pos == start || (pos < n && static_cast<unsigned>(s[pos] - '0') < 10)) return false;
     for (size_t k = pos - start; k < 9; ++k) frac *= 10;
   }
@@ -102,7 +109,8 @@ bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
     // Inside 1678..2261 nothing overflows; the edges go through the full parser.
     if (year < 1678 || year > 2261) return false;
     int64_t y = year - 1;
-    days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) + d - 1 - 719162;
+    days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) + d - 1 -
+           719162;
     if (cache != nullptr) {
       std::memcpy(cache->date, s.data(), 10);
       cache->days = days;

@@ -17,11 +17,11 @@ inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
 // A broken-down civil time. `offset_seconds` is the UTC offset it was written in (+01:00 = 3600).
 struct CivilTime {
   int64_t year = 1970;
-  int month = 1;   // 1..12
-  int day = 1;     // 1..31
-  int hour = 0;    // 0..23
-  int minute = 0;  // 0..59
-  int second = 0;  // 0..59
+  int month = 1;      // 1..12
+  int day = 1;        // 1..31
+  int hour = 0;       // 0..23
+  int minute = 0;     // 0..59
+  int second = 0;     // 0..59
   int64_t nanos = 0;  // 0..999'999'999
   int offset_seconds = 0;
 };

@@ -34,12 +34,36 @@ class ByteReader {
   explicit ByteReader(std::string_view in) : in_(in) {}
   bool ok() const { return ok_; }
   bool at_end() const { return in_.empty(); }
-  uint8_t U8() { uint8_t v = 0; Raw(&v, 1); return v; }
-  uint32_t U32() { uint32_t v = 0; Raw(&v, 4); return v; }
-  int64_t I64() { int64_t v = 0; Raw(&v, 8); return v; }
-  uint64_t U64() { uint64_t v = 0; Raw(&v, 8); return v; }
-  double F64() { double v = 0; Raw(&v, 8); return v; }
-  __int128 I128() { __int128 v = 0; Raw(&v, 16); return v; }
+  uint8_t U8() {
+    uint8_t v = 0;
+    Raw(&v, 1);
+    return v;
+  }
+  uint32_t U32() {
+    uint32_t v = 0;
+    Raw(&v, 4);
+    return v;
+  }
+  int64_t I64() {
+    int64_t v = 0;
+    Raw(&v, 8);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    Raw(&v, 8);
+    return v;
+  }
+  double F64() {
+    double v = 0;
+    Raw(&v, 8);
+    return v;
+  }
+  __int128 I128() {
+    __int128 v = 0;
+    Raw(&v, 16);
+    return v;
+  }
   std::string_view Bytes() {
     uint32_t n = U32();
     if (!ok_ || n > in_.size()) {

@@ -13,7 +13,8 @@ namespace logtide {
 
 class WatermarkTracker {
  public:
-  WatermarkTracker(int inputs, Nanos delay) : max_(inputs, kMinusInfinity), finished_(inputs, false), delay_(delay) {}
+  WatermarkTracker(int inputs, Nanos delay)
+      : max_(inputs, kMinusInfinity), finished_(inputs, false), delay_(delay) {}
 
   // Records an event time read from `input`.
   void Observe(int input, Nanos t) {

@@ -1,9 +1,9 @@
 #include "window/window_spec.h"
 
+#include <fmt/format.h>
+
 #include <numeric>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "time/duration.h"
 
@@ -13,23 +13,29 @@ Nanos WindowSpec::pane() const { return std::gcd(size, slide); }
 
 std::string WindowSpec::ToString() const {
   switch (kind) {
-    case Kind::kTumbling: return "tumbling:" + FormatDuration(size);
-    case Kind::kSliding: return "sliding:" + FormatDuration(size) + ":" + FormatDuration(slide);
-    case Kind::kSession: return "session:" + FormatDuration(gap);
+    case Kind::kTumbling:
+      return "tumbling:" + FormatDuration(size);
+    case Kind::kSliding:
+      return "sliding:" + FormatDuration(size) + ":" + FormatDuration(slide);
+    case Kind::kSession:
+      return "session:" + FormatDuration(gap);
   }
   return "";
 }
 
 Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(fmt::format(
-        "--window \"{}\": {} (expected tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP, e.g. tumbling:5m)", text, why));
+    return Status::InvalidArgument(
+        fmt::format("--window \"{}\": {} (expected tumbling:SIZE, sliding:SIZE:SLIDE or "
+                    "session:GAP, e.g. tumbling:5m)",
+                    text, why));
   };
   std::vector<std::string_view> parts;
   size_t pos = 0;
   while (true) {
     size_t colon = text.find(':', pos);
-    parts.push_back(text.substr(pos, colon == std::string_view::npos ? std::string_view::npos : colon - pos));
+    parts.push_back(
+        text.substr(pos, colon == std::string_view::npos ? std::string_view::npos : colon - pos));
     if (colon == std::string_view::npos) break;
     pos = colon + 1;
   }
@@ -51,7 +57,8 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     spec.kind = WindowSpec::Kind::kSliding;
     if (!(st = duration(parts[1], "size", &spec.size)).ok()) return st;
     if (!(st = duration(parts[2], "slide", &spec.slide)).ok()) return st;
-    if (spec.slide > spec.size) return bad("slide must not exceed size (events between windows would be lost)");
+    if (spec.slide > spec.size)
+      return bad("slide must not exceed size (events between windows would be lost)");
   } else if (parts[0] == "session") {
     if (parts.size() != 2) return bad("session takes one duration, the gap");
     spec.kind = WindowSpec::Kind::kSession;

@@ -33,7 +33,9 @@ struct WindowSpec {
   // End of the latest window holding t: the window that stays open longest.
   Nanos LastWindowEnd(Nanos t) const { return SatAdd(LastWindowStart(t), size); }
   // Smallest window end strictly greater than x.
-  Nanos NextEndAfter(Nanos x) const { return SatAdd(SatAdd(FloorTo(SatSub(x, size), slide), slide), size); }
+  Nanos NextEndAfter(Nanos x) const {
+    return SatAdd(SatAdd(FloorTo(SatSub(x, size), slide), slide), size);
+  }
 
   // The command-line spelling, e.g. "sliding:1h:1m".
   std::string ToString() const;

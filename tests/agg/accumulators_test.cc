@@ -1,8 +1,7 @@
 #include "agg/accumulators.h"
 
-#include <string>
-
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "output/json_text.h"
 
@@ -14,9 +13,18 @@ class TextSink : public ValueSink {
  public:
   std::string text;
   void Null() override { text = "null"; }
-  void Int(__int128 v) override { text.clear(); AppendInt128(v, &text); }
-  void Double(double v) override { text.clear(); AppendDouble(v, &text); }
-  void Value(const ValueRef& v) override { text.clear(); AppendJsonValue(v, &text); }
+  void Int(__int128 v) override {
+    text.clear();
+    AppendInt128(v, &text);
+  }
+  void Double(double v) override {
+    text.clear();
+    AppendDouble(v, &text);
+  }
+  void Value(const ValueRef& v) override {
+    text.clear();
+    AppendJsonValue(v, &text);
+  }
 };
 
 AggSpec Spec(const char* text) {
@@ -55,7 +63,8 @@ TEST_CASE("count counts events, count(f) only non-null values") {
 
 TEST_CASE("sum of integers stays an exact integer, even past int64") {
   CHECK(Aggregate("sum(x)", {{I(1), 0}, {I(2), 0}}).result == "3");
-  CHECK(Aggregate("sum(x)", {{I(INT64_MAX), 0}, {I(INT64_MAX), 0}}).result == "18446744073709551614");
+  CHECK(Aggregate("sum(x)", {{I(INT64_MAX), 0}, {I(INT64_MAX), 0}}).result ==
+        "18446744073709551614");
   CHECK(Aggregate("sum(x)", {{I(INT64_MIN), 0}, {I(-1), 0}}).result == "-9223372036854775809");
 }
 
@@ -84,20 +93,24 @@ TEST_CASE("min and max compare across integers and doubles and keep the winner's
 }
 
 TEST_CASE("count_distinct counts distinct non-null values; 1 and 1.0 are one value") {
-  CHECK(Aggregate("count_distinct(x)", {{I(1), 0}, {D(1.0), 0}, {S("1"), 0}, {kNull, 0}, {S("1"), 0}}).result == "2");
+  CHECK(
+      Aggregate("count_distinct(x)", {{I(1), 0}, {D(1.0), 0}, {S("1"), 0}, {kNull, 0}, {S("1"), 0}})
+          .result == "2");
   CHECK(Aggregate("count_distinct(x)", {}).result == "0");
 }
 
 TEST_CASE("first and last go by event time, ties by read order") {
-  std::vector<std::pair<ValueRef, Nanos>> ev = {{S("b"), 20}, {S("a"), 10}, {S("c"), 30}, {S("c2"), 30}, {S("a2"), 10}};
+  std::vector<std::pair<ValueRef, Nanos>> ev = {
+      {S("b"), 20}, {S("a"), 10}, {S("c"), 30}, {S("c2"), 30}, {S("a2"), 10}};
   CHECK(Aggregate("first(x)", ev).result == "\"a\"");
   CHECK(Aggregate("last(x)", ev).result == "\"c2\"");
   CHECK(Aggregate("first(x)", {{kNull, 1}, {I(5), 2}}).result == "5");
 }
 
 TEST_CASE("merging two slots equals adding all events to one") {
-  std::vector<AggSpec> specs = {Spec("count"), Spec("sum(x)"), Spec("min(x)"), Spec("max(x)"), Spec("avg(x)"),
-                                Spec("count_distinct(x)"), Spec("first(x)"), Spec("last(x)")};
+  std::vector<AggSpec> specs = {Spec("count"),    Spec("sum(x)"), Spec("min(x)"),
+                                Spec("max(x)"),   Spec("avg(x)"), Spec("count_distinct(x)"),
+                                Spec("first(x)"), Spec("last(x)")};
   Accumulators acc(specs);
   uint32_t a = acc.Allocate(), b = acc.Allocate(), all = acc.Allocate();
   std::vector<uint64_t> ignored(specs.size());
@@ -156,15 +169,19 @@ namespace logtide {
 namespace {
 
 TEST_CASE("snapshot and restore reproduce every aggregate, and damaged bytes are detected") {
-  std::vector<AggSpec> specs = {Spec("count"), Spec("count(x)"), Spec("sum(x)"), Spec("min(x)"), Spec("max(x)"),
-                                Spec("avg(x)"), Spec("count_distinct(x)"), Spec("first(x)"), Spec("last(x)")};
+  std::vector<AggSpec> specs = {
+      Spec("count"),  Spec("count(x)"),          Spec("sum(x)"),   Spec("min(x)"), Spec("max(x)"),
+      Spec("avg(x)"), Spec("count_distinct(x)"), Spec("first(x)"), Spec("last(x)")};
   Accumulators acc(specs);
   uint32_t slot = acc.Allocate();
   std::vector<uint64_t> ignored(specs.size());
   std::vector<ValueRef> in(specs.size());
   uint64_t seq = 0;
-  for (const auto& [v, t] : std::vector<std::pair<ValueRef, Nanos>>{
-           {I(INT64_MAX), 5}, {D(0.25), 3}, {S("text\"with\\escapes"), 9}, {kNull, 1}, {I(-4), 9}}) {
+  for (const auto& [v, t] : std::vector<std::pair<ValueRef, Nanos>>{{I(INT64_MAX), 5},
+                                                                    {D(0.25), 3},
+                                                                    {S("text\"with\\escapes"), 9},
+                                                                    {kNull, 1},
+                                                                    {I(-4), 9}}) {
     std::fill(in.begin(), in.end(), v);
     acc.Add(slot, in.data(), t, ++seq, ignored.data());
   }

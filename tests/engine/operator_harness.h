@@ -2,10 +2,10 @@
 // "[start,end) key count=N sum=S rev=R". Times are plain integers.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
@@ -83,8 +83,12 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   std::string line_;
 };
 
-inline WindowSpec Tumbling(Nanos size) { return WindowSpec{WindowSpec::Kind::kTumbling, size, size, 0}; }
-inline WindowSpec Sliding(Nanos size, Nanos slide) { return WindowSpec{WindowSpec::Kind::kSliding, size, slide, 0}; }
+inline WindowSpec Tumbling(Nanos size) {
+  return WindowSpec{WindowSpec::Kind::kTumbling, size, size, 0};
+}
+inline WindowSpec Sliding(Nanos size, Nanos slide) {
+  return WindowSpec{WindowSpec::Kind::kSliding, size, slide, 0};
+}
 inline WindowSpec Session(Nanos gap) { return WindowSpec{WindowSpec::Kind::kSession, 0, 0, gap}; }
 
 }  // namespace logtide

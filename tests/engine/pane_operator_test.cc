@@ -29,7 +29,8 @@ TEST_CASE("records of one advance are sorted by end, start, then key value") {
   h.Add("alpha", 15);
   h.Add("zeta", 1);
   h.Advance(kPlusInfinity);
-  CHECK(h.Take() == V{"[0,10) beta 1 1", "[0,10) zeta 1 1", "[10,20) alpha 1 1", "[10,20) zeta 1 1"});
+  CHECK(h.Take() ==
+        V{"[0,10) beta 1 1", "[0,10) zeta 1 1", "[10,20) alpha 1 1", "[10,20) zeta 1 1"});
 }
 
 TEST_CASE("empty windows between data are skipped, not emitted") {
@@ -46,7 +47,8 @@ TEST_CASE("sliding: each window merges its panes") {
   h.Add("a", 0, 10);
   h.Add("a", 2, 1);
   h.Advance(kPlusInfinity);
-  CHECK(h.Take() == V{"[-2,1) a 1 10", "[-1,2) a 1 10", "[0,3) a 2 11", "[1,4) a 1 1", "[2,5) a 1 1"});
+  CHECK(h.Take() ==
+        V{"[-2,1) a 1 10", "[-1,2) a 1 10", "[0,3) a 2 11", "[1,4) a 1 1", "[2,5) a 1 1"});
 }
 
 TEST_CASE("sliding with a slide that does not divide the size") {

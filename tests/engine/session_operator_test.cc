@@ -32,7 +32,7 @@ TEST_CASE("a late event that bridges two sessions merges them into one") {
   OperatorHarness h(Session(10), 20, EmitMode::kFinal);
   h.Add("u", 0, 1);
   h.Add("u", 20, 2);
-  h.Advance(12);  // [0,10) has ended but is within lateness
+  h.Advance(12);             // [0,10) has ended but is within lateness
   CHECK(h.Add("u", 10, 4));  // [10,20) touches both
   h.Advance(kPlusInfinity);
   CHECK(h.Take() == V{"[0,30) u 3 7"});
@@ -77,7 +77,7 @@ TEST_CASE("update mode: a new complete session gets revision 0 at once") {
   h.Add("u", 100);
   h.Advance(100);
   CHECK_FALSE(h.Add("v", 50));  // [50,60): 60 + 30 <= 100, late
-  CHECK(h.Add("v", 75));  // [75,85) ended at watermark 100, but 85 + 30 > 100
+  CHECK(h.Add("v", 75));        // [75,85) ended at watermark 100, but 85 + 30 > 100
   CHECK(h.Take() == V{"[75,85) v 1 1 rev=0"});
 }
 

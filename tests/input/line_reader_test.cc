@@ -1,10 +1,9 @@
 #include "input/line_reader.h"
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 namespace logtide {
 namespace {

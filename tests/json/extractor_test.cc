@@ -1,8 +1,7 @@
 #include "json/extractor.h"
 
-#include <string>
-
 #include <catch2/catch.hpp>
+#include <string>
 
 namespace logtide {
 namespace {
@@ -28,7 +27,8 @@ TEST_CASE("top-level and nested fields are read in one pass") {
   Fixture f;
   int ts = f.Add("ts"), method = f.Add("req.method"), deep = f.Add("a.b.c");
   REQUIRE(f.ex.Finish().ok());
-  REQUIRE(f.Run(R"({"x":[1,{"ts":9}],"req":{"method":"GET","n":2},"ts":"t1","a":{"b":{"c":true}}})").ok());
+  REQUIRE(f.Run(R"({"x":[1,{"ts":9}],"req":{"method":"GET","n":2},"ts":"t1","a":{"b":{"c":true}}})")
+              .ok());
   CHECK(f.values[ts].type == ValueType::kString);
   CHECK(f.values[ts].s == "t1");
   CHECK(f.values[method].s == "GET");

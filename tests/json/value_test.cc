@@ -6,9 +6,10 @@ namespace logtide {
 namespace {
 
 TEST_CASE("key order: null < false < true < numbers < strings") {
-  std::vector<ValueRef> ordered = {ValueRef::Null(), ValueRef::Bool(false), ValueRef::Bool(true),
-                                   ValueRef::Int(-5), ValueRef::Number(-4.5), ValueRef::Int(3),
-                                   ValueRef::String(""), ValueRef::String("B"), ValueRef::String("a")};
+  std::vector<ValueRef> ordered = {
+      ValueRef::Null(),     ValueRef::Bool(false),  ValueRef::Bool(true),
+      ValueRef::Int(-5),    ValueRef::Number(-4.5), ValueRef::Int(3),
+      ValueRef::String(""), ValueRef::String("B"),  ValueRef::String("a")};
   for (size_t i = 0; i < ordered.size(); ++i) {
     for (size_t j = 0; j < ordered.size(); ++j) {
       INFO(i << " vs " << j);
@@ -22,7 +23,8 @@ TEST_CASE("integers and doubles compare by value, exactly") {
   CHECK(CompareValues(ValueRef::Int(2), ValueRef::Number(2.5)) < 0);
   CHECK(CompareValues(ValueRef::Number(1e300), ValueRef::Int(INT64_MAX)) > 0);
   // 2^53 + 1 is not a double; the comparison must still see it as larger than 2^53.
-  CHECK(CompareValues(ValueRef::Int((int64_t{1} << 53) + 1), ValueRef::Number(9007199254740992.5 - 0.5)) > 0);
+  CHECK(CompareValues(ValueRef::Int((int64_t{1} << 53) + 1),
+                      ValueRef::Number(9007199254740992.5 - 0.5)) > 0);
 }
 
 TEST_CASE("integral doubles are integers") {

@@ -1,10 +1,9 @@
 #include "state/state_store.h"
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 namespace logtide {
 namespace {
@@ -33,9 +32,12 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
     c.engine = std::string("\0engine\xff", 8);
     c.inputs.push_back(InputPosition{"app.log", "file", "abc", 3, 100, 7, -5, "tail", 1, 2});
     c.outputs.push_back(OutputPosition{"output", "out.ndjson", 1234});
-    c.window_ops = {{StateOp::kPut, "p1a", "1"}, {StateOp::kPut, "p1b", "2"}, {StateOp::kPut, "p2a", "3"}};
+    c.window_ops = {
+        {StateOp::kPut, "p1a", "1"}, {StateOp::kPut, "p1b", "2"}, {StateOp::kPut, "p2a", "3"}};
     REQUIRE(st->Commit(c).ok());
-    c.window_ops = {{StateOp::kPut, "p1a", "4"}, {StateOp::kErasePrefix, "p2", ""}, {StateOp::kErase, "p1b", ""},
+    c.window_ops = {{StateOp::kPut, "p1a", "4"},
+                    {StateOp::kErasePrefix, "p2", ""},
+                    {StateOp::kErase, "p1b", ""},
                     {StateOp::kPut, "p3", "5"}};
     c.checkpoints = 2;
     REQUIRE(st->Commit(c).ok());
@@ -60,7 +62,9 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
   // Another query is refused, naming what differs.
   Status s = st->CheckQuery("window=tumbling:5m\nby=a");
   CHECK(s.code() == Status::Code::kRefused);
-  CHECK_THAT(s.message(), Catch::Contains("window: the state has \"tumbling:1m\", this run has \"tumbling:5m\""));
+  CHECK_THAT(
+      s.message(),
+      Catch::Contains("window: the state has \"tumbling:1m\", this run has \"tumbling:5m\""));
 
   // A second open while the first holds the lock.
   std::unique_ptr<StateStore> second;

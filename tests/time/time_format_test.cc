@@ -2,10 +2,9 @@
 // conversions (building formats).
 #include "time/time_format.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 #include "time/timestamp.h"
 
@@ -36,7 +35,8 @@ TEST_CASE("time format table") {
     TimeFormat format;
     REQUIRE(TimeFormat::Create(f[0], &format).ok());
     Nanos t = 0;
-    Status s = f[1][0] == '"' ? format.ParseString(f[1].substr(1, f[1].size() - 2), &t) : format.ParseNumber(f[1], &t);
+    Status s = f[1][0] == '"' ? format.ParseString(f[1].substr(1, f[1].size() - 2), &t)
+                              : format.ParseNumber(f[1], &t);
     if (f[2][0] == '!') {
       REQUIRE_FALSE(s.ok());
       CHECK_THAT(s.message(), Catch::Contains(f[2].substr(1)));

@@ -1,7 +1,8 @@
 #include "time/timestamp.h"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
 namespace logtide {
@@ -47,7 +48,12 @@ namespace {
 // with CivilToNanos (std::chrono's calendar) on every date it accepts and refuse invalid ones.
 TEST_CASE("the RFC 3339 fast path agrees with the chrono calendar") {
   uint64_t x = 88172645463325252ull;
-  auto next = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; };
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
   int checked = 0;
   Rfc3339Cache cache;
   for (int i = 0; i < 200000; ++i) {
@@ -59,11 +65,14 @@ TEST_CASE("the RFC 3339 fast path agrees with the chrono calendar") {
     c.minute = static_cast<int>(next() % 60);
     c.second = static_cast<int>(next() % 60);
     c.nanos = static_cast<int64_t>(next() % 3 == 0 ? 0 : next() % kNanosPerSecond);
-    c.offset_seconds = static_cast<int>(next() % 5 == 0 ? (static_cast<int>(next() % 48) - 24) * 1800 : 0);
+    c.offset_seconds =
+        static_cast<int>(next() % 5 == 0 ? (static_cast<int>(next() % 48) - 24) * 1800 : 0);
     int oh = std::abs(c.offset_seconds) / 3600, om = std::abs(c.offset_seconds) / 60 % 60;
-    std::string text = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}", c.year, c.month, c.day, c.hour,
-                                   c.minute, c.second, c.nanos);
-    text += c.offset_seconds == 0 ? std::string("Z") : fmt::format("{}{:02}:{:02}", c.offset_seconds < 0 ? '-' : '+', oh, om);
+    std::string text = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}", c.year, c.month,
+                                   c.day, c.hour, c.minute, c.second, c.nanos);
+    text += c.offset_seconds == 0
+                ? std::string("Z")
+                : fmt::format("{}{:02}:{:02}", c.offset_seconds < 0 ? '-' : '+', oh, om);
     Nanos expected = 0, got = 0, cached = 0;
     Status want = CivilToNanos(c, &expected);
     Status have = ParseRfc3339(text, &got);
