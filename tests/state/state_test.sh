@@ -202,6 +202,26 @@ check "idle pipe + SIGINT: the run says it stopped" grep -q "stopped by signal 2
 check "idle pipe + SIGINT: within a second (took ${stopped} ms)" test "$stopped" -lt 1000
 check "idle pipe + SIGINT: the checkpoint holds the 3000 lines" bash -c "'$bin' inspect s.db | grep -q '\"line\":3000,'"
 
+# --- checkpoint cadence and --durable -------------------------------------------------------------
+reset
+head -n 10240 all.ndjson > cad.log
+ckpts() { "$bin" -q "${Q[@]}" --state s.db -o out.ndjson --stats "$@" cad.log 2>&1 >/dev/null | grep -o '"checkpoints":[0-9]*'; }
+check "--checkpoint-every 1000: 10 checkpoints and the final one" test "$(ckpts --checkpoint-every 1000)" = '"checkpoints":11'
+reset
+check "--checkpoint-interval 0: one per 1024 lines (when the clock is read) and the final one" \
+  test "$(ckpts --checkpoint-every 100000000 --checkpoint-interval 0)" = '"checkpoints":11'
+reset
+exec 3>&2 2>/dev/null  # the shell reports the kill on its own standard error
+LOGTIDE_TEST_KILL_AT=after-commit:3 "$bin" -q "${Q[@]}" --state s.db --durable --checkpoint-every 1000 -o out.ndjson \
+  --late-output late.ndjson all.ndjson
+rc=$?
+exec 2>&3 3>&-
+check "--durable: killed after the third checkpoint" test "$rc" = 137
+"$bin" -q "${Q[@]}" --state s.db --durable --checkpoint-every 1000 -o out.ndjson --late-output late.ndjson all.ndjson
+"$bin" -q "${Q[@]}" --late-output ref-late-d.ndjson all.ndjson > ref-d.ndjson
+check "--durable: the resumed run gives the bytes of one run" cmp -s out.ndjson ref-d.ndjson
+check "--durable: late events too" cmp -s late.ndjson ref-late-d.ndjson
+
 # --- disk full: output and state -------------------------------------------------------------------
 for target in output state; do
   reset
