@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -108,7 +109,8 @@ Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* ou
   }
   if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
     // Exponent form: go through double; exact to about a microsecond for current epochs.
-    double v = std::strtod(std::string(text).c_str(), nullptr);
+    double v = 0;
+    std::from_chars(text.data(), text.data() + text.size(), v);
     double ns = v * static_cast<double>(nanos_per_unit);
     if (!std::isfinite(ns) || std::fabs(ns) >= 9.2e18) return range();
     *out = static_cast<Nanos>(std::llround(ns));
@@ -222,9 +224,12 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
 Status TimeFormat::ParseNumber(std::string_view text, Nanos* out) const {
   int64_t unit;
   switch (kind_) {
-    case Kind::kAuto:
-      unit = AutoEpochUnit(std::fabs(std::strtod(std::string(text).c_str(), nullptr)));
-      break;
+    case Kind::kAuto: {
+      // from_chars: no copy of the text, so no allocation per event.
+      double v = 0;
+      std::from_chars(text.data(), text.data() + text.size(), v);
+      unit = AutoEpochUnit(std::fabs(v));
+    } break;
     case Kind::kEpochS:
       unit = kNanosPerSecond;
       break;
