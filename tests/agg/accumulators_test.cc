@@ -195,24 +195,22 @@ TEST_CASE("snapshot and restore reproduce every aggregate, and damaged bytes are
   fresh.Restore(restored, &r);
   REQUIRE(r.ok());
   CHECK(r.at_end());
-  for (size_t i = 0; i < specs.size(); ++i) {
-    TextSink a, b;
-    acc.Result(slot, i, &a);
-    fresh.Result(restored, i, &b);
-    INFO(specs[i].text);
-    CHECK(a.text == b.text);
-  }
+  auto check_same_results = [&] {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      TextSink a, b;
+      acc.Result(slot, i, &a);
+      fresh.Result(restored, i, &b);
+      INFO(specs[i].text);
+      CHECK(a.text == b.text);
+    }
+  };
+  check_same_results();
   // The restored state goes on like the original.
   ValueRef more = I(1);
   std::fill(in.begin(), in.end(), more);
   acc.Add(slot, in.data(), 10, ++seq, ignored.data());
   fresh.Add(restored, in.data(), 10, seq, ignored.data());
-  for (size_t i = 0; i < specs.size(); ++i) {
-    TextSink a, b;
-    acc.Result(slot, i, &a);
-    fresh.Result(restored, i, &b);
-    CHECK(a.text == b.text);
-  }
+  check_same_results();
   // A cut blob fails cleanly.
   ByteReader cut(std::string_view(blob).substr(0, blob.size() / 2));
   uint32_t other = fresh.Allocate();
