@@ -2,9 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <thread>
+
 #include "time/duration.h"
 
 namespace logtide {
+
+int DefaultThreads() {
+  // Past a few parsing threads the thread that applies events in order is the bottleneck.
+  unsigned n = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(n, 1u, 8u));
+}
 
 Status BuildConfig(const Options& o, EngineConfig* c) {
   c->inputs = o.files;
@@ -37,6 +46,7 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->errors_output = o.errors;
   c->quiet = o.quiet;
   c->buffer_size = o.io_buffer;
+  c->threads = o.threads > 0 ? o.threads : DefaultThreads();
   c->state_path = o.state;
   if (o.checkpoint_every == 0)
     return Status::InvalidArgument("--checkpoint-every must be at least 1");

@@ -38,6 +38,7 @@ struct Options {
   bool stats = false;
   bool quiet = false;
   size_t io_buffer = 1 << 20;
+  int threads = 0;  // 0: one per core
   std::string state;
   uint64_t checkpoint_every = 100000;
   std::string checkpoint_interval = "5s";
@@ -45,6 +46,9 @@ struct Options {
   bool durable = false;
   bool reread_replaced = false;
 };
+
+// The number of threads when --threads is not given: the machine's cores, at most 8.
+int DefaultThreads();
 
 // Checks the options and builds the engine configuration; the message names the flag.
 Status BuildConfig(const Options& o, EngineConfig* config);

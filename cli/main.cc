@@ -142,6 +142,11 @@ int Main(int argc, char** argv) {
                "Show progress on standard error even when it is not a terminal");
   app.add_flag("--explain", explain,
                "Print how the query will run, in words, and exit without reading input");
+  app.add_option("--threads", o.threads,
+                 "Threads to use (default: one per core, at most 8); 1 reads, parses and "
+                 "aggregates on one thread. Output is the same bytes for every N")
+      ->check(CLI::Range(1, 256))
+      ->type_name("N");
   app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
   app.add_option("--state", o.state,
                  "Keep the job's state in this SQLite file: resume from it, checkpoint to it")

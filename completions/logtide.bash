@@ -7,6 +7,7 @@ _logtide() {
   prev=${COMP_WORDS[COMP_CWORD-1]}
   local flags="--window --by --agg --time --time-format --delay --lateness --emit --late-output
     --on-error --errors -o --output --format --stats --progress --explain -q --quiet --config
+    --threads
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced -h --help --version"
 
   case $prev in
@@ -27,7 +28,7 @@ _logtide() {
     --late-output|--errors|-o|--output|--config|--state|inspect)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
-    --time|--by|--delay|--lateness|--checkpoint-every|--checkpoint-interval)
+    --time|--by|--delay|--lateness|--checkpoint-every|--checkpoint-interval|--threads)
       COMPREPLY=()
       return ;;
   esac

@@ -34,6 +34,7 @@ struct EngineConfig {
   int max_reported_errors = 5;   // bad lines shown on stderr under --on-error skip
   size_t buffer_size = 1 << 20;  // initial input buffer; results never depend on it
   bool quiet = false;            // no warnings on the diagnostics stream
+  int threads = 1;               // > 1: that many threads parse ahead (engine/parse_pool.h)
 
   // Durable state (--state): see state/state_store.h and man/logtide.1, STATE.
   std::string state_path;                           // empty: no state

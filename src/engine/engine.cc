@@ -11,7 +11,9 @@
 #include <cstdlib>
 
 #include "agg/accumulators.h"
+#include "engine/event_parser.h"
 #include "engine/key_table.h"
+#include "engine/parse_pool.h"
 #include "engine/window_operator.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
@@ -71,17 +73,15 @@ struct Engine::Impl final : public ResultEmitter {
 
   const EngineConfig& config;
   EngineStats* stats;
-  FieldExtractor extractor;
-  TimeFormat time_format;
-  int time_slot = -1;
-  std::vector<int> key_slots;
-  std::vector<int> agg_slots;  // -1 for plain count
+  std::unique_ptr<EventParser> parser;  // with --threads 1
   KeyTable keys;
   Accumulators acc;
   std::unique_ptr<WindowOperator> op;
   OutputFile out, late_out, errors_out;
   std::unique_ptr<RecordWriter> writer;
   std::vector<std::unique_ptr<LineReader>> readers;
+  std::vector<uint64_t> read_to;     // per input: the end of the last line processed
+  std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `readers`, so declared after
   std::unique_ptr<WatermarkTracker> tracker;
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
@@ -109,11 +109,6 @@ struct Engine::Impl final : public ResultEmitter {
   bool nothing_to_do = false;
   int stopped_by = 0;
 
-  // Reused per event: no allocation in the steady state.
-  std::vector<ValueRef> values;
-  std::vector<ValueRef> agg_inputs;
-  std::string key_buf;
-
   void Emit(const WindowResult& r) override {
     writer->BeginRecord(r.start, r.end);
     std::string_view k = keys.encoded(r.key);
@@ -124,7 +119,8 @@ struct Engine::Impl final : public ResultEmitter {
   }
 
   Status Open();
-  Status ProcessLine(int input, const Line& line);
+  Status NextLine(int input, Line* line, Event* event, bool* have, bool* interrupted);
+  Status ProcessLine(int input, const Line& line, const Event& event);
   Status BadLine(int input, const Line& line, std::string_view reason);
   void LateEvent(int input, const Line& line, Nanos t);
   void Advance(Nanos w) {
@@ -177,26 +173,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   e->stats_.ignored_values.assign(c.aggs.size(), 0);
   e->impl_ = std::make_unique<Impl>(e->config_, &e->stats_);
   Impl& m = *e->impl_;
-  Status s = TimeFormat::Create(c.time_format, &m.time_format);
+  Status s = EventParser::Create(c, &m.parser);
   if (!s.ok()) return s;
-  auto add_path = [&](const std::string& path, const char* flag, int* slot) -> Status {
-    Status st = m.extractor.AddPath(path, slot, slot == &m.time_slot);
-    if (!st.ok()) return Status::InvalidArgument(fmt::format("{}: {}", flag, st.message()));
-    return st;
-  };
-  if (!(s = add_path(c.time_field, "--time", &m.time_slot)).ok()) return s;
-  for (const std::string& b : c.by) {
-    int slot;
-    if (!(s = add_path(b, "--by", &slot)).ok()) return s;
-    m.key_slots.push_back(slot);
-  }
-  for (const AggSpec& a : c.aggs) {
-    int slot = -1;
-    if (!a.field.empty() && !(s = add_path(a.field, "--agg", &slot)).ok()) return s;
-    m.agg_slots.push_back(slot);
-  }
-  if (!(s = m.extractor.Finish()).ok()) return s;
-  m.agg_inputs.assign(c.aggs.size(), ValueRef::Null());
   m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
                                 WindowOperator::Deps{&m.keys, &m.acc, &m});
   *out = std::move(e);
@@ -555,43 +533,28 @@ void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   late_out.MaybeFlush();
 }
 
-Status Engine::Impl::ProcessLine(int input, const Line& line) {
+Status Engine::Impl::NextLine(int input, Line* line, Event* event, bool* have,
+                              bool* interrupted) {
+  if (pool != nullptr) {
+    Status s = pool->Next(input, line, event, have);
+    *interrupted = pool->interrupted();
+    return s;
+  }
+  LineReader& r = *readers[input];
+  Status s = r.Next(line, have);
+  *interrupted = r.interrupted();
+  if (s.ok() && *have) parser->Parse(line->data, line->size, line->capacity, event);
+  return s;
+}
+
+Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   ++stats->lines;
-  bool blank = true;
-  for (size_t i = 0; i < line.size && blank; ++i)
-    blank = line.data[i] == ' ' || line.data[i] == '\t';
-  if (blank) return Status::Ok();
-
-  Status s = extractor.Extract(line.data, line.size, line.capacity, &values);
-  if (!s.ok()) return BadLine(input, line, s.message());
-
-  const ValueRef& tv = values[time_slot];
-  Nanos t;
-  switch (tv.type) {
-    case ValueType::kString:
-      s = time_format.ParseString(tv.s, &t);
-      break;
-    case ValueType::kNumber:
-      s = time_format.ParseNumber(tv.s, &t);
-      break;
-    case ValueType::kNull:
-      s = Status::DataError(fmt::format("time field \"{}\" is missing or null", config.time_field));
-      break;
-    default:
-      s = Status::DataError(fmt::format(
-          "time field \"{}\" is a {}, not a timestamp string or epoch number", config.time_field,
-          tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
-  }
-  if (!s.ok()) return BadLine(input, line, s.message());
-
-  key_buf.clear();
-  for (int slot : key_slots) EncodeValue(values[slot], &key_buf);
-  uint32_t key = keys.Intern(key_buf);
-  for (size_t i = 0; i < agg_slots.size(); ++i) {
-    agg_inputs[i] = agg_slots[i] < 0 ? ValueRef::Null() : values[agg_slots[i]];
-  }
+  if (ev.kind == Event::Kind::kBlank) return Status::Ok();
+  if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
+  const Nanos t = ev.time;
+  uint32_t key = keys.Intern(ev.key);
   ++seq;
-  bool accepted = op->Add(key, t, agg_inputs.data(), seq, watermark, stats->ignored_values.data());
+  bool accepted = op->Add(key, t, ev.aggs, seq, watermark, stats->ignored_values.data());
   keys.ReleaseIfUnused(key);
   if (!accepted) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
@@ -611,9 +574,9 @@ void Engine::Impl::ReportProgress(bool done) {
   if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
   last_progress = now;
   Progress p;
-  for (const auto& r : readers) {
-    p.bytes_read += r->bytes_consumed();
-    p.total_bytes += r->file_size();
+  for (size_t i = 0; i < readers.size(); ++i) {
+    p.bytes_read += read_to[i];
+    p.total_bytes += readers[i]->file_size();
   }
   p.events = stats->events;
   p.watermark = watermark;
@@ -626,9 +589,20 @@ Status Engine::Impl::ReadAll() {
   const size_t n = readers.size();
   uint32_t until_progress = 0;
   last_progress = last_checkpoint = std::chrono::steady_clock::now();
+  if (config.threads > 1) {
+    std::vector<LineReader*> rs;
+    for (const auto& r : readers) rs.push_back(r.get());
+    pool = std::make_unique<ParsePool>(config, std::move(rs), config.buffer_size);
+    if (!config.state_path.empty()) pool->set_stop_flag(&g_stop_signal);
+    Status s = pool->Start(config.threads);
+    if (!s.ok()) return s;
+  }
+  read_to.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) read_to[i] = tracks[i]->start_offset;
   std::vector<bool> done(n, false);
   size_t remaining = n;
   Line line;
+  Event event;
   while (remaining > 0) {
     // Watermark alignment: read from the unfinished input with the lowest maximum event
     // time so far; ties go to the earlier input.
@@ -638,13 +612,12 @@ Status Engine::Impl::ReadAll() {
                                         tracker->max_time(static_cast<int>(pick))))
         pick = i;
     }
-    LineReader& r = *readers[pick];
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
-      bool have;
-      Status s = r.Next(&line, &have);
+      bool have, interrupted;
+      Status s = NextLine(static_cast<int>(pick), &line, &event, &have, &interrupted);
       if (!s.ok()) return s;
-      if (r.interrupted()) {  // a signal while waiting for input: stop here, cleanly
+      if (interrupted) {  // a signal while waiting for input: stop here, cleanly
         stopped_by = g_stop_signal;
         return TakeCheckpoint(false);
       }
@@ -660,8 +633,9 @@ Status Engine::Impl::ReadAll() {
         break;
       }
       Nanos before = tracker->max_time(static_cast<int>(pick));
-      s = ProcessLine(static_cast<int>(pick), line);
+      s = ProcessLine(static_cast<int>(pick), line, event);
       if (!s.ok()) return s;
+      read_to[pick] = line.end_offset;
       if (store != nullptr) {
         Consumed(static_cast<int>(pick), line);
         if (g_stop_signal != 0) {
@@ -713,6 +687,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   }
   Status s = m.Open();
   if (s.ok() && !m.nothing_to_do) s = m.ReadAll();
+  m.pool.reset();  // stops the workers
   if (!config_.state_path.empty()) {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);

@@ -1,6 +1,7 @@
 #include "input/line_reader.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
       capacity_(buffer_size) {
   struct stat st;
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+    regular_ = true;
     file_size_ = static_cast<uint64_t>(st.st_size);
     dev_ = static_cast<uint64_t>(st.st_dev);
     ino_ = static_cast<uint64_t>(st.st_ino);
@@ -142,6 +144,69 @@ Status LineReader::Next(Line* line, bool* have) {
       return Status::Ok();
     }
     scan_from = begin_ + scanned;
+  }
+}
+
+Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* size,
+                             uint64_t* offset, const std::atomic<bool>& cancel, bool* cancelled) {
+  *cancelled = false;
+  *offset = consumed_;
+  *size = 0;
+  // The partial line left by the previous block (or by Next) starts this one.
+  size_t have = end_ - begin_;
+  size_t cap = std::max({target, have + 1, size_t{64}});
+  if (block->size() < cap + kPadding) block->resize(cap + kPadding);
+  std::memcpy(block->data(), buf_.data() + begin_, have);
+  begin_ = end_ = 0;
+  size_t scanned = 0;  // bytes known to hold no '\n'
+  while (true) {
+    if (have == cap) {  // a line longer than the block
+      cap *= 2;
+      block->resize(cap + kPadding);
+    }
+    if (!regular_) {
+      // Wait for data without blocking a stop: a quiet pipe must not hold up a cancel.
+      struct pollfd pfd = {fd_, POLLIN, 0};
+      int r = ::poll(&pfd, 1, 100);
+      if (r < 0 && errno != EINTR)
+        return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+      if (cancel.load(std::memory_order_relaxed)) {
+        *cancelled = true;
+        return Status::Ok();
+      }
+      if (r <= 0) continue;
+    }
+    ssize_t n = ::read(fd_, block->data() + have, cap - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+    }
+    if (n == 0) eof_ = true;
+    have += static_cast<size_t>(n);
+    bool full = have == cap;
+    if (!eof_ && !full) {
+      if (regular_) continue;  // a file: fill the block
+      // A pipe: take more only when it is already there.
+      struct pollfd pfd = {fd_, POLLIN, 0};
+      if (::poll(&pfd, 1, 0) > 0) continue;
+    }
+    const char* data = block->data();
+    const void* nl = have > scanned ? memrchr(data + scanned, '\n', have - scanned) : nullptr;
+    if (nl == nullptr && !eof_) {
+      scanned = have;
+      continue;
+    }
+    size_t lines = nl != nullptr ? static_cast<size_t>(static_cast<const char*>(nl) - data) + 1
+                                 : have;
+    if (eof_) lines = have;
+    // Keep the partial last line for the next block.
+    size_t rest = have - lines;
+    if (buf_.size() < rest + kPadding) buf_.resize(rest + kPadding);
+    std::memcpy(buf_.data(), data + lines, rest);
+    end_ = rest;
+    *size = lines;
+    consumed_ += lines;
+    return Status::Ok();
   }
 }
 

@@ -3,6 +3,7 @@
 // Each line is readable for LineReader::kPadding bytes past its end, as simdjson requires.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -50,9 +51,21 @@ class LineReader {
   // The line stays valid until the next call. Read errors are returned as IOError.
   Status Next(Line* line, bool* have);
 
+  // Reads the next block of whole lines into *block (resized as needed, kPadding readable past
+  // the end): about `target` bytes of regular files; of a pipe, what has arrived, once it holds
+  // a whole line. A longer line grows the block. At the end of input, a last line without '\n'
+  // ends the block. Sets *size to the bytes of lines (0 at the end of input) and *offset to the
+  // input offset of the block's first byte. A read from a pipe waits in steps of 100 ms and
+  // returns with *size 0 and *cancelled set once *cancel is true. For reading on another thread
+  // than Next(), which must not be mixed in.
+  Status ReadBlock(size_t target, std::vector<char>* block, size_t* size, uint64_t* offset,
+                   const std::atomic<bool>& cancel, bool* cancelled);
+
   // The name used in messages: the path, or "<stdin>".
   const std::string& name() const { return name_; }
   uint64_t bytes_consumed() const { return consumed_; }
+  // Lines returned by Next() (or skipped by SkipTo); ReadBlock() does not count lines.
+  uint64_t lines_read() const { return line_number_; }
   // The size of a regular file when opened; 0 for anything else (stdin, a pipe).
   uint64_t file_size() const { return file_size_; }
   // Device and inode of the input (0 for standard input).
@@ -68,6 +81,7 @@ class LineReader {
 
   int fd_;
   bool owns_fd_;
+  bool regular_ = false;
   std::string name_;
   std::vector<char> buf_;  // size: capacity_ + kPadding
   size_t capacity_;

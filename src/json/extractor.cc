@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace logtide {
@@ -13,15 +14,21 @@ const size_t FieldExtractor::kPadding = simdjson::SIMDJSON_PADDING;
 
 // The registered paths as a tree; node 0 is the root object.
 struct FieldExtractor::Impl {
+  struct Key {
+    uint64_t first = 0;  // the name's first 8 bytes, zero-filled
+    uint64_t last = 0;   // its last 8 bytes, when it has at least 8
+    size_t len = 0;
+    int child = -1;
+  };
   struct Node {
     std::string name;
     int slot = -1;  // >= 0 for a leaf
     std::vector<int> children;
     bool keep_text = false;  // keep a number's source text (ValueRef::s)
+    std::vector<Key> keys;  // the children, for matching raw keys
   };
   od::parser parser;
   std::vector<Node> nodes{Node{}};
-  const char* limit = nullptr;  // end of the readable bytes of the current line
 
   int FindChild(int node, std::string_view name) const {
     for (int c : nodes[node].children) {
@@ -30,22 +37,68 @@ struct FieldExtractor::Impl {
     return -1;
   }
 
+  static uint64_t Load64(const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  // One bit set (the high bit of the byte) at the first byte of `v` that equals `byte`, and
+  // maybe at later ones too; zero when no byte does.
+  static uint64_t BytesEqual(uint64_t v, uint64_t byte) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+    uint64_t x = v ^ (byte * kOnes);
+    return (x - kOnes) & ~x & kHighs;
+  }
+
   // Matches a key by its raw bytes in the document (p points just after the opening quote;
-  // the padded buffer is readable past the key). Returns -2 when the key holds an escape, so
-  // the caller must compare its unescaped form instead.
+  // the padded buffer is readable well past the key). Returns -2 when the key holds an escape,
+  // so the caller must compare its unescaped form instead.
   int FindChildRaw(int node, const char* p) const {
-    for (int c : nodes[node].children) {
-      const std::string& name = nodes[c].name;
-      // Cheap single-byte tests first: most keys differ in length or first byte.
-      if (p + name.size() < limit && p[name.size()] == '"' && p[0] == name[0] &&
-          std::memcmp(p, name.data(), name.size()) == 0) {
-        return c;
+    // The key's length: the first quote, found eight bytes at a time.
+    size_t len = 0;
+    while (true) {
+      const uint64_t w = Load64(p + len);
+      const uint64_t quote = BytesEqual(w, '"'), escape = BytesEqual(w, '\\');
+      if ((quote | escape) != 0) {
+        const size_t q = quote != 0 ? static_cast<size_t>(__builtin_ctzll(quote)) / 8 : 8;
+        const size_t e = escape != 0 ? static_cast<size_t>(__builtin_ctzll(escape)) / 8 : 8;
+        if (e < q) return -2;
+        len += q;
+        break;
+      }
+      len += 8;
+    }
+    for (const Key& k : nodes[node].keys) {
+      if (k.len != len) continue;
+      if (len <= 8) {
+        // The bytes after the key are read too and masked away.
+        const uint64_t mask = len == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+        if ((Load64(p) & mask) == k.first) return k.child;
+      } else if (Load64(p) == k.first && Load64(p + len - 8) == k.last &&
+                 std::memcmp(p, nodes[k.child].name.data(), len) == 0) {
+        return k.child;
       }
     }
-    for (const char* q = p; *q != '"'; ++q) {
-      if (*q == '\\') return -2;
-    }
     return -1;
+  }
+
+  // Prepares each node's keys for FindChildRaw.
+  void IndexKeys() {
+    for (Node& n : nodes) {
+      n.keys.clear();
+      for (int c : n.children) {
+        const std::string& name = nodes[c].name;
+        Key k;
+        k.len = name.size();
+        char first[8] = {}, last[8] = {};
+        std::memcpy(first, name.data(), std::min<size_t>(8, name.size()));
+        if (name.size() >= 8) std::memcpy(last, name.data() + name.size() - 8, 8);
+        k.first = Load64(first);
+        k.last = Load64(last);
+        k.child = c;
+        n.keys.push_back(k);
+      }
+    }
   }
 
   static simdjson::error_code ReadScalar(od::value val, bool keep_text, ValueRef* out) {
@@ -170,7 +223,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false});
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}});
       impl_->nodes[node].children.push_back(child);
     }
     node = child;
@@ -203,6 +256,7 @@ Status FieldExtractor::Finish() {
       }
     }
   }
+  impl_->IndexKeys();
   return Status::Ok();
 }
 
@@ -238,7 +292,6 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
   values->assign(paths_.size(), ValueRef::Null());
   od::document doc;
   od::object obj;
-  impl_->limit = line + capacity;
   auto error = impl_->parser.iterate(line, size, capacity).get(doc);
   if (!error) error = doc.get_object().get(obj);
   if (!error) error = impl_->Walk(obj, 0, values);

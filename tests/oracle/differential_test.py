@@ -71,7 +71,8 @@ def run_case(binary, seed, workdir):
             f.write("".join(to_line(t, r) + "\n" for t, r in evs))
         paths.append(p)
     args = [binary, "-q", "--window", spec, "--delay", "%ds" % delay, "--lateness", "%ds" % lateness, "--emit", emit,
-            "--io-buffer", str(rng.choice([1, 7, 64, 4096, 1 << 20]))]
+            "--io-buffer", str(rng.choice([1, 7, 64, 4096, 1 << 20])),
+            "--threads", str(rng.choice([1, 1, 2, 3, 8]))]
     if by:
         args += ["--by", by]
     for name, fn, field in AGGS:

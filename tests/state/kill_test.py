@@ -31,6 +31,9 @@ QUERIES = [
 ]
 
 
+THREADS = random.Random(5)
+
+
 def integrity(state):
     if not os.path.exists(state):
         return True
@@ -58,7 +61,11 @@ class Job:
     def args(self, state=True):
         a = [self.binary, "-q"] + self.query + ["-o", self.out, "--late-output", self.late]
         if state:
-            a += ["--state", self.state, "--checkpoint-every", "1500"]
+            # Runs that are killed and resumed use any number of threads; the uninterrupted
+            # reference uses one.
+            a += ["--state", self.state, "--checkpoint-every", "1500", "--threads", str(THREADS.choice([1, 2, 4]))]
+        else:
+            a += ["--threads", "1"]
         return a + ["-" if self.stdin else self.input]
 
     def start(self, state=True, env=None):

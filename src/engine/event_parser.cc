@@ -1,0 +1,81 @@
+#include "engine/event_parser.h"
+
+#include <fmt/format.h>
+
+namespace logtide {
+
+const size_t EventParser::kPadding = FieldExtractor::kPadding;
+
+Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* out) {
+  std::unique_ptr<EventParser> p(new EventParser(c));
+  Status s = TimeFormat::Create(c.time_format, &p->time_format_);
+  if (!s.ok()) return s;
+  auto add_path = [&](const std::string& path, const char* flag, int* slot) -> Status {
+    Status st = p->extractor_.AddPath(path, slot, slot == &p->time_slot_);
+    if (!st.ok()) return Status::InvalidArgument(fmt::format("{}: {}", flag, st.message()));
+    return st;
+  };
+  if (!(s = add_path(c.time_field, "--time", &p->time_slot_)).ok()) return s;
+  for (const std::string& b : c.by) {
+    int slot;
+    if (!(s = add_path(b, "--by", &slot)).ok()) return s;
+    p->key_slots_.push_back(slot);
+  }
+  for (const AggSpec& a : c.aggs) {
+    int slot = -1;
+    if (!a.field.empty() && !(s = add_path(a.field, "--agg", &slot)).ok()) return s;
+    p->agg_slots_.push_back(slot);
+  }
+  if (!(s = p->extractor_.Finish()).ok()) return s;
+  p->agg_inputs_.assign(c.aggs.size(), ValueRef::Null());
+  *out = std::move(p);
+  return Status::Ok();
+}
+
+void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev) {
+  bool blank = true;
+  for (size_t i = 0; i < size && blank; ++i) blank = data[i] == ' ' || data[i] == '\t';
+  if (blank) {
+    ev->kind = Event::Kind::kBlank;
+    return;
+  }
+  auto bad = [&](const Status& s) {
+    reason_ = s.message();
+    ev->kind = Event::Kind::kBad;
+    ev->reason = reason_;
+  };
+  Status s = extractor_.Extract(data, size, capacity, &values_);
+  if (!s.ok()) return bad(s);
+
+  const ValueRef& tv = values_[time_slot_];
+  Nanos t;
+  switch (tv.type) {
+    case ValueType::kString:
+      s = time_format_.ParseString(tv.s, &t);
+      break;
+    case ValueType::kNumber:
+      s = time_format_.ParseNumber(tv.s, &t);
+      break;
+    case ValueType::kNull:
+      s = Status::DataError(
+          fmt::format("time field \"{}\" is missing or null", config_.time_field));
+      break;
+    default:
+      s = Status::DataError(fmt::format(
+          "time field \"{}\" is a {}, not a timestamp string or epoch number", config_.time_field,
+          tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
+  }
+  if (!s.ok()) return bad(s);
+
+  key_.clear();
+  for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
+  for (size_t i = 0; i < agg_slots_.size(); ++i) {
+    agg_inputs_[i] = agg_slots_[i] < 0 ? ValueRef::Null() : values_[agg_slots_[i]];
+  }
+  ev->kind = Event::Kind::kEvent;
+  ev->time = t;
+  ev->key = key_;
+  ev->aggs = agg_inputs_.data();
+}
+
+}  // namespace logtide

@@ -1,0 +1,60 @@
+// Turning one input line into an event: the fields the query reads, extracted once, the event
+// time parsed and the group key encoded; or the reason the line is bad. Parsing is pure (the
+// same line always gives the same event), so lines may be parsed on any thread, one
+// EventParser per thread, and applied to the windows in input order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/config.h"
+#include "json/extractor.h"
+#include "json/value.h"
+#include "time/time_format.h"
+#include "util/status.h"
+
+namespace logtide {
+
+struct Event {
+  enum class Kind : uint8_t { kBlank, kBad, kEvent };
+  Kind kind = Kind::kBlank;
+  Nanos time = 0;
+  std::string_view key;          // kEvent: EncodeValue of each --by field, in order
+  const ValueRef* aggs = nullptr;  // kEvent: one input per aggregate (null for a plain count)
+  std::string_view reason;       // kBad: why the line is not an event
+};
+
+class EventParser {
+ public:
+  // Registers the fields `config` reads. Errors: InvalidArgument naming the flag (--time, --by,
+  // --agg) whose field path is unusable.
+  static Status Create(const EngineConfig& config, std::unique_ptr<EventParser>* out);
+
+  // Parses one line (without its '\n'). What *event points to stays valid until the next call.
+  // REQUIRES: `capacity` bytes are readable at `data`, capacity >= size + kPadding.
+  void Parse(const char* data, size_t size, size_t capacity, Event* event);
+
+  size_t num_aggs() const { return agg_slots_.size(); }
+  static const size_t kPadding;
+
+ private:
+  explicit EventParser(const EngineConfig& config) : config_(config) {}
+
+  const EngineConfig& config_;
+  FieldExtractor extractor_;
+  TimeFormat time_format_;
+  int time_slot_ = -1;
+  std::vector<int> key_slots_;
+  std::vector<int> agg_slots_;  // -1 for a plain count
+  // Reused per line: no allocation in the steady state.
+  std::vector<ValueRef> values_;
+  std::vector<ValueRef> agg_inputs_;
+  std::string key_;
+  std::string reason_;
+};
+
+}  // namespace logtide

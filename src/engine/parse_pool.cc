@@ -1,0 +1,211 @@
+#include "engine/parse_pool.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace logtide {
+
+namespace {
+constexpr size_t kNone = static_cast<size_t>(-1);
+// Blocks held by read-ahead, over all inputs: with many inputs, each reads ahead less.
+constexpr size_t kAheadBudget = 64;
+}  // namespace
+
+ParsePool::ParsePool(const EngineConfig& config, std::vector<LineReader*> readers,
+                     size_t block_size)
+    : config_(config),
+      readers_(std::move(readers)),
+      block_size_(block_size),
+      inputs_(readers_.size()) {
+  for (size_t i = 0; i < readers_.size(); ++i) inputs_[i].line = readers_[i]->lines_read();
+}
+
+ParsePool::~ParsePool() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    shutdown_ = true;
+  }
+  cancel_ = true;
+  work_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+Status ParsePool::Start(int threads) {
+  for (int i = 0; i < threads; ++i) {
+    std::unique_ptr<EventParser> p;
+    Status s = EventParser::Create(config_, &p);
+    if (!s.ok()) return s;
+    parsers_.push_back(std::move(p));
+  }
+  // Enough read-ahead to keep every worker busy on the input the engine reads.
+  ahead_ = std::clamp<size_t>(kAheadBudget / std::max<size_t>(readers_.size(), 1), 1,
+                              2 * static_cast<size_t>(threads));
+  // Signals go to the engine's thread, which checks for a stop; workers never see them.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  for (int i = 0; i < threads; ++i) threads_.emplace_back(&ParsePool::Work, this, i);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return Status::Ok();
+}
+
+int ParsePool::PickLocked() const {
+  auto readable = [&](int i, size_t ahead) {
+    const Input& in = inputs_[i];
+    return !in.reading && !in.ended && in.queue.size() < ahead;
+  };
+  if (readable(current_, ahead_)) return current_;
+  // Other inputs get their next block ready, so that switching to them does not wait.
+  for (int i = 0; i < static_cast<int>(inputs_.size()); ++i) {
+    if (readable(i, 1)) return i;
+  }
+  return -1;
+}
+
+void ParsePool::Work(int worker) {
+  EventParser* parser = parsers_[worker].get();
+  std::unique_lock<std::mutex> lk(mu_);
+  while (true) {
+    int i = -1;
+    work_cv_.wait(lk, [&] { return shutdown_ || (i = PickLocked()) >= 0; });
+    if (shutdown_) return;
+    Input& in = inputs_[i];
+    in.reading = true;
+    Chunk* c;
+    if (free_.empty()) {
+      chunks_.push_back(std::make_unique<Chunk>());
+      c = chunks_.back().get();
+    } else {
+      c = free_.back();
+      free_.pop_back();
+    }
+    c->ready = false;
+    in.queue.push_back(c);
+    lk.unlock();
+
+    bool cancelled = false;
+    c->status = readers_[i]->ReadBlock(block_size_, &c->bytes, &c->size, &c->offset, cancel_,
+                                       &cancelled);
+    const bool last = !c->status.ok() || cancelled || c->size == 0;
+    if (cancelled) c->size = 0;
+    lk.lock();
+    in.reading = false;
+    in.ended = last;
+    lk.unlock();
+    work_cv_.notify_one();  // the input's next block may be read now
+
+    if (c->status.ok()) ParseChunk(parser, c);
+    lk.lock();
+    c->ready = true;
+    ready_cv_.notify_one();
+  }
+}
+
+void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
+  c->recs.clear();
+  c->values.clear();
+  c->string_at.clear();
+  c->arena.clear();
+  c->cursor = 0;
+  const char* d = c->bytes.data();
+  const size_t naggs = parser->num_aggs();
+  Event ev;
+  for (size_t pos = 0; pos < c->size;) {
+    const char* nl = static_cast<const char*>(std::memchr(d + pos, '\n', c->size - pos));
+    size_t len = nl != nullptr ? static_cast<size_t>(nl - (d + pos)) : c->size - pos;
+    Chunk::Rec r;
+    r.begin = pos;
+    r.size = (len > 0 && d[pos + len - 1] == '\r') ? len - 1 : len;
+    r.next = pos + len + (nl != nullptr ? 1 : 0);
+    r.terminated = nl != nullptr;
+    parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev);
+    r.kind = ev.kind;
+    r.time = ev.time;
+    r.text = c->arena.size();
+    r.values = c->values.size();
+    std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
+                            : ev.kind == Event::Kind::kBad ? ev.reason
+                                                           : std::string_view();
+    c->arena.append(text);
+    r.text_size = text.size();
+    if (ev.kind == Event::Kind::kEvent) {
+      for (size_t a = 0; a < naggs; ++a) {
+        ValueRef v = ev.aggs[a];
+        if (v.s.empty()) {
+          c->string_at.push_back(kNone);
+        } else {  // the parser's strings are gone at the next line: keep a copy
+          c->string_at.push_back(c->arena.size());
+          c->arena.append(v.s);
+        }
+        c->values.push_back(v);
+      }
+    }
+    c->recs.push_back(r);
+    pos = r.next;
+  }
+  // The arena is complete: point the copied strings into it.
+  for (size_t k = 0; k < c->values.size(); ++k) {
+    if (c->string_at[k] != kNone)
+      c->values[k].s = std::string_view(c->arena.data() + c->string_at[k], c->values[k].s.size());
+  }
+}
+
+Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
+  Input& in = inputs_[input];
+  *have = false;
+  while (!in.finished) {
+    Chunk* c = in.held;
+    if (c != nullptr && c->cursor < c->recs.size()) {
+      const Chunk::Rec& r = c->recs[c->cursor++];
+      line->data = c->bytes.data() + r.begin;
+      line->size = r.size;
+      line->capacity = c->bytes.size() - r.begin;
+      line->offset = c->offset + r.begin;
+      line->end_offset = c->offset + r.next;
+      line->number = ++in.line;
+      line->terminated = r.terminated;
+      event->kind = r.kind;
+      event->time = r.time;
+      std::string_view text(c->arena.data() + r.text, r.text_size);
+      event->key = r.kind == Event::Kind::kEvent ? text : std::string_view();
+      event->reason = r.kind == Event::Kind::kBad ? text : std::string_view();
+      event->aggs = r.kind == Event::Kind::kEvent ? c->values.data() + r.values : nullptr;
+      *have = true;
+      return Status::Ok();
+    }
+    std::unique_lock<std::mutex> lk(mu_);
+    if (c != nullptr) {
+      free_.push_back(c);
+      in.held = nullptr;
+    }
+    if (current_ != input) {
+      current_ = input;
+      work_cv_.notify_all();
+    }
+    auto ready = [&] { return !in.queue.empty() && in.queue.front()->ready; };
+    while (!ready()) {
+      if (stop_ != nullptr && *stop_ != 0) {
+        interrupted_ = true;
+        return Status::Ok();
+      }
+      ready_cv_.wait_for(lk, std::chrono::milliseconds(100));
+    }
+    c = in.queue.front();
+    in.queue.pop_front();
+    work_cv_.notify_all();  // room to read ahead again
+    if (!c->status.ok() || c->size == 0) {
+      Status s = c->status;
+      free_.push_back(c);
+      in.finished = true;
+      return s;
+    }
+    in.held = c;
+  }
+  return Status::Ok();
+}
+
+}  // namespace logtide

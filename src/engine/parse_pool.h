@@ -1,0 +1,101 @@
+// Parsing ahead on worker threads (--threads): workers read blocks of whole lines from the
+// inputs and parse every line into an Event; the engine takes the lines back one at a time, in
+// each input's order. Parsing is pure, so the results are the bytes a single thread gives.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/event_parser.h"
+#include "input/line_reader.h"
+#include "util/status.h"
+
+namespace logtide {
+
+class ParsePool {
+ public:
+  // Reads `readers` (not owned; they outlive the pool, and nothing else reads them once Start
+  // is called) in blocks of about `block_size` bytes.
+  ParsePool(const EngineConfig& config, std::vector<LineReader*> readers, size_t block_size);
+  ~ParsePool();  // cancels and joins the workers
+  ParsePool(const ParsePool&) = delete;
+  ParsePool& operator=(const ParsePool&) = delete;
+
+  // Starts `threads` workers. Errors: those of EventParser::Create.
+  Status Start(int threads);
+
+  // A read waiting for workers returns with *have false and interrupted() set once *flag is
+  // non-zero (a stop signal).
+  void set_stop_flag(const volatile int* flag) { stop_ = flag; }
+  bool interrupted() const { return interrupted_; }
+
+  // Sets *line and *event to the next line of `input`, in order, or *have to false at its end.
+  // Both stay valid until the next call for the same input. Read errors come back in order, after
+  // the lines before them.
+  Status Next(int input, Line* line, Event* event, bool* have);
+
+ private:
+  // A block of lines and what they parsed to.
+  struct Chunk {
+    struct Rec {
+      size_t begin, size, next;  // within bytes: line start, length without "\r\n", next line
+      Event::Kind kind;
+      bool terminated;
+      Nanos time;
+      size_t text, text_size;  // in arena: the key (events) or the reason (bad lines)
+      size_t values;           // first of num_aggs inputs in values (events)
+    };
+    std::vector<char> bytes;
+    size_t size = 0;  // 0: the end of the input
+    uint64_t offset = 0;
+    Status status;
+    bool ready = false;
+    std::vector<Rec> recs;
+    std::vector<ValueRef> values;
+    std::vector<size_t> string_at;  // per value: where its text is in arena, or npos
+    std::string arena;
+    size_t cursor = 0;
+  };
+  struct Input {
+    std::deque<Chunk*> queue;  // read or being read, not yet taken by Next, in input order
+    Chunk* held = nullptr;     // the chunk Next is taking lines from
+    bool reading = false;      // a worker is reading it (reads of one input are sequential)
+    bool ended = false;        // its last block was read (end, error or cancel)
+    bool finished = false;     // Next returned its end
+    uint64_t line = 0;         // number of the last line Next returned
+  };
+
+  void Work(int worker);
+  int PickLocked() const;  // an input a worker may read now, or -1
+  void ParseChunk(EventParser* parser, Chunk* c);
+
+  const EngineConfig& config_;
+  std::vector<LineReader*> readers_;
+  size_t block_size_;
+  size_t ahead_ = 1;  // blocks read ahead of the engine for the input it reads now
+  std::vector<std::unique_ptr<EventParser>> parsers_;
+  std::vector<std::thread> threads_;
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // workers: an input became readable, or shutdown
+  std::condition_variable ready_cv_;  // the engine: a chunk is parsed
+  std::vector<Input> inputs_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::vector<Chunk*> free_;
+  int current_ = 0;  // the input the engine reads now
+  bool shutdown_ = false;
+  std::atomic<bool> cancel_{false};
+
+  const volatile int* stop_ = nullptr;
+  bool interrupted_ = false;
+};
+
+}  // namespace logtide
