@@ -1,6 +1,7 @@
 #include "engine/window_operator.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/pane_operator.h"
 #include "engine/session_operator.h"
@@ -40,11 +41,19 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
       using Item = SortItem;
       std::vector<Item>& items = string_items_;
       items.resize(n);
-      for (size_t i = 0; i < n; ++i)
-        items[i] = Item{r[i].end, r[i].start, sort_keys_[i].s, static_cast<uint32_t>(i)};
+      for (size_t i = 0; i < n; ++i) {
+        std::string_view k = sort_keys_[i].s;
+        unsigned char head[8] = {};
+        std::memcpy(head, k.data(), std::min<size_t>(8, k.size()));
+        uint64_t prefix = 0;
+        for (unsigned char c : head) prefix = prefix << 8 | c;
+        items[i] = Item{r[i].end, r[i].start, prefix, k, static_cast<uint32_t>(i)};
+      }
+      // Integer comparisons decide almost every pair; the bytes only break prefix ties.
       std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
         if (a.end != b.end) return a.end < b.end;
         if (a.start != b.start) return a.start < b.start;
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
         return a.key < b.key;
       });
       for (const Item& it : items) deps_.emitter->Emit(r[it.index]);

@@ -90,6 +90,7 @@ class WindowOperator {
  private:
   struct SortItem {
     Nanos end, start;
+    uint64_t prefix;  // the key's first 8 bytes, big-endian and zero-filled: orders like them
     std::string_view key;
     uint32_t index;
   };
