@@ -97,8 +97,8 @@ def main():
         f.write(open(small).readline())
     big_mb, small_mb = os.path.getsize(big) / 1e6, os.path.getsize(small) / 1e6
 
-    def lt(job, path):
-        return [logtide, "-q"] + JOBS[job][1] + [path]
+    def lt(job, path, threads=None):
+        return [logtide, "-q"] + (["--threads", str(threads)] if threads else []) + JOBS[job][1] + [path]
 
     def duck(job, path, threads):
         return ["node", duck_script, str(job), path, str(threads)]
@@ -129,12 +129,18 @@ def main():
 
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
+    outputs = {}
     def add(name, job, mb, cmd, **kw):
-        secs, rss, _ = timed(cmd, **kw)
+        secs, rss, out = timed(cmd, **kw)
         runs.setdefault((name, job), []).append((secs, rss, mb))
+        return out
+    cores = os.cpu_count()
     for r in range(a.rounds):
         for job in JOBS:
-            add("logtide", job, big_mb, lt(job, big))
+            # Every round checks that all threads give the bytes of one thread.
+            one_thread = add("logtide 1 thread", job, big_mb, lt(job, big, 1))
+            if add("logtide", job, big_mb, lt(job, big)) != one_thread:
+                sys.exit("job %d: logtide's output with %d threads differs from one thread's" % (job, cores))
             add("duckdb 1 thread", job, big_mb, duck(job, big, 1), env=duck_env)
             add("duckdb 2 threads", job, big_mb, duck(job, big, 2), env=duck_env)
         add("simdjson floor", 1, big_mb, [floor, big])
@@ -148,15 +154,20 @@ def main():
 
     print("| job | tool | input MB | median s | MB/s | peak RSS MB |")
     print("|---|---|---:|---:|---:|---:|")
-    for (name, job) in sorted(runs, key=lambda k: (k[1], k[0] != "logtide", k[0])):
+    for (name, job) in sorted(runs, key=lambda k: (k[1], not k[0].startswith("logtide"), k[0])):
         s, mbs, rss = med(name, job)
         print("| %d | %s | %.0f | %.3f | %.1f | %.1f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss))
-    lt1 = med("logtide", 1)[1]
-    print("\njob 1: logtide / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (
-        lt1 / med("duckdb 2 threads", 1)[1], lt1 / med("duckdb 1 thread", 1)[1], 100 * lt1 / med("simdjson floor", 1)[1],
-        lt1 / med("jq", 1)[1], lt1 / med("Miller", 1)[1]))
-    print("job 2 takes %.2fx the time of job 1" % (med("logtide", 2)[0] / med("logtide", 1)[0]))
-    print("job 3 runs at %.0f%% of job 1's speed" % (100 * med("logtide", 3)[1] / lt1))
+    print("\n(logtide: --threads %d, the default here; logtide 1 thread: --threads 1; outputs identical)" % min(cores, 8))
+    for name in ("logtide 1 thread", "logtide"):
+        lt1 = med(name, 1)[1]
+        print("job 1, %s: / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (
+            name, lt1 / med("duckdb 2 threads", 1)[1], lt1 / med("duckdb 1 thread", 1)[1], 100 * lt1 / med("simdjson floor", 1)[1],
+            lt1 / med("jq", 1)[1], lt1 / med("Miller", 1)[1]))
+    for job in JOBS:
+        print("job %d: %d threads run %.2fx as fast as one" % (job, min(cores, 8), med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
+    for name in ("logtide 1 thread", "logtide"):
+        print("job 2 takes %.2fx the time of job 1 (%s)" % (med(name, 2)[0] / med(name, 1)[0], name))
+        print("job 3 runs at %.0f%% of job 1's speed (%s)" % (100 * med(name, 3)[1] / med(name, 1)[1], name))
     # Memory per open (window, key) entry in job 3: peak RSS above job 1's, per entry of the
     # fullest minute (from logtide's own output: the most records with one window start).
     out3 = subprocess.run(lt(3, big), capture_output=True, text=True, check=True).stdout
@@ -165,8 +176,8 @@ def main():
         ws = line[17:41]
         per_window[ws] = per_window.get(ws, 0) + 1
     fullest = max(per_window.values())
-    extra = (med("logtide", 3)[2] - med("logtide", 1)[2]) * 1024 * 1024
-    print("job 3: at most %d (minute, user) entries open at once; %.0f bytes of peak RSS each above job 1" % (fullest, extra / fullest))
+    extra = (med("logtide 1 thread", 3)[2] - med("logtide 1 thread", 1)[2]) * 1024 * 1024
+    print("job 3 (1 thread): at most %d (minute, user) entries open at once; %.0f bytes of peak RSS each above job 1" % (fullest, extra / fullest))
 
     # ---- job 6: a one-line input, what every cron or pipeline call pays ------------------------
     walls = []
@@ -178,9 +189,9 @@ def main():
 
     # ---- linear growth: 4x the input -----------------------------------------------------------
     quarter = make(a.lines // 4)
-    q = [timed(lt(1, quarter)) for _ in range(a.rounds)]
-    full = runs[("logtide", 1)]
-    print("linear growth: 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
+    q = [timed(lt(1, quarter, 1)) for _ in range(a.rounds)]
+    full = runs[("logtide 1 thread", 1)]
+    print("linear growth (1 thread): 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
         statistics.median(x[0] for x in full) / statistics.median(x[0] for x in q), max(x[1] for x in full), max(x[1] for x in q)))
     print("\nmachine: %d cores, %s" % (os.cpu_count(), open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")))
 

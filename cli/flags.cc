@@ -10,9 +10,11 @@
 namespace logtide {
 
 int DefaultThreads() {
-  // Past a few parsing threads the thread that applies events in order is the bottleneck.
-  unsigned n = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp(n, 1u, 8u));
+  // The thread applying events waits for parsed input most of the time, so one parser more
+  // than there are cores keeps them all busy (measured in bench/README.md). Past a few
+  // parsers the applying thread is the bottleneck.
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores <= 1 ? 1 : static_cast<int>(std::min(cores + 1, 8u));
 }
 
 Status BuildConfig(const Options& o, EngineConfig* c) {

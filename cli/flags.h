@@ -47,7 +47,8 @@ struct Options {
   bool reread_replaced = false;
 };
 
-// The number of threads when --threads is not given: the machine's cores, at most 8.
+// The number of parsing threads when --threads is not given: one more than the machine's
+// cores, at most 8; 1 on a single core.
 int DefaultThreads();
 
 // Checks the options and builds the engine configuration; the message names the flag.
