@@ -177,6 +177,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   if (!s.ok()) return s;
   m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
                                 WindowOperator::Deps{&m.keys, &m.acc, &m});
+  m.op->set_track_changes(!c.state_path.empty());
   *out = std::move(e);
   return Status::Ok();
 }

@@ -72,6 +72,7 @@ class PaneOperator final : public WindowOperator {
   // Changes since the last checkpoint: a flag per slot and the list of (pane, key) it marks,
   // and the panes dropped.
   void MarkDirty(Nanos start, uint32_t key, uint32_t slot) {
+    if (!track_changes_) return;
     if (slot >= dirty_.size()) dirty_.resize(slot + 1024, 0);
     if (dirty_[slot] == 0) {
       dirty_[slot] = 1;

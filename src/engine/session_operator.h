@@ -48,6 +48,7 @@ class SessionOperator final : public WindowOperator {
 
   // Changes since the last checkpoint: keys whose sessions changed, keys with none left.
   void MarkDirty(uint32_t key) {
+    if (!track_changes_) return;
     if (key >= dirty_.size()) dirty_.resize(key + 1024, 0);
     if (dirty_[key] == 0) {
       dirty_[key] = 1;

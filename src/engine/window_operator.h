@@ -68,6 +68,10 @@ class WindowOperator {
   // Appends to `ops` the row changes since the last call (with `all`, a put for every row
   // instead), and writes the meta blob.
   virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
+  // Whether row changes are recorded for SnapshotChanges (only with a state store: without
+  // one nothing would ever take them, and the record would grow with the input).
+  // REQUIRES: set before the first Add.
+  void set_track_changes(bool on) { track_changes_ = on; }
   // Restores into a new operator from every row and the meta blob; `watermark` is the
   // restored watermark. Returns false when the bytes are damaged.
   virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows,
@@ -86,6 +90,7 @@ class WindowOperator {
   Nanos lateness_;
   EmitMode mode_;
   Deps deps_;
+  bool track_changes_ = false;
 
  private:
   struct SortItem {
