@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <bitset>
 #include <cstring>
 
 namespace logtide {
@@ -26,6 +27,7 @@ struct FieldExtractor::Impl {
     std::vector<int> children;
     bool keep_text = false;  // keep a number's source text (ValueRef::s)
     std::vector<Key> keys;  // the children, for matching raw keys
+    std::bitset<65536> heads;  // the children's first two bytes (the quote after a 1-byte name)
   };
   od::parser parser;
   std::vector<Node> nodes{Node{}};
@@ -53,7 +55,16 @@ struct FieldExtractor::Impl {
   // Matches a key by its raw bytes in the document (p points just after the opening quote;
   // the padded buffer is readable well past the key). Returns -2 when the key holds an escape,
   // so the caller must compare its unescaped form instead.
-  int FindChildRaw(int node, const char* p) const {
+  __attribute__((always_inline)) int FindChildRaw(int node, const char* p) const {
+    // Most keys are not registered: their first two bytes (the second may be the closing
+    // quote) already say so, unless one of them starts an escape.
+    const auto b0 = static_cast<unsigned char>(p[0]), b1 = static_cast<unsigned char>(p[1]);
+    if (b0 != '\\' && b1 != '\\' && !nodes[node].heads.test(b0 << 8 | b1)) return -1;
+    return MatchKey(node, p);
+  }
+
+  // FindChildRaw for a key that may be registered.
+  __attribute__((noinline)) int MatchKey(int node, const char* p) const {
     // The key's length: the first quote, found eight bytes at a time.
     size_t len = 0;
     while (true) {
@@ -97,6 +108,9 @@ struct FieldExtractor::Impl {
         k.last = Load64(last);
         k.child = c;
         n.keys.push_back(k);
+        const auto b0 = static_cast<unsigned char>(name[0]);
+        const auto b1 = static_cast<unsigned char>(name.size() > 1 ? name[1] : '"');
+        n.heads.set(b0 << 8 | b1);
       }
     }
   }
@@ -223,7 +237,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}});
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}});
       impl_->nodes[node].children.push_back(child);
     }
     node = child;

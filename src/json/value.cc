@@ -5,17 +5,6 @@
 
 namespace logtide {
 
-ValueRef ValueRef::Number(double d) {
-  // 2^63 is exactly representable; anything integral strictly inside (-2^63, 2^63) fits int64.
-  if (d == std::trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-    return Int(static_cast<int64_t>(d));
-  }
-  ValueRef v;
-  v.type = ValueType::kNumber;
-  v.d = d;
-  return v;
-}
-
 int CompareValues(const ValueRef& a, const ValueRef& b) {
   if (a.type != b.type) return a.type < b.type ? -1 : 1;
   switch (a.type) {

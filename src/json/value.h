@@ -2,6 +2,7 @@
 // used for group keys and distinct sets.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,7 +39,16 @@ struct ValueRef {
     return v;
   }
   // Returns a number, as an integer when `d` is integral and within int64.
-  static ValueRef Number(double d);
+  static ValueRef Number(double d) {
+    // 2^63 is exactly representable; anything integral strictly inside (-2^63, 2^63) fits int64.
+    if (d == std::trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+      return Int(static_cast<int64_t>(d));
+    }
+    ValueRef v;
+    v.type = ValueType::kNumber;
+    v.d = d;
+    return v;
+  }
   static ValueRef String(std::string_view s) {
     ValueRef v;
     v.type = ValueType::kString;
