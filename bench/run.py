@@ -193,6 +193,10 @@ def main():
     full = runs[("logtide 1 thread", 1)]
     print("linear growth (1 thread): 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
         statistics.median(x[0] for x in full) / statistics.median(x[0] for x in q), max(x[1] for x in full), max(x[1] for x in q)))
+    # Peak memory must not grow with the input for time-ordered logs, also with many keys.
+    q3 = max(timed(lt(3, quarter, 1))[1] for _ in range(a.rounds))
+    print("job 3 (1 thread): peak RSS %.1f MB on the full input, %.1f MB on a quarter of it" % (
+        max(x[1] for x in runs[("logtide 1 thread", 3)]), q3))
     print("\nmachine: %d cores, %s" % (os.cpu_count(), open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")))
 
 

@@ -590,7 +590,14 @@ Status Engine::Impl::ReadAll() {
   const size_t n = readers.size();
   uint32_t until_progress = 0;
   last_progress = last_checkpoint = std::chrono::steady_clock::now();
-  if (config.threads > 1) {
+  // Threads cannot pay for their start on files that fit in one block.
+  uint64_t total = 0;
+  bool all_files = true;
+  for (const auto& r : readers) {
+    all_files = all_files && r->is_regular();
+    total += r->file_size();
+  }
+  if (config.threads > 1 && !(all_files && total <= config.buffer_size)) {
     std::vector<LineReader*> rs;
     for (const auto& r : readers) rs.push_back(r.get());
     pool = std::make_unique<ParsePool>(config, std::move(rs), config.buffer_size);

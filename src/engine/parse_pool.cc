@@ -59,7 +59,9 @@ int ParsePool::PickLocked() const {
     return !in.reading && !in.ended && in.queue.size() < ahead;
   };
   if (readable(current_, ahead_)) return current_;
-  // Other inputs get their next block ready, so that switching to them does not wait.
+  // Other inputs get their next block ready, so that switching to them does not wait, while
+  // the blocks read ahead stay within the budget.
+  if (queued_ >= kAheadBudget) return -1;
   for (int i = 0; i < static_cast<int>(inputs_.size()); ++i) {
     if (readable(i, 1)) return i;
   }
@@ -85,6 +87,7 @@ void ParsePool::Work(int worker) {
     }
     c->ready = false;
     in.queue.push_back(c);
+    ++queued_;
     lk.unlock();
 
     bool cancelled = false;
@@ -196,6 +199,7 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
     }
     c = in.queue.front();
     in.queue.pop_front();
+    --queued_;
     work_cv_.notify_all();  // room to read ahead again
     if (!c->status.ok() || c->size == 0) {
       Status s = c->status;

@@ -91,6 +91,7 @@ class ParsePool {
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::vector<Chunk*> free_;
   int current_ = 0;  // the input the engine reads now
+  size_t queued_ = 0;  // blocks in all queues
   bool shutdown_ = false;
   std::atomic<bool> cancel_{false};
 

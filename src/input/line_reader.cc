@@ -33,12 +33,14 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
     : fd_(fd),
       owns_fd_(owns),
       name_(std::move(name)),
-      buf_(buffer_size + kPadding),
       capacity_(buffer_size) {
   struct stat st;
   if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
     regular_ = true;
     file_size_ = static_cast<uint64_t>(st.st_size);
+    // A small file gets a small buffer (allocated at the first read): many small inputs must
+    // not cost a full buffer each.
+    capacity_ = std::min<uint64_t>(capacity_, std::max<uint64_t>(file_size_ + 1, 4096));
     dev_ = static_cast<uint64_t>(st.st_dev);
     ino_ = static_cast<uint64_t>(st.st_ino);
   }
@@ -56,6 +58,7 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
     }
   } else {
     uint64_t left = offset;
+    EnsureBuffer();
     while (left > 0) {
       ssize_t n = ::read(fd_, buf_.data(), std::min<uint64_t>(left, capacity_));
       if (n < 0 && errno == EINTR) continue;
@@ -85,7 +88,12 @@ Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
   return Status::Ok();
 }
 
+void LineReader::EnsureBuffer() {
+  if (buf_.size() < capacity_ + kPadding) buf_.resize(capacity_ + kPadding);
+}
+
 Status LineReader::Fill() {
+  EnsureBuffer();
   if (begin_ > 0) {
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
@@ -112,6 +120,7 @@ Status LineReader::Fill() {
 }
 
 Status LineReader::Next(Line* line, bool* have) {
+  EnsureBuffer();
   size_t scan_from = begin_;
   while (true) {
     const char* start = buf_.data() + begin_;
@@ -154,9 +163,15 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   *size = 0;
   // The partial line left by the previous block (or by Next) starts this one.
   size_t have = end_ - begin_;
+  if (regular_ && consumed_ + target > file_size_) {
+    // Near the end of a file: a block of what is left (a file that grew gets more blocks).
+    target = static_cast<size_t>(std::min<uint64_t>(
+        target, std::max<uint64_t>(file_size_ - std::min(consumed_, file_size_) + 1,
+                                   uint64_t{64} << 10)));
+  }
   size_t cap = std::max({target, have + 1, size_t{64}});
   if (block->size() < cap + kPadding) block->resize(cap + kPadding);
-  std::memcpy(block->data(), buf_.data() + begin_, have);
+  if (have > 0) std::memcpy(block->data(), buf_.data() + begin_, have);
   begin_ = end_ = 0;
   size_t scanned = 0;  // bytes known to hold no '\n'
   while (true) {
@@ -202,7 +217,7 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
     // Keep the partial last line for the next block.
     size_t rest = have - lines;
     if (buf_.size() < rest + kPadding) buf_.resize(rest + kPadding);
-    std::memcpy(buf_.data(), data + lines, rest);
+    if (rest > 0) std::memcpy(buf_.data(), data + lines, rest);
     end_ = rest;
     *size = lines;
     consumed_ += lines;

@@ -41,6 +41,7 @@ class LineReader {
   // Reads up to n bytes at `offset` of a regular file (not the stream position).
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   bool is_stdin() const { return !owns_fd_; }
+  bool is_regular() const { return regular_; }
 
   // Makes a read that a signal interrupts return (with interrupted() set) when *flag is non-zero,
   // instead of reading on. For a clean stop while waiting on a quiet pipe.
@@ -78,12 +79,14 @@ class LineReader {
   // Reads more input after the unconsumed bytes, moving them to the front and growing the
   // buffer when full. Sets eof_ at end of input.
   Status Fill();
+  // Allocates the buffer at its first use.
+  void EnsureBuffer();
 
   int fd_;
   bool owns_fd_;
   bool regular_ = false;
   std::string name_;
-  std::vector<char> buf_;  // size: capacity_ + kPadding
+  std::vector<char> buf_;  // size: capacity_ + kPadding, once used
   size_t capacity_;
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // end of valid bytes
