@@ -3,8 +3,8 @@
 namespace logtide {
 
 uint32_t KeyTable::Intern(std::string_view encoded) {
-  auto it = index_.find(absl::string_view(encoded.data(), encoded.size()));
-  if (it != index_.end()) return it->second;
+  auto it = index_.find(encoded);
+  if (it != index_.end()) return *it;
   uint32_t id;
   if (!free_.empty()) {
     id = free_.back();
@@ -15,7 +15,7 @@ uint32_t KeyTable::Intern(std::string_view encoded) {
   }
   entries_[id].bytes.assign(encoded.data(), encoded.size());
   entries_[id].refs = 0;
-  index_.emplace(entries_[id].bytes, id);
+  index_.insert(id);
   return id;
 }
 
@@ -24,7 +24,7 @@ void KeyTable::Unref(uint32_t id) {
 }
 
 void KeyTable::Remove(uint32_t id) {
-  index_.erase(entries_[id].bytes);
+  index_.erase(id);
   entries_[id].bytes.clear();
   free_.push_back(id);
 }

@@ -2,7 +2,8 @@
 // (reference counted); its id is then recycled. Keys are stored in EncodeValue form.
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
 
 #include <cstdint>
 #include <string>
@@ -15,6 +16,11 @@ namespace logtide {
 
 class KeyTable {
  public:
+  KeyTable() : index_(0, IdHash{this}, IdEq{this}) {}
+  // The index refers back to the table.
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
+
   // Returns the id of the key with this encoding, adding it with no references if new.
   uint32_t Intern(std::string_view encoded);
   void Ref(uint32_t id) { ++entries_[id].refs; }
@@ -38,9 +44,28 @@ class KeyTable {
   };
   void Remove(uint32_t id);
 
+  // The index holds only ids (4 bytes a slot, so it stays in cache) and finds them by their
+  // bytes in entries_.
+  struct IdHash {
+    using is_transparent = void;
+    const KeyTable* table;
+    // absl::string_view: absl's own hash (for std::string_view it falls back to std::hash).
+    size_t operator()(std::string_view s) const {
+      return absl::Hash<absl::string_view>()(absl::string_view(s.data(), s.size()));
+    }
+    size_t operator()(uint32_t id) const { return (*this)(table->encoded(id)); }
+  };
+  struct IdEq {
+    using is_transparent = void;
+    const KeyTable* table;
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(uint32_t a, std::string_view b) const { return table->encoded(a) == b; }
+    bool operator()(std::string_view a, uint32_t b) const { return a == table->encoded(b); }
+  };
+
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;
-  absl::flat_hash_map<std::string, uint32_t> index_;
+  absl::flat_hash_set<uint32_t, IdHash, IdEq> index_;
 };
 
 }  // namespace logtide
