@@ -553,7 +553,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
   const Nanos t = ev.time;
-  uint32_t key = keys.Intern(ev.key);
+  uint32_t key = keys.Intern(ev.key, ev.key_hash);
   ++seq;
   bool accepted = op->Add(key, t, ev.aggs, seq, watermark, stats->ignored_values.data());
   keys.ReleaseIfUnused(key);

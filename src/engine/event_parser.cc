@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/key_table.h"
+
 namespace logtide {
 
 const size_t EventParser::kPadding = FieldExtractor::kPadding;
@@ -75,6 +77,7 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   ev->kind = Event::Kind::kEvent;
   ev->time = t;
   ev->key = key_;
+  ev->key_hash = KeyTable::Hash(key_);
   ev->aggs = agg_inputs_.data();
 }
 

@@ -24,6 +24,7 @@ struct Event {
   Kind kind = Kind::kBlank;
   Nanos time = 0;
   std::string_view key;          // kEvent: EncodeValue of each --by field, in order
+  size_t key_hash = 0;           // kEvent: KeyTable::Hash(key), computed by the parser
   const ValueRef* aggs = nullptr;  // kEvent: one input per aggregate (null for a plain count)
   std::string_view reason;       // kBad: why the line is not an event
 };

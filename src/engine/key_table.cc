@@ -2,8 +2,8 @@
 
 namespace logtide {
 
-uint32_t KeyTable::Intern(std::string_view encoded) {
-  auto it = index_.find(encoded);
+uint32_t KeyTable::Intern(std::string_view encoded, size_t hash) {
+  auto it = index_.find(encoded, hash);
   if (it != index_.end()) return *it;
   uint32_t id;
   if (!free_.empty()) {

@@ -21,8 +21,14 @@ class KeyTable {
   KeyTable(const KeyTable&) = delete;
   KeyTable& operator=(const KeyTable&) = delete;
 
+  // The hash Intern uses; may be computed on another thread.
+  static size_t Hash(std::string_view encoded) {
+    return absl::Hash<absl::string_view>()(absl::string_view(encoded.data(), encoded.size()));
+  }
   // Returns the id of the key with this encoding, adding it with no references if new.
-  uint32_t Intern(std::string_view encoded);
+  // REQUIRES: hash == Hash(encoded).
+  uint32_t Intern(std::string_view encoded, size_t hash);
+  uint32_t Intern(std::string_view encoded) { return Intern(encoded, Hash(encoded)); }
   void Ref(uint32_t id) { ++entries_[id].refs; }
   // Drops one reference; the key is removed when none is left.
   void Unref(uint32_t id);
@@ -50,9 +56,7 @@ class KeyTable {
     using is_transparent = void;
     const KeyTable* table;
     // absl::string_view: absl's own hash (for std::string_view it falls back to std::hash).
-    size_t operator()(std::string_view s) const {
-      return absl::Hash<absl::string_view>()(absl::string_view(s.data(), s.size()));
-    }
+    size_t operator()(std::string_view s) const { return KeyTable::Hash(s); }
     size_t operator()(uint32_t id) const { return (*this)(table->encoded(id)); }
   };
   struct IdEq {

@@ -128,6 +128,7 @@ void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
     parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev);
     r.kind = ev.kind;
     r.time = ev.time;
+    r.key_hash = ev.key_hash;
     r.text = c->arena.size();
     r.values = c->values.size();
     std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
@@ -173,6 +174,7 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
       line->terminated = r.terminated;
       event->kind = r.kind;
       event->time = r.time;
+      event->key_hash = r.key_hash;
       std::string_view text(c->arena.data() + r.text, r.text_size);
       event->key = r.kind == Event::Kind::kEvent ? text : std::string_view();
       event->reason = r.kind == Event::Kind::kBad ? text : std::string_view();

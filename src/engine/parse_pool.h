@@ -50,6 +50,7 @@ class ParsePool {
       Event::Kind kind;
       bool terminated;
       Nanos time;
+      size_t key_hash;
       size_t text, text_size;  // in arena: the key (events) or the reason (bad lines)
       size_t values;           // first of num_aggs inputs in values (events)
     };

@@ -36,18 +36,46 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
     bool one_string = fields == 1;
     for (size_t i = 0; i < n && one_string; ++i)
       one_string = sort_keys_[i].type == ValueType::kString;
+    auto prefix_of = [](std::string_view k) {
+      unsigned char head[8] = {};
+      std::memcpy(head, k.data(), std::min<size_t>(8, k.size()));
+      uint64_t prefix = 0;
+      for (unsigned char c : head) prefix = prefix << 8 | c;
+      return prefix;
+    };
+    bool windows_in_order = true;
+    for (size_t i = 1; i < n && windows_in_order; ++i) {
+      windows_in_order = r[i - 1].end < r[i].end ||
+                         (r[i - 1].end == r[i].end && r[i - 1].start <= r[i].start);
+    }
+    if (one_string && windows_in_order) {
+      // The most common case: results collected window by window, one string key. Each
+      // window's run is sorted by key alone, on 16-byte items.
+      std::vector<KeyItem>& items = key_items_;
+      items.resize(n);
+      for (size_t i = 0; i < n; ++i)
+        items[i] = KeyItem{prefix_of(sort_keys_[i].s), static_cast<uint32_t>(i)};
+      const auto by_key = [&](const KeyItem& a, const KeyItem& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        return sort_keys_[a.index].s < sort_keys_[b.index].s;
+      };
+      for (size_t b = 0, e; b < n; b = e) {
+        for (e = b + 1; e < n && r[e].end == r[b].end && r[e].start == r[b].start;) ++e;
+        std::sort(items.begin() + static_cast<std::ptrdiff_t>(b),
+                  items.begin() + static_cast<std::ptrdiff_t>(e), by_key);
+      }
+      for (const KeyItem& it : items) deps_.emitter->Emit(r[it.index]);
+      results->clear();
+      return;
+    }
     if (one_string) {
-      // The common case, a single string key: sort plain (end, start, bytes) tuples.
+      // A single string key: sort plain (end, start, bytes) tuples.
       using Item = SortItem;
       std::vector<Item>& items = string_items_;
       items.resize(n);
       for (size_t i = 0; i < n; ++i) {
         std::string_view k = sort_keys_[i].s;
-        unsigned char head[8] = {};
-        std::memcpy(head, k.data(), std::min<size_t>(8, k.size()));
-        uint64_t prefix = 0;
-        for (unsigned char c : head) prefix = prefix << 8 | c;
-        items[i] = Item{r[i].end, r[i].start, prefix, k, static_cast<uint32_t>(i)};
+        items[i] = Item{r[i].end, r[i].start, prefix_of(k), k, static_cast<uint32_t>(i)};
       }
       // Integer comparisons decide almost every pair; the bytes only break prefix ties.
       std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {

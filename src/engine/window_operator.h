@@ -102,6 +102,11 @@ class WindowOperator {
   std::vector<ValueRef> sort_keys_;  // EmitSorted's scratch, reused
   std::vector<uint32_t> order_;
   std::vector<SortItem> string_items_;
+  struct KeyItem {
+    uint64_t prefix;  // as in SortItem
+    uint32_t index;
+  };
+  std::vector<KeyItem> key_items_;
 };
 
 }  // namespace logtide
