@@ -33,6 +33,29 @@ TEST_CASE("records of one advance are sorted by end, start, then key value") {
         V{"[0,10) beta 1 1", "[0,10) zeta 1 1", "[10,20) alpha 1 1", "[10,20) zeta 1 1"});
 }
 
+TEST_CASE("string keys sharing their first 8 bytes, or differing past a NUL, sort by all bytes") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+  const std::string nul("service\0", 8), nul_b("service\0b", 9);
+  // Added in an order unlike the byte order, in two windows fired by one advance.
+  for (const std::string& k :
+       {std::string("service-b"), std::string("service-a2"), nul_b, std::string("service"),
+        std::string("service-a"), nul, std::string("\xff"), std::string("servicf")}) {
+    h.Add(k, 3);
+    h.Add(k, 13);
+  }
+  h.Advance(kPlusInfinity);
+  // Byte order, unsigned: "service" < "service\0" < "service\0b" < "service-a" < "service-a2"
+  // < "service-b" < "servicf" < "\xff".
+  std::vector<std::string> want;
+  for (const char* w : {"[0,10)", "[10,20)"}) {
+    for (const std::string& k : {std::string("service"), nul, nul_b, std::string("service-a"),
+                                 std::string("service-a2"), std::string("service-b"),
+                                 std::string("servicf"), std::string("\xff")})
+      want.push_back(std::string(w) + " " + k + " 1 1");
+  }
+  CHECK(h.Take() == want);
+}
+
 TEST_CASE("empty windows between data are skipped, not emitted") {
   OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
   h.Add("a", 5);
