@@ -18,6 +18,7 @@ struct FieldExtractor::Impl {
   struct Key {
     uint64_t first = 0;  // the name's first 8 bytes, zero-filled
     uint64_t last = 0;   // its last 8 bytes, when it has at least 8
+    uint64_t mask = 0;   // for names of at most 8 bytes: the bytes of `first` that count
     size_t len = 0;
     int child = -1;
   };
@@ -65,7 +66,16 @@ struct FieldExtractor::Impl {
 
   // FindChildRaw for a key that may be registered.
   __attribute__((noinline)) int MatchKey(int node, const char* p) const {
-    // The key's length: the first quote, found eight bytes at a time.
+    // A name of up to 16 bytes matches when the key has its bytes and then the closing quote
+    // (the name holds no backslash, so that quote is not escaped). The reads stay within the
+    // line and its padding: a key is followed by at least ':', a value and '}'.
+    for (const Key& k : nodes[node].keys) {
+      if (k.len > 16 || p[k.len] != '"') continue;
+      if (k.len <= 8 ? (Load64(p) & k.mask) == k.first
+                     : Load64(p) == k.first && Load64(p + k.len - 8) == k.last)
+        return k.child;
+    }
+    // Otherwise: the key's length, the first quote, found eight bytes at a time.
     size_t len = 0;
     while (true) {
       const uint64_t w = Load64(p + len);
@@ -105,6 +115,7 @@ struct FieldExtractor::Impl {
         std::memcpy(first, name.data(), std::min<size_t>(8, name.size()));
         if (name.size() >= 8) std::memcpy(last, name.data() + name.size() - 8, 8);
         k.first = Load64(first);
+        k.mask = name.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * name.size())) - 1;
         k.last = Load64(last);
         k.child = c;
         n.keys.push_back(k);

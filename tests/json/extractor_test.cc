@@ -67,6 +67,32 @@ TEST_CASE("escaped keys match and the last duplicate wins") {
   CHECK(f.values[ts].i == 2);
 }
 
+TEST_CASE("keys match names exactly, whatever their length and neighbours") {
+  // Names of 1, 7, 8, 9, 16 and 17 bytes; keys that are prefixes or extensions of them, share
+  // their first two bytes, or spell them with escapes.
+  Fixture f;
+  const char* names[] = {"a", "service", "trace_id", "latency_m", "0123456789abcdef",
+                         "0123456789abcdefg"};
+  int slot[6];
+  for (int i = 0; i < 6; ++i) slot[i] = f.Add(names[i]);
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"ab":0,"servic":0,"services":0,"trace_i":0,"trace_idx":0,"latency_ms":0,)"
+                R"("0123456789abcde":0,"0123456789abcdefgh":0,"0123456789abcdeF":0})")
+              .ok());
+  for (int i = 0; i < 6; ++i) CHECK(f.values[slot[i]].is_null());
+  REQUIRE(f.Run(R"({"a":1,"service":2,"trace_id":3,"latency_m":4,"0123456789abcdef":5,)"
+                R"("0123456789abcdefg":6})")
+              .ok());
+  for (int i = 0; i < 6; ++i) CHECK(f.values[slot[i]].i == i + 1);
+  REQUIRE(f.Run(R"({"\u0061":1,"serv\u0069ce":2,"trace\u005fid":3,"latency_\u006d":4,)"
+                R"("0123456789abcde\u0066":5,"\u00301234567890abcdefg":0,"0123456789abcdef\u0067":6})")
+              .ok());
+  for (int i = 0; i < 6; ++i) CHECK(f.values[slot[i]].i == i + 1);
+  // A key as the last thing on the line, right before the padding.
+  REQUIRE(f.Run(R"({"x":1,"a":7})").ok());
+  CHECK(f.values[slot[0]].i == 7);
+}
+
 TEST_CASE("objects and arrays are kept as their JSON text") {
   Fixture f;
   int o = f.Add("o"), a = f.Add("a");
