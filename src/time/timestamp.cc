@@ -69,21 +69,48 @@ inline bool TwoDigits(std::string_view s, size_t i, int* v) {
 
 bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   const size_t n = s.size();
-  if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
-    return false;
+  if (n < 20 || s[16] != ':') return false;
   auto d2 = [&](size_t i, int* v) { return TwoDigits(s, i, v); };
-  int y1 = 0, y2 = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-  if (!d2(11, &h) || !d2(14, &mi) || !d2(17, &sec)) return false;
-  bool same_day = cache != nullptr && cache->valid && std::memcmp(cache->date, s.data(), 10) == 0;
-  if (!same_day && (!d2(0, &y1) || !d2(2, &y2) || !d2(5, &mo) || !d2(8, &d))) return false;
+  // Seconds from the epoch to the start of the minute "YYYY-MM-DDTHH:MM" (before the offset).
+  int64_t minute;
+  if (cache != nullptr && cache->valid && std::memcmp(cache->minute, s.data(), 16) == 0) {
+    minute = cache->minute_seconds;
+  } else {
+    if (s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':') return false;
+    int y1 = 0, y2 = 0, mo = 0, d = 0, h = 0, mi = 0;
+    if (!d2(0, &y1) || !d2(2, &y2) || !d2(5, &mo) || !d2(8, &d) || !d2(11, &h) || !d2(14, &mi))
+      return false;
+    if (h > 23 || mi > 59 || mo < 1 || mo > 12 || d < 1) return false;
+    // Days from civil (the proleptic Gregorian calendar).
+    static constexpr int kDaysBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int year = y1 * 100 + y2;
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (d > kDaysIn[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
+    // Inside 1678..2261 nothing overflows; the edges go through the full parser.
+    if (year < 1678 || year > 2261) return false;
+    int64_t y = year - 1;
+    int64_t days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) +
+                   d - 1 - 719162;
+    minute = days * 86400 + h * 3600 + mi * 60;
+    if (cache != nullptr) {
+      std::memcpy(cache->minute, s.data(), 16);
+      cache->minute_seconds = minute;
+      cache->valid = true;
+    }
+  }
+  int sec = 0;
+  if (!d2(17, &sec) || sec > 59) return false;
   size_t pos = 19;
   int64_t frac = 0;
   if (s[pos] == '.') {
+    static constexpr int64_t kScale[] = {0,          100000000, 10000000, 1000000, 100000,
+                                         10000,      1000,      100,      10,      1};
     size_t start = ++pos;
     while (pos < n && pos - start < 9 && static_cast<unsigned>(s[pos] - '0') < 10)
       frac = frac * 10 + (s[pos++] - '0');
     if (pos == start || (pos < n && static_cast<unsigned>(s[pos] - '0') < 10)) return false;
-    for (size_t k = pos - start; k < 9; ++k) frac *= 10;
+    frac *= kScale[pos - start];
   }
   int offset = 0;
   if (pos + 1 == n && s[pos] == 'Z') {
@@ -94,31 +121,7 @@ bool FastRfc3339(std::string_view s, Nanos* out, Rfc3339Cache* cache) {
   } else {
     return false;
   }
-  if (h > 23 || mi > 59 || sec > 59) return false;
-  int64_t days;
-  if (same_day) {
-    days = cache->days;
-  } else {
-    if (mo < 1 || mo > 12 || d < 1) return false;
-    // Days from civil (the proleptic Gregorian calendar).
-    static constexpr int kDaysBefore[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-    static constexpr int kDaysIn[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int year = y1 * 100 + y2;
-    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    if (d > kDaysIn[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
-    // Inside 1678..2261 nothing overflows; the edges go through the full parser.
-    if (year < 1678 || year > 2261) return false;
-    int64_t y = year - 1;
-    days = y * 365 + y / 4 - y / 100 + y / 400 + kDaysBefore[mo - 1] + (mo > 2 && leap) + d - 1 -
-           719162;
-    if (cache != nullptr) {
-      std::memcpy(cache->date, s.data(), 10);
-      cache->days = days;
-      cache->valid = true;
-    }
-  }
-  int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset;
-  *out = secs * kNanosPerSecond + frac;
+  *out = (minute + sec - offset) * kNanosPerSecond + frac;
   return true;
 }
 

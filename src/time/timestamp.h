@@ -34,10 +34,10 @@ Status CivilToNanos(const CivilTime& c, Nanos* out);
 // Fraction digits beyond nanoseconds are truncated. Leap seconds (:60) are refused.
 Status ParseRfc3339(std::string_view text, Nanos* out);
 
-// Remembers the last date parsed, so that a run of timestamps on one day skips the calendar.
+// Remembers the last minute parsed, so that a run of timestamps in one minute skips the calendar.
 struct Rfc3339Cache {
-  char date[10] = {};
-  int64_t days = 0;
+  char minute[16] = {};  // "YYYY-MM-DDTHH:MM" of the last timestamp parsed
+  int64_t minute_seconds = 0;  // its start, in seconds from the epoch, before the UTC offset
   bool valid = false;
 };
 // As above, using and updating `cache`.
