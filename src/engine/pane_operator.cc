@@ -12,12 +12,21 @@ PaneOperator::~PaneOperator() = default;
 
 bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
                        uint64_t* wrong_type) {
-  if (IsWindowLate(spec_.LastWindowEnd(t), lateness_, watermark)) return false;
-  Nanos p = spec_.PaneStart(t);
+  // Every time in one pane has the same last window (the pane divides the slide): consecutive
+  // events in one pane skip the divisions.
+  if (!(t >= recent_pane_ && t < recent_pane_end_)) {
+    recent_pane_ = FloorTo(t, pane_);
+    recent_pane_end_ = SatAdd(recent_pane_, pane_);
+    recent_last_end_ = spec_.LastWindowEnd(t);
+  }
+  if (IsWindowLate(recent_last_end_, lateness_, watermark)) return false;
+  const Nanos p = recent_pane_;
   auto [it, inserted] = panes_.try_emplace(PaneKey{p, key}, 0);
   if (inserted) {
     it->second = deps_.acc->Allocate();
-    pane_keys_[p].push_back(Entry{key, it->second});
+    auto [pk, new_pane] = pane_keys_.try_emplace(p);
+    pk->second.push_back(Entry{key, it->second});
+    if (new_pane) quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
     deps_.keys->Ref(key);
   }
   deps_.acc->Add(it->second, inputs, t, seq, wrong_type);
@@ -65,6 +74,7 @@ int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
   auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, 0);
   if (inserted) {
     revision_expiry_.emplace_back(SatAdd(end, lateness_), start, key);
+    quiet_until_ = kMinusInfinity;
     std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
   }
   return it->second++;
@@ -100,6 +110,22 @@ void PaneOperator::EmitAndRelease() {
 }
 
 void PaneOperator::AdvanceWatermark(Nanos w) {
+  if (w < quiet_until_) return;
+  AdvanceWatermarkNow(w);
+  // Below the next window end (+ lateness in final mode) after fired_end_, nothing fires and
+  // fired_end_ stays (every window end that could fire is at or after it); below the times at
+  // which the first pane and the oldest revision expire, nothing is purged. Until then, an
+  // advance is a no-op, unless a new pane or revision comes (both reset quiet_until_).
+  quiet_until_ = kMinusInfinity;
+  if (!fired_any_) return;
+  Nanos q = FireTime(SatAdd(fired_end_, spec_.slide));
+  if (!pane_keys_.empty())
+    q = std::min(q, SatAdd(spec_.LastWindowEnd(pane_keys_.begin()->first), lateness_));
+  if (!revision_expiry_.empty()) q = std::min(q, std::get<0>(revision_expiry_.front()));
+  quiet_until_ = q;
+}
+
+void PaneOperator::AdvanceWatermarkNow(Nanos w) {
   while (!pane_keys_.empty()) {
     // The next window end, after the last one considered, whose window holds a pane with data.
     Nanos e;
@@ -222,6 +248,7 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     if (!r.ok() || !r.at_end()) return false;
     deps_.keys->Ref(key);
     pane_keys_[start].push_back(Entry{key, slot});
+    quiet_until_ = kMinusInfinity;
     panes_[PaneKey{start, key}] = slot;
   }
   fired_any_ = meta->U8() != 0;

@@ -51,9 +51,15 @@ class PaneOperator final : public WindowOperator {
   int64_t TakeRevision(Nanos start, Nanos end, uint32_t key);
   void EmitAndRelease();
   void Purge(Nanos w);
+  void AdvanceWatermarkNow(Nanos w);
 
   WindowSpec spec_;
   Nanos pane_;
+  // The pane of the last event added, [recent_pane_, recent_pane_end_), and the end of its
+  // last window.
+  Nanos recent_pane_ = kPlusInfinity, recent_pane_end_ = kPlusInfinity, recent_last_end_ = 0;
+  // AdvanceWatermark does nothing for a watermark below this (kMinusInfinity: unknown).
+  Nanos quiet_until_ = kMinusInfinity;
   absl::flat_hash_map<PaneKey, uint32_t> panes_;  // (pane start, key) -> slot
   absl::btree_map<Nanos, std::vector<Entry>>
       pane_keys_;  // pane start -> its keys, in arrival order
