@@ -14,6 +14,46 @@ std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, N
   return std::make_unique<PaneOperator>(spec, lateness, mode, deps);
 }
 
+void WindowOperator::SortByKey(KeyItem* first, KeyItem* last) {
+  const size_t n = static_cast<size_t>(last - first);
+  const auto by_key = [&](const KeyItem& a, const KeyItem& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return sort_keys_[a.index].s < sort_keys_[b.index].s;
+  };
+  if (n < 256) {
+    std::sort(first, last, by_key);
+    return;
+  }
+  // Many keys (one window of a high-cardinality job): LSD radix sort on the prefix, a byte at
+  // a time, skipping the bytes all keys share; then keys with equal prefixes by their bytes.
+  size_t counts[8][256] = {};
+  for (const KeyItem* it = first; it != last; ++it) {
+    for (int d = 0; d < 8; ++d) ++counts[d][(it->prefix >> (8 * d)) & 0xFF];
+  }
+  radix_scratch_.resize(n);
+  KeyItem* from = first;
+  KeyItem* to = radix_scratch_.data();
+  for (int d = 0; d < 8; ++d) {
+    size_t* c = counts[d];
+    if (c[(first->prefix >> (8 * d)) & 0xFF] == n) continue;  // one value: order unchanged
+    size_t sum = 0;
+    for (int v = 0; v < 256; ++v) {
+      size_t k = c[v];
+      c[v] = sum;
+      sum += k;
+    }
+    for (const KeyItem* it = from; it != from + n; ++it) to[c[(it->prefix >> (8 * d)) & 0xFF]++] = *it;
+    std::swap(from, to);
+  }
+  if (from != first) std::copy(from, from + n, first);
+  for (KeyItem* b = first; b != last;) {
+    KeyItem* e = b + 1;
+    while (e != last && e->prefix == b->prefix) ++e;
+    if (e - b > 1) std::sort(b, e, by_key);
+    b = e;
+  }
+}
+
 void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
   if (results->size() > 1) {
     // Decode every key once (keys_ holds their fields, `fields` per result), then sort indexes:
@@ -55,14 +95,9 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
       items.resize(n);
       for (size_t i = 0; i < n; ++i)
         items[i] = KeyItem{prefix_of(sort_keys_[i].s), static_cast<uint32_t>(i)};
-      const auto by_key = [&](const KeyItem& a, const KeyItem& b) {
-        if (a.prefix != b.prefix) return a.prefix < b.prefix;
-        return sort_keys_[a.index].s < sort_keys_[b.index].s;
-      };
       for (size_t b = 0, e; b < n; b = e) {
         for (e = b + 1; e < n && r[e].end == r[b].end && r[e].start == r[b].start;) ++e;
-        std::sort(items.begin() + static_cast<std::ptrdiff_t>(b),
-                  items.begin() + static_cast<std::ptrdiff_t>(e), by_key);
+        SortByKey(items.data() + b, items.data() + e);
       }
       for (const KeyItem& it : items) deps_.emitter->Emit(r[it.index]);
       results->clear();

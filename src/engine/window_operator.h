@@ -107,6 +107,9 @@ class WindowOperator {
     uint32_t index;
   };
   std::vector<KeyItem> key_items_;
+  std::vector<KeyItem> radix_scratch_;
+  // Sorts by key: prefix, then bytes.
+  void SortByKey(KeyItem* first, KeyItem* last);
 };
 
 }  // namespace logtide

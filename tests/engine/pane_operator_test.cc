@@ -1,6 +1,7 @@
 #include "engine/pane_operator.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "operator_harness.h"
 
@@ -54,6 +55,38 @@ TEST_CASE("string keys sharing their first 8 bytes, or differing past a NUL, sor
       want.push_back(std::string(w) + " " + k + " 1 1");
   }
   CHECK(h.Take() == want);
+}
+
+TEST_CASE("a window with many keys emits them in byte order") {
+  // Enough keys for the radix path: random lengths and bytes, many sharing long prefixes,
+  // some equal for their first 8 bytes and differing after, in two windows.
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+  uint64_t x = 99;
+  auto next = [&] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x >> 33;
+  };
+  std::set<std::string> window_keys[2];  // std::string orders by unsigned bytes
+  for (int i = 0; i < 1500; ++i) {
+    std::string k = next() % 2 ? "user-0000" : "";
+    for (size_t n = next() % 12; n > 0; --n)
+      k += static_cast<char>(next() % 4 == 0 ? next() % 256 : 'a' + next() % 3);
+    Nanos t = static_cast<Nanos>(next() % 20);
+    window_keys[t / 10].insert(k);
+    h.Add(k, t);
+  }
+  h.Advance(kPlusInfinity);
+  std::vector<std::string> want;
+  for (int w = 0; w < 2; ++w) {
+    for (const std::string& k : window_keys[w])
+      want.push_back(fmt::format("[{},{}) {}", 10 * w, 10 * w + 10, k));
+  }
+  // Each record is "[start,end) KEY COUNT SUM": drop the two numbers.
+  std::vector<std::string> got;
+  for (const std::string& line : h.Take())
+    got.push_back(line.substr(0, line.rfind(' ', line.rfind(' ') - 1)));
+  CHECK(want.size() > 1000);
+  CHECK(got == want);
 }
 
 TEST_CASE("empty windows between data are skipped, not emitted") {
