@@ -145,10 +145,11 @@ def main():
     for r in range(a.rounds):
         for job in JOBS:
             # Every round checks that all threads give the bytes of one thread.
-            one, many = os.path.join(OUT_DIR, "logtide-bench-out-1"), os.path.join(OUT_DIR, "logtide-bench-out-n")
-            add("logtide 1 thread", job, big_mb, lt(job, big, 1), one)
-            add("logtide", job, big_mb, lt(job, big), many)
-            if subprocess.run(["cmp", "-s", one, many]).returncode != 0:
+            out_one = os.path.join(OUT_DIR, "logtide-bench-out-1")
+            out_many = os.path.join(OUT_DIR, "logtide-bench-out-n")
+            add("logtide 1 thread", job, big_mb, lt(job, big, 1), out_one)
+            add("logtide", job, big_mb, lt(job, big), out_many)
+            if subprocess.run(["cmp", "-s", out_one, out_many]).returncode != 0:
                 sys.exit("job %d: logtide's output with %d threads differs from one thread's" % (job, default_threads))
             add("duckdb 1 thread", job, big_mb, duck(job, big, 1), env=duck_env)
             add("duckdb 2 threads", job, big_mb, duck(job, big, 2), env=duck_env)
