@@ -10,7 +10,6 @@
 namespace logtide {
 
 namespace {
-constexpr size_t kNone = static_cast<size_t>(-1);
 // Blocks held by read-ahead, over all inputs: with many inputs, each reads ahead less.
 constexpr size_t kAheadBudget = 64;
 }  // namespace
@@ -35,12 +34,12 @@ ParsePool::~ParsePool() {
 }
 
 Status ParsePool::Start(int threads) {
-  for (int i = 0; i < threads; ++i) {
-    std::unique_ptr<EventParser> p;
-    Status s = EventParser::Create(config_, &p);
-    if (!s.ok()) return s;
-    parsers_.push_back(std::move(p));
-  }
+  // Each worker makes its own parser (Work), so that its memory comes from that thread's malloc
+  // arena: parsers of different threads never share a cache line. This one only checks that
+  // they can be made.
+  std::unique_ptr<EventParser> probe;
+  Status s = EventParser::Create(config_, &probe);
+  if (!s.ok()) return s;
   // Enough read-ahead to keep every worker busy on the input the engine reads.
   ahead_ = std::clamp<size_t>(kAheadBudget / std::max<size_t>(readers_.size(), 1), 1,
                               2 * static_cast<size_t>(threads));
@@ -48,7 +47,7 @@ Status ParsePool::Start(int threads) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  for (int i = 0; i < threads; ++i) threads_.emplace_back(&ParsePool::Work, this, i);
+  for (int i = 0; i < threads; ++i) threads_.emplace_back(&ParsePool::Work, this);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return Status::Ok();
 }
@@ -68,8 +67,10 @@ int ParsePool::PickLocked() const {
   return -1;
 }
 
-void ParsePool::Work(int worker) {
-  EventParser* parser = parsers_[worker].get();
+void ParsePool::Work() {
+  std::unique_ptr<EventParser> owned;
+  if (!EventParser::Create(config_, &owned).ok()) return;  // Start made one with this config
+  EventParser* parser = owned.get();
   std::unique_lock<std::mutex> lk(mu_);
   while (true) {
     int i = -1;
@@ -111,9 +112,8 @@ void ParsePool::Work(int worker) {
 void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
   c->recs.clear();
   c->values.clear();
-  c->string_at.clear();
+  c->strings.clear();
   c->arena.clear();
-  c->cursor = 0;
   const char* d = c->bytes.data();
   const size_t naggs = parser->num_aggs();
   Event ev;
@@ -123,38 +123,45 @@ void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
     Chunk::Rec r;
     r.begin = pos;
     r.size = (len > 0 && d[pos + len - 1] == '\r') ? len - 1 : len;
-    r.next = pos + len + (nl != nullptr ? 1 : 0);
+    r.end_bytes = static_cast<uint8_t>(len - r.size + (nl != nullptr ? 1 : 0));
     r.terminated = nl != nullptr;
     parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev);
     r.kind = ev.kind;
     r.time = ev.time;
     r.key_hash = ev.key_hash;
-    r.text = c->arena.size();
-    r.values = c->values.size();
     std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
                             : ev.kind == Event::Kind::kBad ? ev.reason
                                                            : std::string_view();
+    // Offsets are 32-bit: the key, reason and string copies of one block stay far below 4 GiB
+    // unless the block itself (one line) is larger, which is refused with a clear error.
+    if (c->arena.size() + text.size() > UINT32_MAX || c->values.size() + naggs > UINT32_MAX) {
+      c->status = Status::IOError(
+          "a line of more than 4 GiB cannot be parsed by worker threads; run with --threads 1");
+      c->recs.clear();
+      return;
+    }
+    r.text = static_cast<uint32_t>(c->arena.size());
+    r.text_size = static_cast<uint32_t>(text.size());
+    r.values = static_cast<uint32_t>(c->values.size());
     c->arena.append(text);
-    r.text_size = text.size();
     if (ev.kind == Event::Kind::kEvent) {
       for (size_t a = 0; a < naggs; ++a) {
-        ValueRef v = ev.aggs[a];
-        if (v.s.empty()) {
-          c->string_at.push_back(kNone);
-        } else {  // the parser's strings are gone at the next line: keep a copy
-          c->string_at.push_back(c->arena.size());
+        const ValueRef& v = ev.aggs[a];
+        if (!v.s.empty()) {  // the parser's strings are gone at the next line: keep a copy
+          c->strings.emplace_back(static_cast<uint32_t>(c->values.size()),
+                                  static_cast<uint32_t>(c->arena.size()));
           c->arena.append(v.s);
         }
         c->values.push_back(v);
       }
     }
     c->recs.push_back(r);
-    pos = r.next;
+    pos += r.size + r.end_bytes;
   }
   // The arena is complete: point the copied strings into it.
-  for (size_t k = 0; k < c->values.size(); ++k) {
-    if (c->string_at[k] != kNone)
-      c->values[k].s = std::string_view(c->arena.data() + c->string_at[k], c->values[k].s.size());
+  for (const auto& [value, at] : c->strings) {
+    ValueRef& v = c->values[value];
+    v.s = std::string_view(c->arena.data() + at, v.s.size());
   }
 }
 
@@ -163,13 +170,13 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
   *have = false;
   while (!in.finished) {
     Chunk* c = in.held;
-    if (c != nullptr && c->cursor < c->recs.size()) {
-      const Chunk::Rec& r = c->recs[c->cursor++];
+    if (c != nullptr && in.cursor < c->recs.size()) {
+      const Chunk::Rec& r = c->recs[in.cursor++];
       line->data = c->bytes.data() + r.begin;
       line->size = r.size;
       line->capacity = c->bytes.size() - r.begin;
       line->offset = c->offset + r.begin;
-      line->end_offset = c->offset + r.next;
+      line->end_offset = line->offset + r.size + r.end_bytes;
       line->number = ++in.line;
       line->terminated = r.terminated;
       event->kind = r.kind;
@@ -210,6 +217,7 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
       return s;
     }
     in.held = c;
+    in.cursor = 0;
   }
   return Status::Ok();
 }

@@ -43,16 +43,19 @@ class ParsePool {
   Status Next(int input, Line* line, Event* event, bool* have);
 
  private:
-  // A block of lines and what they parsed to.
-  struct Chunk {
+  // A block of lines and what they parsed to. Aligned to cache lines: the engine reads one
+  // chunk while workers write others.
+  struct alignas(64) Chunk {
+    // Kept small: the engine's thread reads one per line from another core's cache.
     struct Rec {
-      size_t begin, size, next;  // within bytes: line start, length without "\r\n", next line
-      Event::Kind kind;
-      bool terminated;
+      uint64_t begin, size;  // within bytes: line start, length without "\r\n"
       Nanos time;
-      size_t key_hash;
-      size_t text, text_size;  // in arena: the key (events) or the reason (bad lines)
-      size_t values;           // first of num_aggs inputs in values (events)
+      uint64_t key_hash;
+      uint32_t text, text_size;  // in arena: the key (events) or the reason (bad lines)
+      uint32_t values;           // first of num_aggs inputs in values (events)
+      Event::Kind kind;
+      uint8_t end_bytes;  // after the line, up to the next: '\n', "\r\n", a last '\r', or none
+      bool terminated;    // ended by '\n'
     };
     std::vector<char> bytes;
     size_t size = 0;  // 0: the end of the input
@@ -61,20 +64,20 @@ class ParsePool {
     bool ready = false;
     std::vector<Rec> recs;
     std::vector<ValueRef> values;
-    std::vector<size_t> string_at;  // per value: where its text is in arena, or npos
+    std::vector<std::pair<uint32_t, uint32_t>> strings;  // (value, its text's place in arena)
     std::string arena;
-    size_t cursor = 0;
   };
   struct Input {
     std::deque<Chunk*> queue;  // read or being read, not yet taken by Next, in input order
     Chunk* held = nullptr;     // the chunk Next is taking lines from
+    size_t cursor = 0;         // its next record
     bool reading = false;      // a worker is reading it (reads of one input are sequential)
     bool ended = false;        // its last block was read (end, error or cancel)
     bool finished = false;     // Next returned its end
     uint64_t line = 0;         // number of the last line Next returned
   };
 
-  void Work(int worker);
+  void Work();
   int PickLocked() const;  // an input a worker may read now, or -1
   void ParseChunk(EventParser* parser, Chunk* c);
 
@@ -82,7 +85,6 @@ class ParsePool {
   std::vector<LineReader*> readers_;
   size_t block_size_;
   size_t ahead_ = 1;  // blocks read ahead of the engine for the input it reads now
-  std::vector<std::unique_ptr<EventParser>> parsers_;
   std::vector<std::thread> threads_;
 
   std::mutex mu_;
