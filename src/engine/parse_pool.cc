@@ -119,12 +119,12 @@ void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
   Event ev;
   for (size_t pos = 0; pos < c->size;) {
     const char* nl = static_cast<const char*>(std::memchr(d + pos, '\n', c->size - pos));
-    size_t len = nl != nullptr ? static_cast<size_t>(nl - (d + pos)) : c->size - pos;
+    const LineEnd e = EndOfLine(d + pos, nl, d + c->size);
     Chunk::Rec r;
     r.begin = pos;
-    r.size = (len > 0 && d[pos + len - 1] == '\r') ? len - 1 : len;
-    r.end_bytes = static_cast<uint8_t>(len - r.size + (nl != nullptr ? 1 : 0));
-    r.terminated = nl != nullptr;
+    r.size = e.size;
+    r.end_bytes = static_cast<uint8_t>(e.consumed - e.size);
+    r.terminated = e.terminated;
     parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev);
     r.kind = ev.kind;
     r.time = ev.time;

@@ -127,15 +127,15 @@ Status LineReader::Next(Line* line, bool* have) {
     const char* nl =
         static_cast<const char*>(std::memchr(buf_.data() + scan_from, '\n', end_ - scan_from));
     if (nl != nullptr || (eof_ && end_ > begin_)) {
-      size_t len = nl != nullptr ? static_cast<size_t>(nl - start) : end_ - begin_;
-      size_t consumed = len + (nl != nullptr ? 1 : 0);
+      const LineEnd e = EndOfLine(start, nl, buf_.data() + end_);
+      const size_t consumed = e.consumed;
       line->data = start;
-      line->size = (len > 0 && start[len - 1] == '\r') ? len - 1 : len;
+      line->size = e.size;
       line->capacity = buf_.size() - begin_;
       line->offset = consumed_;
       line->end_offset = consumed_ + consumed;
       line->number = ++line_number_;
-      line->terminated = nl != nullptr;
+      line->terminated = e.terminated;
       begin_ += consumed;
       consumed_ += consumed;
       *have = true;

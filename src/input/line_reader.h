@@ -26,6 +26,20 @@ struct Line {
   bool terminated;      // ended by '\n'
 };
 
+// Where a line starting at `start` ends, given the '\n' that ends it (nullptr: the line runs to
+// `end`, the end of input): its length without the '\n' and a trailing '\r', and the bytes to
+// the next line. The one rule for splitting lines, shared by LineReader and the worker threads.
+struct LineEnd {
+  size_t size;
+  size_t consumed;
+  bool terminated;
+};
+inline LineEnd EndOfLine(const char* start, const char* newline, const char* end) {
+  const size_t len = static_cast<size_t>((newline != nullptr ? newline : end) - start);
+  return LineEnd{(len > 0 && start[len - 1] == '\r') ? len - 1 : len,
+                 len + (newline != nullptr ? 1 : 0), newline != nullptr};
+}
+
 class LineReader {
  public:
   // Opens `path`; "-" is standard input. `buffer_size` is the initial read size; a longer line
