@@ -69,9 +69,14 @@ int ParsePool::PickLocked() const {
 
 void ParsePool::Work() {
   std::unique_ptr<EventParser> owned;
-  if (!EventParser::Create(config_, &owned).ok()) return;  // Start made one with this config
-  EventParser* parser = owned.get();
+  Status made = EventParser::Create(config_, &owned);  // Start made one with this config
   std::unique_lock<std::mutex> lk(mu_);
+  if (!made.ok()) {  // not expected; but the engine must not wait for this worker
+    failed_ = made;
+    ready_cv_.notify_one();
+    return;
+  }
+  EventParser* parser = owned.get();
   while (true) {
     int i = -1;
     work_cv_.wait(lk, [&] { return shutdown_ || (i = PickLocked()) >= 0; });
@@ -200,6 +205,7 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
     }
     auto ready = [&] { return !in.queue.empty() && in.queue.front()->ready; };
     while (!ready()) {
+      if (!failed_.ok()) return failed_;
       if (stop_ != nullptr && *stop_ != 0) {
         interrupted_ = true;
         return Status::Ok();

@@ -96,6 +96,7 @@ class ParsePool {
   int current_ = 0;  // the input the engine reads now
   size_t queued_ = 0;  // blocks in all queues
   bool shutdown_ = false;
+  Status failed_;  // a worker could not start
   std::atomic<bool> cancel_{false};
 
   const volatile int* stop_ = nullptr;
