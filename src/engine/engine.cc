@@ -102,6 +102,7 @@ struct Engine::Impl final : public ResultEmitter {
   };
   std::unique_ptr<StateStore> store;
   std::vector<std::unique_ptr<Track>> tracks;
+  std::vector<std::unique_ptr<StructuralIndex>> indexes;  // per input: its current run of lines
   uint64_t checkpoints = 0;
   uint64_t window_log_rows = 0;
   uint64_t since_checkpoint = 0;
@@ -190,6 +191,7 @@ Status Engine::Impl::Open() {
     if (!config.state_path.empty()) r->set_stop_flag(&g_stop_signal);
     readers.push_back(std::move(r));
     tracks.push_back(std::make_unique<Track>());
+    indexes.push_back(std::make_unique<StructuralIndex>());
   }
   tracker = std::make_unique<WatermarkTracker>(static_cast<int>(readers.size()), config.delay);
   Checkpoint cp;
@@ -544,7 +546,10 @@ Status Engine::Impl::NextLine(int input, Line* line, Event* event, bool* have,
   LineReader& r = *readers[input];
   Status s = r.Next(line, have);
   *interrupted = r.interrupted();
-  if (s.ok() && *have) parser->Parse(line->data, line->size, line->capacity, event);
+  if (!s.ok() || !*have) return s;
+  StructuralIndex& index = *indexes[input];
+  if (line->run_size != 0) index.SetRun(line->data, line->run_size);
+  parser->Parse(line->data, line->size, line->capacity, event, &index);
   return s;
 }
 

@@ -34,7 +34,8 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   return Status::Ok();
 }
 
-void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev) {
+void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,
+                        StructuralIndex* index) {
   bool blank = true;
   for (size_t i = 0; i < size && blank; ++i) blank = data[i] == ' ' || data[i] == '\t';
   if (blank) {
@@ -46,7 +47,7 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     ev->kind = Event::Kind::kBad;
     ev->reason = reason_;
   };
-  Status s = extractor_.Extract(data, size, capacity, &values_);
+  Status s = extractor_.Extract(data, size, capacity, &values_, index);
   if (!s.ok()) return bad(s);
 
   const ValueRef& tv = values_[time_slot_];

@@ -36,8 +36,11 @@ class EventParser {
   static Status Create(const EngineConfig& config, std::unique_ptr<EventParser>* out);
 
   // Parses one line (without its '\n'). What *event points to stays valid until the next call.
+  // `index`, when given, may hold the tokens of a run of lines including this one
+  // (FieldExtractor::Extract).
   // REQUIRES: `capacity` bytes are readable at `data`, capacity >= size + kPadding.
-  void Parse(const char* data, size_t size, size_t capacity, Event* event);
+  void Parse(const char* data, size_t size, size_t capacity, Event* event,
+             StructuralIndex* index = nullptr);
 
   size_t num_aggs() const { return agg_slots_.size(); }
   static const size_t kPadding;

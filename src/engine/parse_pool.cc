@@ -77,6 +77,7 @@ void ParsePool::Work() {
     return;
   }
   EventParser* parser = owned.get();
+  StructuralIndex index;
   while (true) {
     int i = -1;
     work_cv_.wait(lk, [&] { return shutdown_ || (i = PickLocked()) >= 0; });
@@ -107,14 +108,14 @@ void ParsePool::Work() {
     lk.unlock();
     work_cv_.notify_one();  // the input's next block may be read now
 
-    if (c->status.ok()) ParseChunk(parser, c);
+    if (c->status.ok()) ParseChunk(parser, &index, c);
     lk.lock();
     c->ready = true;
     ready_cv_.notify_one();
   }
 }
 
-void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
+void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c) {
   c->recs.clear();
   c->values.clear();
   c->strings.clear();
@@ -122,6 +123,7 @@ void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
   const char* d = c->bytes.data();
   const size_t naggs = parser->num_aggs();
   Event ev;
+  index->SetRun(d, c->size);
   for (size_t pos = 0; pos < c->size;) {
     const char* nl = static_cast<const char*>(std::memchr(d + pos, '\n', c->size - pos));
     const LineEnd e = EndOfLine(d + pos, nl, d + c->size);
@@ -130,7 +132,7 @@ void ParsePool::ParseChunk(EventParser* parser, Chunk* c) {
     r.size = e.size;
     r.end_bytes = static_cast<uint8_t>(e.consumed - e.size);
     r.terminated = e.terminated;
-    parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev);
+    parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev, index);
     r.kind = ev.kind;
     r.time = ev.time;
     r.key_hash = ev.key_hash;
@@ -184,6 +186,7 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
       line->end_offset = line->offset + r.size + r.end_bytes;
       line->number = ++in.line;
       line->terminated = r.terminated;
+      line->run_size = 0;
       event->kind = r.kind;
       event->time = r.time;
       event->key_hash = r.key_hash;

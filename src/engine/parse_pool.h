@@ -79,7 +79,7 @@ class ParsePool {
 
   void Work();
   int PickLocked() const;  // an input a worker may read now, or -1
-  void ParseChunk(EventParser* parser, Chunk* c);
+  void ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c);
 
   const EngineConfig& config_;
   std::vector<LineReader*> readers_;

@@ -94,6 +94,7 @@ void LineReader::EnsureBuffer() {
 
 Status LineReader::Fill() {
   EnsureBuffer();
+  new_run_ = true;
   if (begin_ > 0) {
     std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
     end_ -= begin_;
@@ -136,6 +137,14 @@ Status LineReader::Next(Line* line, bool* have) {
       line->end_offset = consumed_ + consumed;
       line->number = ++line_number_;
       line->terminated = e.terminated;
+      line->run_size = 0;
+      if (new_run_) {
+        // The run: up to the last newline, or to the end of input past it.
+        const char* last = eof_ ? buf_.data() + end_
+                                : static_cast<const char*>(memrchr(start, '\n', end_ - begin_)) + 1;
+        line->run_size = static_cast<size_t>(last - start);
+        new_run_ = false;
+      }
       begin_ += consumed;
       consumed_ += consumed;
       *have = true;

@@ -24,6 +24,10 @@ struct Line {
   uint64_t end_offset;  // byte offset just past the line and its '\n' (the next line's offset)
   uint64_t number;      // 1-based line number
   bool terminated;      // ended by '\n'
+  // Non-zero for the first line of a run: the lines in [data, data + run_size) are in memory
+  // now and are the ones the next calls return, before the reader's buffer changes (see
+  // json/structural_index.h, which indexes such a run at once).
+  size_t run_size;
 };
 
 // Where a line starting at `start` ends, given the '\n' that ends it (nullptr: the line runs to
@@ -105,6 +109,7 @@ class LineReader {
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // end of valid bytes
   bool eof_ = false;
+  bool new_run_ = true;  // the buffer changed since the last line returned
   uint64_t consumed_ = 0;  // input offset of buf_[begin_]
   uint64_t line_number_ = 0;
   uint64_t file_size_ = 0;

@@ -4,8 +4,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <bitset>
+#include <charconv>
 #include <cstring>
+#include <new>
 
 namespace logtide {
 
@@ -30,7 +33,6 @@ struct FieldExtractor::Impl {
     std::vector<Key> keys;  // the children, for matching raw keys
     std::bitset<65536> heads;  // the children's first two bytes (the quote after a 1-byte name)
   };
-  od::parser parser;
   std::vector<Node> nodes{Node{}};
 
   int FindChild(int node, std::string_view name) const {
@@ -126,99 +128,309 @@ struct FieldExtractor::Impl {
     }
   }
 
-  static simdjson::error_code ReadScalar(od::value val, bool keep_text, ValueRef* out) {
-    od::json_type type;
-    if (auto e = val.type().get(type)) return e;
-    switch (type) {
-      case od::json_type::string: {
-        std::string_view s;
-        if (auto e = val.get_string().get(s)) return e;
-        *out = ValueRef::String(s);
-        return simdjson::SUCCESS;
+  // ---- the walk over stage 1's structural index -------------------------------------------
+  // simdjson's stage 1 marks every structural character ({ } [ ] : ,) and the first byte of
+  // every string, number and atom; `idx[k]` is the position of token k in the line. An object is
+  // `{` (key `:` value (`,` key `:` value)*)? `}`, so the walk reads keys and values by their
+  // tokens and compares only the keys it must. (simdjson's On-Demand API walks about as many
+  // instructions per field, but runs stage 1 once per document: once per line.)
+  static constexpr size_t kMaxDepth = 1024;  // as simdjson's DOM parser (IsValidJson)
+
+  StructuralIndex own;  // for a line outside the caller's index
+  std::unique_ptr<uint8_t[]> scratch;  // unescaped strings of the current line
+  size_t scratch_size = 0;
+  uint8_t* scratch_end = nullptr;
+  std::vector<char> open;  // brackets of the container being skipped
+  od::parser number_parser;  // the rare numbers from_chars cannot settle
+  simdjson::dom::parser raw_checker;  // objects and arrays read as values
+  std::string number_copy;
+  // The indexed run holding the current line, and its tokens.
+  const StructuralIndex* index = nullptr;
+  const uint8_t* buf = nullptr;
+  const uint32_t* idx = nullptr;
+  uint32_t n = 0;
+  uint32_t limit = 0;  // the current line's end (an offset like idx[k]): the walk stops there
+
+  uint8_t Token(uint32_t k) const { return buf[idx[k]]; }
+  static bool IsSpace(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+  // The end of scalar token k: the byte after its last non-space byte before token k + 1.
+  // REQUIRES: k + 1 < n.
+  const uint8_t* ScalarEnd(uint32_t k) const {
+    const uint8_t* e = buf + idx[k + 1];
+    while (IsSpace(e[-1])) --e;
+    return e;
+  }
+
+  // Unescapes the string whose opening quote is at `quote` into the scratch buffer.
+  bool Unescape(const uint8_t* quote, std::string_view* out) {
+    uint8_t* end = index->Unescape(quote + 1, scratch_end);
+    if (end == nullptr) return false;
+    *out = std::string_view(reinterpret_cast<const char*>(scratch_end),
+                            static_cast<size_t>(end - scratch_end));
+    scratch_end = end;
+    return true;
+  }
+
+  // The bytes a string, number or atom can start with.
+  static constexpr auto kScalarStart = [] {
+    std::array<bool, 256> t{};
+    for (const char c : std::string_view("\"-0123456789tfn")) t[static_cast<uint8_t>(c)] = true;
+    return t;
+  }();
+
+  // Skips the value at token k; *next is the token after it. Containers must close with the
+  // bracket that opened them; scalars are not spelled out (as in On-Demand).
+  bool Skip(uint32_t k, uint32_t* next) {
+    const uint8_t c = Token(k);
+    if (c != '{' && c != '[') {
+      if (!kScalarStart[c]) return false;
+      *next = k + 1;
+      return true;
+    }
+    open.clear();
+    for (uint32_t j = k; j < n && idx[j] < limit; ++j) {
+      const uint8_t t = Token(j);
+      if (t == '{' || t == '[') {
+        if (open.size() == kMaxDepth) return false;
+        open.push_back(static_cast<char>(t));
+      } else if (t == '}' || t == ']') {
+        if (open.back() != (t == '}' ? '{' : '[')) return false;
+        open.pop_back();
+        if (open.empty()) {
+          *next = j + 1;
+          return true;
+        }
       }
-      case od::json_type::number: {
-        std::string_view raw;
-        if (keep_text) {
-          raw = val.raw_json_token();
-          while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' ||
-                                  raw.back() == '\r')) {
-            raw.remove_suffix(1);
+    }
+    return false;
+  }
+
+  // Reads a number spelled [s, e), checking JSON's grammar. Integers of up to 18 digits are
+  // read here, and decimals without exponent whose digits make at most 2^53 with at most 22
+  // after the point: such a decimal is m / 10^f with both exact doubles, so the one rounding of
+  // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
+  // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
+  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives.
+  bool ReadNumber(const uint8_t* s, const uint8_t* e, ValueRef* out) {
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const uint8_t* q = s;
+    const bool negative = *q == '-';
+    if (negative) ++q;
+    // The byte at e (a space or the next token's first byte: a structural character or a
+    // quote) stops every loop below, so they need no bound.
+    auto digit = [](const uint8_t* x) { return static_cast<unsigned>(*x - '0') < 10; };
+    if (!digit(q)) return false;
+    uint64_t mantissa = 0;
+    const uint8_t* first = q;
+    if (*q == '0') {
+      ++q;
+    } else {
+      while (digit(q)) mantissa = mantissa * 10 + (*q++ - '0');
+    }
+    size_t digits = static_cast<size_t>(q - first);
+    size_t fraction = 0;
+    bool integer = true;
+    if (*q == '.') {
+      ++q;
+      if (!digit(q)) return false;
+      const uint8_t* f = q;
+      while (digit(q)) mantissa = mantissa * 10 + (*q++ - '0');
+      fraction = static_cast<size_t>(q - f);
+      digits += fraction;
+      integer = false;
+    }
+    if (*q == 'e' || *q == 'E') {
+      ++q;
+      if (*q == '+' || *q == '-') ++q;
+      if (!digit(q)) return false;
+      while (digit(q)) ++q;
+      integer = false;
+      fraction = 23;  // not the fast path
+    }
+    if (q != e) return false;
+    if (digits <= 18) {  // no overflow in `mantissa` (leading zeros of a fraction count too)
+      if (integer) {
+        const auto v = static_cast<int64_t>(mantissa);
+        *out = ValueRef::Int(negative ? -v : v);
+        return true;
+      }
+      if (fraction <= 22 && mantissa <= (uint64_t{1} << 53)) {
+        const double d = static_cast<double>(mantissa) / kPow10[fraction];
+        *out = ValueRef::Number(negative ? -d : d);
+        return true;
+      }
+    }
+    if (!integer) {
+      double d;
+      const auto r = std::from_chars(reinterpret_cast<const char*>(s),
+                                     reinterpret_cast<const char*>(e), d);
+      if (r.ec == std::errc() && r.ptr == reinterpret_cast<const char*>(e)) {
+        *out = ValueRef::Number(d);
+        return true;
+      }
+    }
+    return ReadNumberSlow(s, e, integer, out);
+  }
+
+  bool ReadNumberSlow(const uint8_t* s, const uint8_t* e, bool integer, ValueRef* out) {
+    number_copy.assign(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
+    const size_t size = number_copy.size();
+    number_copy.append(kPadding, ' ');
+    od::document doc;
+    if (number_parser.iterate(number_copy.data(), size, number_copy.size()).get(doc)) return false;
+    if (!integer) {
+      // Not get_number(): in simdjson 3.0.1 it gives 0 for decimals of more than 19 digits.
+      double d;
+      if (doc.get_double().get(d)) return false;
+      *out = ValueRef::Number(d);
+      return true;
+    }
+    od::number num;
+    if (doc.get_number().get(num)) return false;
+    if (num.get_number_type() == od::number_type::signed_integer) {
+      *out = ValueRef::Int(num.get_int64());
+    } else if (num.get_number_type() == od::number_type::unsigned_integer) {
+      *out = ValueRef::Number(static_cast<double>(num.get_uint64()));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  // Reads the value at token k into *out; *next is the token after it.
+  // REQUIRES: k + 1 < n (an object's value is followed by ',' or '}').
+  bool ReadValue(uint32_t k, bool keep_text, ValueRef* out, uint32_t* next) {
+    const uint8_t* s = buf + idx[k];
+    switch (*s) {
+      case '"': {
+        // The closing quote is the first quote, unless a backslash comes first.
+        const uint8_t* p = s + 1;
+        while (true) {
+          const uint64_t w = Load64(reinterpret_cast<const char*>(p));
+          const uint64_t quote = BytesEqual(w, '"'), escape = BytesEqual(w, '\\');
+          if ((quote | escape) != 0) {
+            const size_t at_quote = quote != 0 ? static_cast<size_t>(__builtin_ctzll(quote)) / 8 : 8;
+            const size_t at_escape =
+                escape != 0 ? static_cast<size_t>(__builtin_ctzll(escape)) / 8 : 8;
+            std::string_view text;
+            if (at_escape < at_quote) {
+              if (!Unescape(s, &text)) return false;
+            } else {
+              text = std::string_view(reinterpret_cast<const char*>(s + 1),
+                                      static_cast<size_t>(p + at_quote - (s + 1)));
+            }
+            *out = ValueRef::String(text);
+            *next = k + 1;
+            return true;
           }
+          p += 8;
         }
-        od::number n;
-        if (auto e = val.get_number().get(n)) return e;
-        switch (n.get_number_type()) {
-          case od::number_type::signed_integer:
-            *out = ValueRef::Int(n.get_int64());
-            break;
-          case od::number_type::unsigned_integer:
-            *out = ValueRef::Number(static_cast<double>(n.get_uint64()));
-            break;
-          default:
-            *out = ValueRef::Number(n.get_double());
-            break;
-        }
-        out->s = raw;
-        return simdjson::SUCCESS;
       }
-      case od::json_type::boolean: {
-        bool b;
-        if (auto e = val.get_bool().get(b)) return e;
-        *out = ValueRef::Bool(b);
-        return simdjson::SUCCESS;
+      case '{':
+      case '[': {
+        if (!Skip(k, next)) return false;
+        const uint8_t* e = buf + idx[*next - 1] + 1;
+        // The text is used as a key or written out: it must be valid JSON in full.
+        simdjson::dom::element element;
+        if (raw_checker.parse(s, static_cast<size_t>(e - s), false).get(element)) return false;
+        *out = ValueRef::Raw(
+            std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s)));
+        return true;
       }
-      case od::json_type::null: {
-        bool is_null;
-        if (auto e = val.is_null().get(is_null)) return e;
-        if (!is_null) return simdjson::INCORRECT_TYPE;
-        *out = ValueRef::Null();
-        return simdjson::SUCCESS;
+      default:
+        break;
+    }
+    const uint8_t* e = ScalarEnd(k);
+    const std::string_view text(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
+    *next = k + 1;
+    if (text == "true" || text == "false") {
+      *out = ValueRef::Bool(text[0] == 't');
+      return true;
+    }
+    if (text == "null") {
+      *out = ValueRef::Null();
+      return true;
+    }
+    if (!ReadNumber(s, e, out)) return false;
+    if (keep_text) out->s = text;
+    return true;
+  }
+
+  // Walks the object whose '{' is token k, reading the fields on registered paths below `node`
+  // and skipping the others; *next is the token after its '}'.
+  bool WalkObject(uint32_t k, int node, std::vector<ValueRef>* values, uint32_t* next) {
+    ++k;
+    if (k < n && Token(k) == '}') {
+      *next = k + 1;
+      return true;
+    }
+    while (true) {
+      // A field needs its key, ':', a value and then ',' or '}'.
+      if (k + 3 >= n || idx[k] >= limit || Token(k) != '"' || Token(k + 1) != ':') return false;
+      const uint8_t* key = buf + idx[k];
+      int child = FindChildRaw(node, reinterpret_cast<const char*>(key + 1));
+      if (child == -2) {
+        // A key with an escape that may spell a registered name. A bad escape there is not an
+        // error, as in the keys no path reads (only the bytes of those are compared): the
+        // field just matches nothing.
+        std::string_view name;
+        child = Unescape(key, &name) ? FindChild(node, name) : -1;
       }
-      case od::json_type::object: {
-        od::object obj;
-        std::string_view raw;
-        if (auto e = val.get_object().get(obj)) return e;
-        if (auto e = obj.raw_json().get(raw)) return e;
-        *out = ValueRef::Raw(raw);
-        return simdjson::SUCCESS;
+      const uint32_t v = k + 2;
+      uint32_t after;
+      const uint8_t c = Token(v);
+      if (child < 0 && c != '{' && c != '[') {
+        // A scalar that no path reads: its first byte is checked, the rest is not spelled out.
+        if (!kScalarStart[c]) return false;
+        after = v + 1;
+      } else if (child < 0) {
+        if (!Skip(v, &after)) return false;
+      } else if (nodes[child].slot >= 0) {
+        const Node& leaf = nodes[child];
+        if (!ReadValue(v, leaf.keep_text, &(*values)[leaf.slot], &after)) return false;
+      } else if (c == '{') {
+        if (!WalkObject(v, child, values, &after)) return false;
+      } else if (!Skip(v, &after)) {  // not an object: its sub-paths stay null
+        return false;
       }
-      default: {
-        od::array arr;
-        std::string_view raw;
-        if (auto e = val.get_array().get(arr)) return e;
-        if (auto e = arr.raw_json().get(raw)) return e;
-        *out = ValueRef::Raw(raw);
-        return simdjson::SUCCESS;
+      if (after >= n) return false;
+      if (Token(after) == '}') {
+        *next = after + 1;
+        return true;
       }
+      if (Token(after) != ',') return false;
+      k = after + 1;
     }
   }
 
-  // Walks every field of `obj` once; fields on a registered path are read, others skipped.
-  simdjson::error_code Walk(od::object obj, int node, std::vector<ValueRef>* values) {
-    for (auto field_result : obj) {
-      od::field field;
-      if (auto e = std::move(field_result).get(field)) return e;
-      int child = FindChildRaw(node, reinterpret_cast<const char*>(field.key().raw()));
-      if (child == -2) {
-        std::string_view key;
-        if (auto e = field.unescaped_key().get(key)) return e;
-        child = FindChild(node, key);
-      }
-      if (child < 0) continue;
-      od::value val = field.value();
-      const Node& n = nodes[child];
-      if (n.slot >= 0) {
-        if (auto e = ReadScalar(val, n.keep_text, &(*values)[n.slot])) return e;
-        continue;
-      }
-      od::json_type type;
-      if (auto e = val.type().get(type)) return e;
-      if (type != od::json_type::object) continue;  // not an object: its sub-paths stay null
-      od::object sub;
-      if (auto e = val.get_object().get(sub)) return e;
-      if (auto e = Walk(sub, child, values)) return e;
+  // Walks the line [line, line + size) with the tokens of `ix`; false when it is not one valid
+  // JSON object.
+  // REQUIRES: ix->Covers(line, size).
+  bool Walk(StructuralIndex* ix, const char* line, size_t size, std::vector<ValueRef>* values) {
+    if (scratch_size < size + 2 * kPadding) {
+      scratch_size = std::max(size + 2 * kPadding, 2 * scratch_size);
+      scratch.reset(new uint8_t[scratch_size]);
     }
-    return simdjson::SUCCESS;
+    index = ix;
+    buf = reinterpret_cast<const uint8_t*>(ix->data());
+    idx = ix->tokens();
+    n = ix->count();
+    scratch_end = scratch.get();
+    const auto begin = static_cast<uint32_t>(line - ix->data());
+    const auto end = static_cast<uint32_t>(begin + size);
+    limit = end;
+    const uint32_t first = ix->Seek(begin);
+    uint32_t next;
+    // A walk may read a token or two past the line (the run goes on), but a line is good only
+    // when its object closes inside it and nothing but spaces follows.
+    if (first >= n || idx[first] >= end || Token(first) != '{' ||
+        !WalkObject(first, 0, values, &next) || idx[next - 1] >= end ||
+        (next < n && idx[next] < end))
+      return false;
+    ix->set_cursor(next);
+    return true;
   }
 };
 
@@ -313,17 +525,14 @@ Status DescribeBadLine(const char* line, size_t size) {
 }  // namespace
 
 Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
-                               std::vector<ValueRef>* values) {
+                               std::vector<ValueRef>* values, StructuralIndex* index) {
+  (void)capacity;  // the padding is for reading keys and strings eight bytes at a time
   values->assign(paths_.size(), ValueRef::Null());
-  od::document doc;
-  od::object obj;
-  auto error = impl_->parser.iterate(line, size, capacity).get(doc);
-  if (!error) error = doc.get_object().get(obj);
-  if (!error) error = impl_->Walk(obj, 0, values);
-  // At the end of the document, current_location() reports OUT_OF_BOUNDS.
-  if (!error && doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
-    error = simdjson::TRAILING_CONTENT;
-  if (error) return DescribeBadLine(line, size);
+  if (index == nullptr || !index->Find(line, size)) {
+    index = &impl_->own;
+    if (!index->Build(line, size)) return DescribeBadLine(line, size);
+  }
+  if (!impl_->Walk(index, line, size, values)) return DescribeBadLine(line, size);
   return Status::Ok();
 }
 

@@ -1,5 +1,5 @@
-// Field extraction: reads one NDJSON line with simdjson on-demand, walking the object once and
-// picking out the registered dotted paths ("req.method") as scalar values.
+// Field extraction: walks one NDJSON line's tokens (json/structural_index.h) once, checking the
+// object's structure and picking out the registered dotted paths ("req.method") as values.
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/structural_index.h"
 #include "json/value.h"
 #include "util/status.h"
 
@@ -33,10 +34,13 @@ class FieldExtractor {
   const std::string& path(int slot) const { return paths_[slot]; }
 
   // Parses `line` and sets values[slot] for every registered path: null when absent. Strings
-  // and raw texts borrow from the parser and stay valid until the next call. Fails with a
-  // DataError naming the reason when the line is not one JSON object.
+  // and raw texts borrow from the line or the extractor and stay valid until the next call
+  // (and while the line's bytes do). Fails with a DataError naming the reason when the line is
+  // not one JSON object. `index`, when given and covering the line, supplies its tokens;
+  // otherwise the line is indexed alone. The result is the same either way.
   // REQUIRES: the `capacity` bytes at `line` are readable, capacity >= size + kPadding.
-  Status Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values);
+  Status Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values,
+                 StructuralIndex* index = nullptr);
 
   // Bytes that must be readable past the end of a line (simdjson's padding).
   static const size_t kPadding;

@@ -93,6 +93,53 @@ TEST_CASE("keys match names exactly, whatever their length and neighbours") {
   CHECK(f.values[slot[0]].i == 7);
 }
 
+TEST_CASE("numbers are read exactly, whatever their spelling") {
+  Fixture f;
+  int n = f.Add("n");
+  REQUIRE(f.ex.Finish().ok());
+  auto read = [&](const std::string& text) -> ValueRef {
+    INFO(text);
+    REQUIRE(f.Run("{\"n\":" + text + "}").ok());
+    return f.values[n];
+  };
+  // Expected values are C++ literals (the compiler rounds them correctly).
+  CHECK(read("7.33").d == 7.33);
+  CHECK(read("-1.5e-3").d == -1.5e-3);
+  CHECK(read("0.30000000000000004").d == 0.30000000000000004);
+  CHECK(read("1.7976931348623157e308").d == 1.7976931348623157e308);
+  CHECK(read("4.9e-324").d == 4.9e-324);
+  CHECK(read("9007199254740993.5").d == 9007199254740993.5);
+  // More than 19 digits: simdjson 3.0.1's get_number() gives 0 for these.
+  CHECK(read("1234.567890123456789").d == 1234.567890123456789);
+  CHECK(read("1.23456789012345678901").d == 1.23456789012345678901);
+  CHECK(read("1E+2").i == 100);
+  CHECK(read("-0").i == 0);
+  CHECK(read("123456789012345678").i == 123456789012345678);
+  CHECK(read("9223372036854775807").i == INT64_MAX);
+  CHECK(read("-9223372036854775808").i == INT64_MIN);
+  CHECK(read("18446744073709551615").d == 18446744073709551615.0);
+  for (const char* bad : {"01", "1.", ".5", "-", "+1", "1e", "1e+", "--1", "1.2.3", "0x10", "1a",
+                          "1e400", "18446744073709551616", "nul", "tru", "falsey"}) {
+    INFO(bad);
+    CHECK_FALSE(f.Run(std::string("{\"n\":") + bad + "}").ok());
+  }
+}
+
+TEST_CASE("strings are unescaped; raw values are their own text, without the spaces after") {
+  Fixture f;
+  int s = f.Add("s"), o = f.Add("o");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"s":"a\"b\\c\u00e9\ud83d\ude00\/", "o" : [1, {"k":"}"}]  })").ok());
+  CHECK(f.values[s].s == "a\"b\\c\xc3\xa9\xf0\x9f\x98\x80/");
+  CHECK(f.values[o].s == R"([1, {"k":"}"}])");
+  CHECK_FALSE(f.Run(R"({"s":"\x"})").ok());       // a bad escape in a value read
+  CHECK_FALSE(f.Run(R"({"o":[1,}]})").ok());      // an invalid raw value read
+  CHECK_FALSE(f.Run(R"({"x":[1}})").ok());        // brackets that do not match, unread
+  CHECK_FALSE(f.Run(R"({"x":+1})").ok());         // not a value, unread
+  CHECK(f.Run(R"({"x\q":1,"s":"ok"})").ok());     // a bad escape in a key: matches nothing
+  CHECK(f.values[s].s == "ok");
+}
+
 TEST_CASE("objects and arrays are kept as their JSON text") {
   Fixture f;
   int o = f.Add("o"), a = f.Add("a");
