@@ -25,6 +25,16 @@ struct FieldExtractor::Impl {
     size_t len = 0;
     int child = -1;
   };
+  // A key's raw bytes (at most 16, with no backslash), for the memo.
+  struct Memo {
+    uint64_t first = 0, last = 0;  // the first 8 bytes (masked) and the last 8
+    uint64_t mask = 0;
+    uint32_t len = 0;
+    bool valid = false;
+    int child = -1;
+  };
+  static constexpr size_t kMemoFields = 32;
+
   struct Node {
     std::string name;
     int slot = -1;  // >= 0 for a leaf
@@ -32,6 +42,10 @@ struct FieldExtractor::Impl {
     bool keep_text = false;  // keep a number's source text (ValueRef::s)
     std::vector<Key> keys;  // the children, for matching raw keys
     std::bitset<65536> heads;  // the children's first two bytes (the quote after a 1-byte name)
+    // What the key of each of the first kMemoFields fields of this object matched in the last
+    // line: lines of one log mostly repeat their keys in the same order, so one compare (a
+    // branch the CPU predicts) usually settles the key.
+    std::vector<Memo> memo;
   };
   std::vector<Node> nodes{Node{}};
 
@@ -108,6 +122,7 @@ struct FieldExtractor::Impl {
   // Prepares each node's keys for FindChildRaw.
   void IndexKeys() {
     for (Node& n : nodes) {
+      n.memo.assign(kMemoFields, Memo{});
       n.keys.clear();
       for (int c : n.children) {
         const std::string& name = nodes[c].name;
@@ -358,51 +373,98 @@ struct FieldExtractor::Impl {
     return true;
   }
 
+  // Returns true when the key at p (after its opening quote) has the memo's bytes.
+  static bool SameKey(const Memo& m, const char* p) {
+    return m.valid & ((Load64(p) & m.mask) == m.first) &
+           (m.len <= 8 || Load64(p + m.len - 8) == m.last) & (p[m.len] == '"');
+  }
+  // Remembers that the key at p gave `child` (not for a key with an escape, or a long one).
+  static void Remember(Memo* m, const char* p, int child) {
+    m->valid = false;
+    if (child == -2) return;
+    size_t len = 0;
+    while (len <= 16 && p[len] != '"' && p[len] != '\\') ++len;
+    if (len > 16 || p[len] != '"') return;
+    char first[8] = {}, last[8] = {};
+    std::memcpy(first, p, std::min<size_t>(8, len));
+    if (len >= 8) std::memcpy(last, p + len - 8, 8);
+    m->first = Load64(first);
+    m->last = Load64(last);
+    m->mask = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+    m->len = static_cast<uint32_t>(len);
+    m->child = child;
+    m->valid = true;
+  }
+
   // Walks the object whose '{' is token k, reading the fields on registered paths below `node`
   // and skipping the others; *next is the token after its '}'.
   bool WalkObject(uint32_t k, int node, std::vector<ValueRef>* values, uint32_t* next) {
+    // Locals, so that the stores of values do not make the compiler reload them.
+    const uint8_t* const b = buf;
+    const uint32_t* const ix = idx;
+    const uint32_t count = n, end = limit;
     ++k;
-    if (k < n && Token(k) == '}') {
+    if (k < count && b[ix[k]] == '}') {
       *next = k + 1;
       return true;
     }
+    Memo* memo = nodes[node].memo.data();
+    Memo* const memo_end = memo + kMemoFields;
     while (true) {
       // A field needs its key, ':', a value and then ',' or '}'.
-      if (k + 3 >= n || idx[k] >= limit || Token(k) != '"' || Token(k + 1) != ':') return false;
-      const uint8_t* key = buf + idx[k];
-      int child = FindChildRaw(node, reinterpret_cast<const char*>(key + 1));
-      if (child == -2) {
-        // A key with an escape that may spell a registered name. A bad escape there is not an
-        // error, as in the keys no path reads (only the bytes of those are compared): the
-        // field just matches nothing.
-        std::string_view name;
-        child = Unescape(key, &name) ? FindChild(node, name) : -1;
-      }
+      if (k + 3 >= count) return false;
+      const uint32_t at = ix[k];
+      if (at >= end || b[at] != '"' || b[ix[k + 1]] != ':') return false;
       const uint32_t v = k + 2;
+      const uint8_t c = b[ix[v]];
+      const char* key = reinterpret_cast<const char*>(b + at + 1);
+      int child;
+      if (memo != memo_end) {
+        if (SameKey(*memo, key)) {
+          child = memo->child;
+        } else {
+          child = FindChildRaw(node, key);
+          Remember(memo, key, child);
+        }
+        ++memo;
+      } else {
+        child = FindChildRaw(node, key);
+      }
       uint32_t after;
-      const uint8_t c = Token(v);
-      if (child < 0 && c != '{' && c != '[') {
-        // A scalar that no path reads: its first byte is checked, the rest is not spelled out.
+      if (child == -1 && c != '{' && c != '[') {
+        // A scalar that no path reads (most fields): its first byte is checked, the rest is
+        // not spelled out.
         if (!kScalarStart[c]) return false;
         after = v + 1;
-      } else if (child < 0) {
-        if (!Skip(v, &after)) return false;
-      } else if (nodes[child].slot >= 0) {
-        const Node& leaf = nodes[child];
-        if (!ReadValue(v, leaf.keep_text, &(*values)[leaf.slot], &after)) return false;
-      } else if (c == '{') {
-        if (!WalkObject(v, child, values, &after)) return false;
-      } else if (!Skip(v, &after)) {  // not an object: its sub-paths stay null
+      } else if (!Field(node, child, b + at, v, values, &after) || after >= count) {
         return false;
       }
-      if (after >= n) return false;
-      if (Token(after) == '}') {
+      const uint8_t t = b[ix[after]];
+      if (t == '}') {
         *next = after + 1;
         return true;
       }
-      if (Token(after) != ',') return false;
+      if (t != ',') return false;
       k = after + 1;
     }
+  }
+
+  // The rest of WalkObject: the value at token v of the field of `node` whose key (for which
+  // FindChildRaw gave `child`) starts at `key`.
+  __attribute__((noinline)) bool Field(int node, int child, const uint8_t* key, uint32_t v,
+                                       std::vector<ValueRef>* values, uint32_t* after) {
+    if (child == -2) {
+      // A key with an escape that may spell a registered name. A bad escape there is not an
+      // error, as in the keys no path reads (only the bytes of those are compared): the field
+      // just matches nothing.
+      std::string_view name;
+      child = Unescape(key, &name) ? FindChild(node, name) : -1;
+    }
+    if (child < 0) return Skip(v, after);
+    const Node& leaf = nodes[child];
+    if (leaf.slot >= 0) return ReadValue(v, leaf.keep_text, &(*values)[leaf.slot], after);
+    if (Token(v) == '{') return WalkObject(v, child, values, after);
+    return Skip(v, after);  // not an object: its sub-paths stay null
   }
 
   // Walks the line [line, line + size) with the tokens of `ix`; false when it is not one valid
@@ -460,7 +522,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}});
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}, {}});
       impl_->nodes[node].children.push_back(child);
     }
     node = child;
