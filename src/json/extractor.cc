@@ -226,7 +226,7 @@ struct FieldExtractor::Impl {
   // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
   // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
   // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives.
-  bool ReadNumber(const uint8_t* s, const uint8_t* e, ValueRef* out) {
+  __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e, ValueRef* out) {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -316,7 +316,8 @@ struct FieldExtractor::Impl {
 
   // Reads the value at token k into *out; *next is the token after it.
   // REQUIRES: k + 1 < n (an object's value is followed by ',' or '}').
-  bool ReadValue(uint32_t k, bool keep_text, ValueRef* out, uint32_t* next) {
+  __attribute__((always_inline)) bool ReadValue(uint32_t k, bool keep_text, ValueRef* out,
+                                                uint32_t* next) {
     const uint8_t* s = buf + idx[k];
     switch (*s) {
       case '"': {
@@ -360,17 +361,21 @@ struct FieldExtractor::Impl {
     const uint8_t* e = ScalarEnd(k);
     const std::string_view text(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
     *next = k + 1;
-    if (text == "true" || text == "false") {
-      *out = ValueRef::Bool(text[0] == 't');
-      return true;
+    switch (*s) {
+      case 't':
+        *out = ValueRef::Bool(true);
+        return text == "true";
+      case 'f':
+        *out = ValueRef::Bool(false);
+        return text == "false";
+      case 'n':
+        *out = ValueRef::Null();
+        return text == "null";
+      default:
+        if (!ReadNumber(s, e, out)) return false;
+        if (keep_text) out->s = text;
+        return true;
     }
-    if (text == "null") {
-      *out = ValueRef::Null();
-      return true;
-    }
-    if (!ReadNumber(s, e, out)) return false;
-    if (keep_text) out->s = text;
-    return true;
   }
 
   // Returns true when the key at p (after its opening quote) has the memo's bytes.

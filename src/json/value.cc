@@ -29,22 +29,27 @@ int CompareValues(const ValueRef& a, const ValueRef& b) {
 // Grammar: type byte, then for kNumber an 'i' or 'd' byte and 8 bytes, for kString and kRaw a
 // 4-byte length and the bytes; nothing else for null, false, true.
 void EncodeValue(const ValueRef& v, std::string* out) {
-  out->push_back(static_cast<char>(v.type));
+  // One resize per value (this runs for every event's key).
+  const size_t at = out->size();
   if (v.type == ValueType::kNumber) {
-    out->push_back(v.is_int ? 'i' : 'd');
-    char buf[8];
+    out->resize(at + 10);
+    char* p = out->data() + at;
+    p[0] = static_cast<char>(v.type);
+    p[1] = v.is_int ? 'i' : 'd';
     if (v.is_int) {
-      std::memcpy(buf, &v.i, 8);
+      std::memcpy(p + 2, &v.i, 8);
     } else {
-      std::memcpy(buf, &v.d, 8);
+      std::memcpy(p + 2, &v.d, 8);
     }
-    out->append(buf, 8);
   } else if (v.type == ValueType::kString || v.type == ValueType::kRaw) {
-    uint32_t n = static_cast<uint32_t>(v.s.size());
-    char buf[4];
-    std::memcpy(buf, &n, 4);
-    out->append(buf, 4);
-    out->append(v.s);
+    const auto n = static_cast<uint32_t>(v.s.size());
+    out->resize(at + 5 + n);
+    char* p = out->data() + at;
+    p[0] = static_cast<char>(v.type);
+    std::memcpy(p + 1, &n, 4);
+    std::memcpy(p + 5, v.s.data(), n);
+  } else {
+    out->push_back(static_cast<char>(v.type));
   }
 }
 
