@@ -46,6 +46,7 @@ class KeyTable {
  private:
   struct Entry {
     std::string bytes;
+    size_t hash = 0;  // Hash(bytes): the index rehashes, inserts and erases by id without it
     uint32_t refs = 0;
   };
   void Remove(uint32_t id);
@@ -57,7 +58,7 @@ class KeyTable {
     const KeyTable* table;
     // absl::string_view: absl's own hash (for std::string_view it falls back to std::hash).
     size_t operator()(std::string_view s) const { return KeyTable::Hash(s); }
-    size_t operator()(uint32_t id) const { return (*this)(table->encoded(id)); }
+    size_t operator()(uint32_t id) const { return table->entries_[id].hash; }
   };
   struct IdEq {
     using is_transparent = void;
@@ -65,6 +66,7 @@ class KeyTable {
     bool operator()(uint32_t a, uint32_t b) const { return a == b; }
     bool operator()(uint32_t a, std::string_view b) const { return table->encoded(a) == b; }
     bool operator()(std::string_view a, uint32_t b) const { return a == table->encoded(b); }
+
   };
 
   std::vector<Entry> entries_;
