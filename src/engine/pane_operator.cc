@@ -18,19 +18,28 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     recent_pane_ = FloorTo(t, pane_);
     recent_pane_end_ = SatAdd(recent_pane_, pane_);
     recent_last_end_ = spec_.LastWindowEnd(t);
+    recent_ = nullptr;
   }
   if (IsWindowLate(recent_last_end_, lateness_, watermark)) return false;
   const Nanos p = recent_pane_;
-  auto [it, inserted] = panes_.try_emplace(PaneKey{p, key}, 0);
+  if (recent_ == nullptr) {
+    auto [pit, new_pane] = panes_.try_emplace(p);
+    if (new_pane) {
+      pit->second = std::make_unique<Pane>();
+      quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
+    }
+    recent_ = pit->second.get();
+  }
+  auto [it, inserted] = recent_->slots.try_emplace(key, 0);
   if (inserted) {
     it->second = deps_.acc->Allocate();
-    auto [pk, new_pane] = pane_keys_.try_emplace(p);
-    pk->second.push_back(Entry{key, it->second});
-    if (new_pane) quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
+    recent_->entries.push_back(Entry{key, it->second});
+    ++open_entries_;
     deps_.keys->Ref(key);
   }
-  deps_.acc->Add(it->second, inputs, t, seq, wrong_type);
-  MarkDirty(p, key, it->second);
+  const uint32_t slot = it->second;
+  deps_.acc->Add(slot, inputs, t, seq, wrong_type);
+  MarkDirty(p, key, slot);
 
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
@@ -50,9 +59,9 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
 uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
   uint32_t found = UINT32_MAX;
   uint32_t temp = UINT32_MAX;
-  for (Nanos q = start; q < end; q = SatAdd(q, pane_)) {
-    auto it = panes_.find(PaneKey{q, key});
-    if (it == panes_.end()) continue;
+  for (auto pit = panes_.lower_bound(start); pit != panes_.end() && pit->first < end; ++pit) {
+    auto it = pit->second->slots.find(key);
+    if (it == pit->second->slots.end()) continue;
     if (found == UINT32_MAX) {
       found = it->second;
       continue;
@@ -82,8 +91,8 @@ int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
 
 void PaneOperator::CollectWindow(Nanos start, Nanos end) {
   scratch_.clear();
-  for (auto it = pane_keys_.lower_bound(start); it != pane_keys_.end() && it->first < end; ++it) {
-    scratch_.insert(scratch_.end(), it->second.begin(), it->second.end());
+  for (auto it = panes_.lower_bound(start); it != panes_.end() && it->first < end; ++it) {
+    scratch_.insert(scratch_.end(), it->second->entries.begin(), it->second->entries.end());
   }
   // Group by key, keeping pane order within a key so merges happen in time order.
   std::stable_sort(scratch_.begin(), scratch_.end(),
@@ -119,21 +128,21 @@ void PaneOperator::AdvanceWatermark(Nanos w) {
   quiet_until_ = kMinusInfinity;
   if (!fired_any_) return;
   Nanos q = FireTime(SatAdd(fired_end_, spec_.slide));
-  if (!pane_keys_.empty())
-    q = std::min(q, SatAdd(spec_.LastWindowEnd(pane_keys_.begin()->first), lateness_));
+  if (!panes_.empty())
+    q = std::min(q, SatAdd(spec_.LastWindowEnd(panes_.begin()->first), lateness_));
   if (!revision_expiry_.empty()) q = std::min(q, std::get<0>(revision_expiry_.front()));
   quiet_until_ = q;
 }
 
 void PaneOperator::AdvanceWatermarkNow(Nanos w) {
-  while (!pane_keys_.empty()) {
+  while (!panes_.empty()) {
     // The next window end, after the last one considered, whose window holds a pane with data.
     Nanos e;
     if (!fired_any_) {
-      e = spec_.NextEndAfter(pane_keys_.begin()->first);
+      e = spec_.NextEndAfter(panes_.begin()->first);
     } else {
-      auto it = pane_keys_.lower_bound(SatSub(SatAdd(fired_end_, spec_.slide), spec_.size));
-      if (it == pane_keys_.end()) break;
+      auto it = panes_.lower_bound(SatSub(SatAdd(fired_end_, spec_.slide), spec_.size));
+      if (it == panes_.end()) break;
       e = std::max(spec_.NextEndAfter(it->first), SatAdd(fired_end_, spec_.slide));
     }
     if (FireTime(e) > w || (fired_any_ && e <= fired_end_)) break;
@@ -156,17 +165,19 @@ void PaneOperator::AdvanceWatermarkNow(Nanos w) {
 }
 
 void PaneOperator::Purge(Nanos w) {
-  while (!pane_keys_.empty()) {
-    auto it = pane_keys_.begin();
+  while (!panes_.empty()) {
+    auto it = panes_.begin();
     if (!IsWindowLate(spec_.LastWindowEnd(it->first), lateness_, w)) break;
-    if (!it->second.empty()) purged_.push_back(it->first);
-    for (const Entry& e : it->second) {
+    const std::vector<Entry>& entries = it->second->entries;
+    if (!entries.empty()) purged_.push_back(it->first);
+    for (const Entry& e : entries) {
       if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
       deps_.acc->Free(e.slot);
-      panes_.erase(PaneKey{it->first, e.key});
       deps_.keys->Unref(e.key);
     }
-    pane_keys_.erase(it);
+    open_entries_ -= entries.size();
+    if (it->second.get() == recent_) recent_ = nullptr;
+    panes_.erase(it);
   }
   while (!revision_expiry_.empty() && std::get<0>(revision_expiry_.front()) <= w) {
     std::pop_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
@@ -201,16 +212,18 @@ Nanos PaneRowStart(std::string_view k) {
 void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
   if (all) {
     purged_.clear();
-    for (const auto& [start, entries] : pane_keys_) {
-      for (const Entry& e : entries) MarkDirty(start, e.key, e.slot);
+    for (const auto& [start, pane] : panes_) {
+      for (const Entry& e : pane->entries) MarkDirty(start, e.key, e.slot);
     }
   }
   for (Nanos start : purged_)
     ops->push_back(StateOp{StateOp::kErasePrefix, PaneRowKey(start, ""), ""});
   purged_.clear();
   for (const PaneKey& pk : dirty_list_) {
-    auto it = panes_.find(pk);
-    if (it == panes_.end() || dirty_[it->second] == 0) continue;
+    auto pit = panes_.find(pk.start);
+    if (pit == panes_.end()) continue;
+    auto it = pit->second->slots.find(pk.key);
+    if (it == pit->second->slots.end() || dirty_[it->second] == 0) continue;
     dirty_[it->second] = 0;
     StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
     ByteWriter w(&op.value);
@@ -247,9 +260,12 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     deps_.acc->Restore(slot, &r);
     if (!r.ok() || !r.at_end()) return false;
     deps_.keys->Ref(key);
-    pane_keys_[start].push_back(Entry{key, slot});
+    std::unique_ptr<Pane>& pane = panes_[start];
+    if (pane == nullptr) pane = std::make_unique<Pane>();
+    if (!pane->slots.try_emplace(key, slot).second) return false;  // a row twice
+    pane->entries.push_back(Entry{key, slot});
+    ++open_entries_;
     quiet_until_ = kMinusInfinity;
-    panes_[PaneKey{start, key}] = slot;
   }
   fired_any_ = meta->U8() != 0;
   fired_end_ = meta->I64();

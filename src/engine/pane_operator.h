@@ -6,6 +6,7 @@
 #include <absl/container/btree_map.h>
 #include <absl/container/flat_hash_map.h>
 
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -25,8 +26,8 @@ class PaneOperator final : public WindowOperator {
   void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
-  size_t open_entries() const override { return panes_.size(); }
-  size_t pending_timers() const override { return pane_keys_.size(); }
+  size_t open_entries() const override { return open_entries_; }
+  size_t pending_timers() const override { return panes_.size(); }
 
  private:
   struct PaneKey {
@@ -41,6 +42,12 @@ class PaneOperator final : public WindowOperator {
   struct Entry {
     uint32_t key;
     uint32_t slot;
+  };
+  // One pane's state: each key's slot, and the keys in arrival order. A pane's keys live and
+  // are purged together, so they are kept together: purging drops the pane's table at once.
+  struct Pane {
+    absl::flat_hash_map<uint32_t, uint32_t> slots;  // key -> slot
+    std::vector<Entry> entries;
   };
 
   // Appends the results of window [start, end) for every key with data in it.
@@ -60,9 +67,10 @@ class PaneOperator final : public WindowOperator {
   Nanos recent_pane_ = kPlusInfinity, recent_pane_end_ = kPlusInfinity, recent_last_end_ = 0;
   // AdvanceWatermark does nothing for a watermark below this (kMinusInfinity: unknown).
   Nanos quiet_until_ = kMinusInfinity;
-  absl::flat_hash_map<PaneKey, uint32_t> panes_;  // (pane start, key) -> slot
-  absl::btree_map<Nanos, std::vector<Entry>>
-      pane_keys_;  // pane start -> its keys, in arrival order
+  // Pane start -> its state (held by pointer: btree values move when the tree changes).
+  absl::btree_map<Nanos, std::unique_ptr<Pane>> panes_;
+  Pane* recent_ = nullptr;  // the pane starting at recent_pane_, once it exists
+  size_t open_entries_ = 0;  // (pane, key) entries in all panes
   bool fired_any_ = false;
   Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
 
