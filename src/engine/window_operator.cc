@@ -99,7 +99,12 @@ void WindowOperator::EmitSorted(std::vector<WindowResult>* results) {
         for (e = b + 1; e < n && r[e].end == r[b].end && r[e].start == r[b].start;) ++e;
         SortByKey(items.data() + b, items.data() + e);
       }
-      for (const KeyItem& it : items) deps_.emitter->Emit(r[it.index]);
+      // Records go out in key order, their keys' entries are in id order: fetch a few ahead.
+      constexpr size_t kAhead = 8;
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) deps_.keys->Prefetch(r[items[i + kAhead].index].key);
+        deps_.emitter->Emit(r[items[i].index]);
+      }
       results->clear();
       return;
     }
