@@ -40,9 +40,11 @@ struct ValueRef {
   }
   // Returns a number, as an integer when `d` is integral and within int64.
   static ValueRef Number(double d) {
-    // 2^63 is exactly representable; anything integral strictly inside (-2^63, 2^63) fits int64.
-    if (d == std::trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-      return Int(static_cast<int64_t>(d));
+    // 2^63 is exactly representable; anything in [-2^63, 2^63) converts to int64, and is
+    // integral when it converts back unchanged (a conversion, not a call to trunc()).
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+      const auto i = static_cast<int64_t>(d);
+      if (static_cast<double>(i) == d) return Int(i);
     }
     ValueRef v;
     v.type = ValueType::kNumber;
