@@ -25,10 +25,19 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   }
   for (const AggSpec& a : c.aggs) {
     int slot = -1;
-    if (!a.field.empty() && !(s = add_path(a.field, "--agg", &slot)).ok()) return s;
+    if (a.field.empty()) {
+      p->extractor_.AddPlaceholder(&slot);  // a plain count: its input is null
+    } else if (!(s = add_path(a.field, "--agg", &slot)).ok()) {
+      return s;
+    }
     p->agg_slots_.push_back(slot);
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
+  // The aggregates' inputs are read in place when their slots follow each other (no field read
+  // twice, or also as the time or a key); otherwise they are gathered for each event.
+  p->aggs_in_place_ = true;
+  for (size_t i = 0; i < p->agg_slots_.size(); ++i)
+    p->aggs_in_place_ &= p->agg_slots_[i] == p->agg_slots_[0] + static_cast<int>(i);
   p->agg_inputs_.assign(c.aggs.size(), ValueRef::Null());
   *out = std::move(p);
   return Status::Ok();
@@ -72,14 +81,14 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
 
   key_.clear();
   for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
-  for (size_t i = 0; i < agg_slots_.size(); ++i) {
-    agg_inputs_[i] = agg_slots_[i] < 0 ? ValueRef::Null() : values_[agg_slots_[i]];
+  if (!aggs_in_place_) {
+    for (size_t i = 0; i < agg_slots_.size(); ++i) agg_inputs_[i] = values_[agg_slots_[i]];
   }
   ev->kind = Event::Kind::kEvent;
   ev->time = t;
   ev->key = key_;
   ev->key_hash = KeyTable::Hash(key_);
-  ev->aggs = agg_inputs_.data();
+  ev->aggs = aggs_in_place_ ? values_.data() + agg_slots_[0] : agg_inputs_.data();
 }
 
 }  // namespace logtide

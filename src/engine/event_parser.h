@@ -53,7 +53,8 @@ class EventParser {
   TimeFormat time_format_;
   int time_slot_ = -1;
   std::vector<int> key_slots_;
-  std::vector<int> agg_slots_;  // -1 for a plain count
+  std::vector<int> agg_slots_;  // a placeholder slot (always null) for a plain count
+  bool aggs_in_place_ = false;  // agg_slots_ are consecutive: the inputs are read in values_
   // Reused per line: no allocation in the steady state.
   std::vector<ValueRef> values_;
   std::vector<ValueRef> agg_inputs_;

@@ -26,6 +26,13 @@ class FieldExtractor {
   // (for exact epoch times). Fails on an empty path or an empty segment ("a..b").
   Status AddPath(std::string_view dotted, int* slot, bool keep_number_text = false);
 
+  // Adds a slot that no path fills: it is always null. (For a caller that wants the values it
+  // reads in consecutive slots.)
+  void AddPlaceholder(int* slot) {
+    *slot = static_cast<int>(paths_.size());
+    paths_.emplace_back();
+  }
+
   // Checks the registered paths: no path may be a prefix of another ("req" and "req.id").
   // REQUIRES: called once, after the last AddPath and before the first Extract.
   Status Finish();
