@@ -26,6 +26,9 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     auto [pit, new_pane] = panes_.try_emplace(p);
     if (new_pane) {
       pit->second = std::make_unique<Pane>();
+      // Sized like the last pane that filled: panes of a stream hold similar numbers of keys,
+      // and growing a table of 100k keys from empty rehashes it a dozen times.
+      pit->second->slots.reserve(last_pane_keys_);
       quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
     }
     recent_ = pit->second.get();
@@ -34,6 +37,7 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
   if (inserted) {
     it->second = deps_.acc->Allocate();
     recent_->entries.push_back(Entry{key, it->second});
+    last_pane_keys_ = std::max(last_pane_keys_, recent_->entries.size());
     ++open_entries_;
     deps_.keys->Ref(key);
   }
@@ -91,12 +95,17 @@ int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
 
 void PaneOperator::CollectWindow(Nanos start, Nanos end) {
   scratch_.clear();
+  size_t panes = 0;
   for (auto it = panes_.lower_bound(start); it != panes_.end() && it->first < end; ++it) {
     scratch_.insert(scratch_.end(), it->second->entries.begin(), it->second->entries.end());
+    ++panes;
   }
-  // Group by key, keeping pane order within a key so merges happen in time order.
-  std::stable_sort(scratch_.begin(), scratch_.end(),
-                   [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  // Group by key, keeping pane order within a key so merges happen in time order. (Within one
+  // pane each key is there once: nothing to group.)
+  if (panes > 1) {
+    std::stable_sort(scratch_.begin(), scratch_.end(),
+                     [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  }
   for (size_t i = 0; i < scratch_.size();) {
     size_t j = i + 1;
     while (j < scratch_.size() && scratch_[j].key == scratch_[i].key) ++j;
@@ -176,6 +185,8 @@ void PaneOperator::Purge(Nanos w) {
       deps_.keys->Unref(e.key);
     }
     open_entries_ -= entries.size();
+    // The next panes are sized like the ones purged now, not like the largest ever seen.
+    last_pane_keys_ = entries.size();
     if (it->second.get() == recent_) recent_ = nullptr;
     panes_.erase(it);
   }

@@ -71,6 +71,7 @@ class PaneOperator final : public WindowOperator {
   absl::btree_map<Nanos, std::unique_ptr<Pane>> panes_;
   Pane* recent_ = nullptr;  // the pane starting at recent_pane_, once it exists
   size_t open_entries_ = 0;  // (pane, key) entries in all panes
+  size_t last_pane_keys_ = 0;  // keys in a recent pane: the size to reserve for a new one
   bool fired_any_ = false;
   Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
 
