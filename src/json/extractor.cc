@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <bitset>
 #include <charconv>
 #include <cstring>
@@ -15,6 +16,9 @@ namespace logtide {
 namespace od = simdjson::ondemand;
 
 const size_t FieldExtractor::kPadding = simdjson::SIMDJSON_PADDING;
+
+// Keys and strings are scanned eight bytes at a time, their first byte in the low byte.
+static_assert(std::endian::native == std::endian::little, "the key and string scans assume a little-endian CPU");
 
 // The registered paths as a tree; node 0 is the root object.
 struct FieldExtractor::Impl {
