@@ -84,5 +84,36 @@ TEST_CASE("a piece stage 1 refuses is read line by line; the pieces after it are
   }
 }
 
+TEST_CASE("a line longer than a piece is indexed whole, between pieces of short lines") {
+  // Short lines, one line of ~200 KiB (a long string and a long array), short lines again.
+  std::string run, big = "{\"n\":-1,\"s\":\"" + std::string(100000, 'x') + "\",\"a\":[";
+  for (int i = 0; i < 20000; ++i) big += (i ? ",1" : "1");
+  big += "]}";
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) lines.push_back("{\"n\":" + std::to_string(i) + "}");
+  lines.push_back(big);
+  for (int i = 0; i < 3000; ++i) lines.push_back("{\"n\":" + std::to_string(i) + "}");
+  for (const std::string& l : lines) run += l + "\n";
+  const size_t size = run.size();
+  run.append(FieldExtractor::kPadding, ' ');
+  FieldExtractor ex;
+  int n;
+  REQUIRE(ex.AddPath("n", &n).ok());
+  REQUIRE(ex.Finish().ok());
+  StructuralIndex index;
+  index.SetRun(run.data(), size);
+  std::vector<ValueRef> values;
+  size_t at = 0;
+  int found = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    INFO(i);
+    REQUIRE(ex.Extract(run.data() + at, lines[i].size(), run.size() - at, &values, &index).ok());
+    CHECK(values[n].i == (i < 3000 ? static_cast<int64_t>(i) : i == 3000 ? -1 : static_cast<int64_t>(i) - 3001));
+    found += index.Covers(run.data() + at, lines[i].size());
+    at += lines[i].size() + 1;
+  }
+  CHECK(found == static_cast<int>(lines.size()));  // every line, the long one too, from the run
+}
+
 }  // namespace
 }  // namespace logtide
