@@ -9,7 +9,6 @@
 #include <bitset>
 #include <charconv>
 #include <cstring>
-#include <new>
 
 namespace logtide {
 
@@ -149,7 +148,8 @@ struct FieldExtractor::Impl {
 
   // ---- the walk over stage 1's structural index -------------------------------------------
   // simdjson's stage 1 marks every structural character ({ } [ ] : ,) and the first byte of
-  // every string, number and atom; `idx[k]` is the position of token k in the line. An object is
+  // every string, number and atom; `idx[k]` is the position of token k in the indexed piece of
+  // lines (buf). An object is
   // `{` (key `:` value (`,` key `:` value)*)? `}`, so the walk reads keys and values by their
   // tokens and compares only the keys it must. (simdjson's On-Demand API walks about as many
   // instructions per field, but runs stage 1 once per document: once per line.)
@@ -160,7 +160,7 @@ struct FieldExtractor::Impl {
   size_t scratch_size = 0;
   uint8_t* scratch_end = nullptr;
   std::vector<char> open;  // brackets of the container being skipped
-  od::parser number_parser;  // the rare numbers from_chars cannot settle
+  od::parser number_parser;  // integers of 19 digits or more, numbers out of range
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
   std::string number_copy;
   // The indexed run holding the current line, and its tokens.
