@@ -149,10 +149,10 @@ struct FieldExtractor::Impl {
   // ---- the walk over stage 1's structural index -------------------------------------------
   // simdjson's stage 1 marks every structural character ({ } [ ] : ,) and the first byte of
   // every string, number and atom; `idx[k]` is the position of token k in the indexed piece of
-  // lines (buf). An object is
-  // `{` (key `:` value (`,` key `:` value)*)? `}`, so the walk reads keys and values by their
-  // tokens and compares only the keys it must. (simdjson's On-Demand API walks about as many
-  // instructions per field, but runs stage 1 once per document: once per line.)
+  // lines (buf). An object is `{` (key `:` value (`,` key `:` value)*)? `}`, so the walk reads
+  // keys and values by their tokens and compares only the keys it must. (simdjson's On-Demand
+  // API walks about as many instructions per field, but runs stage 1 once per document: once
+  // per line.)
   static constexpr size_t kMaxDepth = 1024;  // as simdjson's DOM parser (IsValidJson)
 
   StructuralIndex own;  // for a line outside the caller's index
