@@ -79,15 +79,35 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   }
   if (!s.ok()) return bad(s);
 
-  key_.clear();
-  for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
   if (!aggs_in_place_) {
     for (size_t i = 0; i < agg_slots_.size(); ++i) agg_inputs_[i] = values_[agg_slots_[i]];
   }
   ev->kind = Event::Kind::kEvent;
   ev->time = t;
-  ev->key = key_;
-  ev->key_hash = KeyTable::Hash(key_);
+  const ValueRef& k0 = values_[key_slots_.empty() ? 0 : key_slots_[0]];
+  if (key_slots_.size() == 1 && k0.type == ValueType::kString && MemoOn()) {
+    // One string key, from a few distinct values (a service, a host): most lines repeat a
+    // recent one, whose encoding and hash are kept in a small table instead of made again.
+    const std::string_view raw = k0.s;
+    const size_t h = raw.empty() ? 0 : raw.size() * 31 + static_cast<uint8_t>(raw[0]) * 7 +
+                                          static_cast<uint8_t>(raw.back());
+    KeyMemo& m = key_memo_[h % kKeyMemo];
+    if (!m.valid || m.raw != raw) {
+      ++memo_misses_;
+      m.raw.assign(raw);
+      m.encoded.clear();
+      EncodeValue(k0, &m.encoded);
+      m.hash = KeyTable::Hash(m.encoded);
+      m.valid = true;
+    }
+    ev->key = m.encoded;
+    ev->key_hash = m.hash;
+  } else {
+    key_.clear();
+    for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
+    ev->key = key_;
+    ev->key_hash = KeyTable::Hash(key_);
+  }
   ev->aggs = aggs_in_place_ ? values_.data() + agg_slots_[0] : agg_inputs_.data();
 }
 

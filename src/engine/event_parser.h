@@ -59,6 +59,30 @@ class EventParser {
   std::vector<ValueRef> values_;
   std::vector<ValueRef> agg_inputs_;
   std::string key_;
+  // Recent single string keys: their bytes, encoding and hash.
+  struct KeyMemo {
+    std::string raw, encoded;
+    size_t hash = 0;
+    bool valid = false;
+  };
+  static constexpr size_t kKeyMemo = 16;
+  KeyMemo key_memo_[kKeyMemo];
+  // The memo pays only when it hits: with many distinct keys (users) its misses cost more than
+  // encoding each key. Every kMemoWindow events it is judged; after a window of mostly misses
+  // it rests for kMemoRest events, then is tried again.
+  bool MemoOn() {
+    if (++memo_events_ < kMemoWindow) return memo_rest_ == 0;
+    memo_events_ = 0;
+    if (memo_rest_ > 0) {
+      --memo_rest_;
+    } else if (memo_misses_ > kMemoWindow / 2) {
+      memo_rest_ = kMemoRest;
+    }
+    memo_misses_ = 0;
+    return memo_rest_ == 0;
+  }
+  static constexpr uint32_t kMemoWindow = 4096, kMemoRest = 256;  // windows
+  uint32_t memo_events_ = 0, memo_misses_ = 0, memo_rest_ = 0;
   std::string reason_;
 };
 
