@@ -153,7 +153,6 @@ struct FieldExtractor::Impl {
   // keys and values by their tokens and compares only the keys it must. (simdjson's On-Demand
   // API walks about as many instructions per field, but runs stage 1 once per document: once
   // per line.)
-  static constexpr size_t kMaxDepth = 1024;  // as simdjson's DOM parser (IsValidJson)
 
   StructuralIndex own;  // for a line outside the caller's index
   std::unique_ptr<uint8_t[]> scratch;  // unescaped strings of the current line
@@ -210,7 +209,7 @@ struct FieldExtractor::Impl {
     for (uint32_t j = k; j < n && idx[j] < limit; ++j) {
       const uint8_t t = Token(j);
       if (t == '{' || t == '[') {
-        if (open.size() == kMaxDepth) return false;
+        if (open.size() == StructuralIndex::kMaxDepth) return false;
         open.push_back(static_cast<char>(t));
       } else if (t == '}' || t == ']') {
         if (open.back() != (t == '}' ? '{' : '[')) return false;

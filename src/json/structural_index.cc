@@ -13,7 +13,6 @@ namespace {
 // "@private" in simdjson.h), which the Debian package ships in its public header. logtide is
 // written against simdjson 3.0.1; tests/json cover what it relies on: the tokens' positions,
 // the errors stage 1 reports and string unescaping.
-constexpr size_t kMaxDepth = 1024;
 constexpr size_t kInitialCapacity = 64 * 1024;
 
 }  // namespace
