@@ -75,6 +75,7 @@ struct Engine::Impl final : public ResultEmitter {
   EngineStats* stats;
   std::unique_ptr<EventParser> parser;  // with --threads 1
   KeyTable keys;
+  KeyCache key_cache{&keys};  // after `keys`: it holds references into it
   Accumulators acc;
   std::unique_ptr<WindowOperator> op;
   OutputFile out, late_out, errors_out;
@@ -558,7 +559,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
   const Nanos t = ev.time;
-  uint32_t key = keys.Intern(ev.key, ev.key_hash);
+  uint32_t key = key_cache.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
   bool accepted = op->Add(key, t, ev.aggs, seq, watermark, stats->ignored_values.data());
   keys.ReleaseIfUnused(key);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "engine/key_table.h"
 
 namespace logtide {
@@ -9,7 +11,17 @@ namespace logtide {
 const size_t EventParser::kPadding = FieldExtractor::kPadding;
 
 Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* out) {
+  static_assert(kKeyMemo <= KeyCache::kSlots, "a memo entry is a KeyCache slot");
+  // The engine adds the plain count when no --agg is given.
+  if (c.aggs.empty()) return Status::InvalidArgument("no aggregate to compute");
   std::unique_ptr<EventParser> p(new EventParser(c));
+  // Each parser's key tokens are its own (its number in the high 16 bits), so parsers on
+  // worker threads never give one token to two keys.
+  // Past 2^16 parsers in one process, or 2^48 - 1 keys given by one, a parser gives no tokens.
+  static std::atomic<uint64_t> parsers{0};
+  const uint64_t number = parsers.fetch_add(1, std::memory_order_relaxed) + 1;
+  p->tokens_ = number <= 0xFFFF;
+  p->next_token_ = p->tokens_ ? number << kTokenBits : 0;
   Status s = TimeFormat::Create(c.time_format, &p->time_format_);
   if (!s.ok()) return s;
   auto add_path = [&](const std::string& path, const char* flag, int* slot) -> Status {
@@ -98,15 +110,20 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
       m.encoded.clear();
       EncodeValue(k0, &m.encoded);
       m.hash = KeyTable::Hash(m.encoded);
+      tokens_ = tokens_ && (next_token_ & kTokenMask) != kTokenMask;
+      m.token = tokens_ ? ++next_token_ : 0;
       m.valid = true;
     }
     ev->key = m.encoded;
     ev->key_hash = m.hash;
+    ev->key_token = m.token;
+    ev->key_slot = static_cast<uint32_t>(&m - key_memo_);
   } else {
     key_.clear();
     for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
     ev->key = key_;
     ev->key_hash = KeyTable::Hash(key_);
+    ev->key_token = 0;
   }
   ev->aggs = aggs_in_place_ ? values_.data() + agg_slots_[0] : agg_inputs_.data();
 }

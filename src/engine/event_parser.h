@@ -25,6 +25,10 @@ struct Event {
   Nanos time = 0;
   std::string_view key;          // kEvent: EncodeValue of each --by field, in order
   size_t key_hash = 0;           // kEvent: KeyTable::Hash(key), computed by the parser
+  // kEvent, 0 when not given: every event with this token has this key (tokens are unique in
+  // the process); key_slot < KeyCache::kSlots is where a KeyCache keeps its id.
+  uint64_t key_token = 0;
+  uint32_t key_slot = 0;
   const ValueRef* aggs = nullptr;  // kEvent: one input per aggregate (null for a plain count)
   std::string_view reason;       // kBad: why the line is not an event
 };
@@ -59,12 +63,17 @@ class EventParser {
   std::vector<ValueRef> values_;
   std::vector<ValueRef> agg_inputs_;
   std::string key_;
-  // Recent single string keys: their bytes, encoding and hash.
+  // Recent single string keys: their bytes, encoding, hash and token (Event::key_token).
   struct KeyMemo {
     std::string raw, encoded;
     size_t hash = 0;
+    uint64_t token = 0;
     bool valid = false;
   };
+  static constexpr int kTokenBits = 48;
+  static constexpr uint64_t kTokenMask = (uint64_t{1} << kTokenBits) - 1;
+  uint64_t next_token_ = 0;  // the last token given (the parser's number in the high bits)
+  bool tokens_ = false;      // tokens are left to give
   static constexpr size_t kKeyMemo = 16;
   KeyMemo key_memo_[kKeyMemo];
   // The memo pays only when it hits: with many distinct keys (users) its misses cost more than

@@ -30,6 +30,24 @@ void KeyTable::Remove(uint32_t id) {
   free_.push_back(id);
 }
 
+uint32_t KeyCache::Miss(std::string_view encoded, size_t hash, uint64_t token, Entry* e) {
+  const uint32_t id = keys_->Intern(encoded, hash);
+  if (token == 0) return id;
+  // Take the new reference before dropping the old: the old id may be this one.
+  keys_->Ref(id);
+  if (e->token != 0) keys_->Unref(e->id);
+  e->token = token;
+  e->id = id;
+  return id;
+}
+
+void KeyCache::Clear() {
+  for (Entry& e : slots_) {
+    if (e.token != 0) keys_->Unref(e.id);
+    e.token = 0;
+  }
+}
+
 int KeyTable::Compare(uint32_t a, uint32_t b) const {
   if (a == b) return 0;
   std::string_view x = entries_[a].bytes, y = entries_[b].bytes;

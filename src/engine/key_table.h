@@ -76,4 +76,37 @@ class KeyTable {
   absl::flat_hash_set<uint32_t, IdHash, IdEq> index_;
 };
 
+// The ids of a few recent keys by the token their parser gave them (Event::key_token): an
+// event whose token is cached skips the lookup by bytes (hashing probes and a compare of the
+// key). Each cached id holds a reference, so it is not recycled while cached.
+class KeyCache {
+ public:
+  static constexpr uint32_t kSlots = 16;
+
+  explicit KeyCache(KeyTable* keys) : keys_(keys) {}
+  ~KeyCache() { Clear(); }
+  KeyCache(const KeyCache&) = delete;
+  KeyCache& operator=(const KeyCache&) = delete;
+
+  // KeyTable::Intern, through the cache when `token` is not 0.
+  // REQUIRES: slot < kSlots; events with the same nonzero token have the same key.
+  uint32_t Intern(std::string_view encoded, size_t hash, uint64_t token, uint32_t slot) {
+    Entry& e = slots_[slot];
+    if (token != 0 && e.token == token) return e.id;
+    return Miss(encoded, hash, token, &e);
+  }
+  // Drops every cached id (and its reference).
+  void Clear();
+
+ private:
+  struct Entry {
+    uint64_t token = 0;  // 0: empty
+    uint32_t id = 0;
+  };
+  uint32_t Miss(std::string_view encoded, size_t hash, uint64_t token, Entry* e);
+
+  KeyTable* keys_;
+  Entry slots_[kSlots];
+};
+
 }  // namespace logtide

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "engine/key_table.h"
+
 namespace logtide {
 
 namespace {
@@ -136,6 +138,9 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
     r.kind = ev.kind;
     r.time = ev.time;
     r.key_hash = ev.key_hash;
+    r.key_token = ev.key_token;
+    static_assert(KeyCache::kSlots <= 256, "Rec::key_slot is one byte");
+    r.key_slot = static_cast<uint8_t>(ev.key_slot);
     std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
                             : ev.kind == Event::Kind::kBad ? ev.reason
                                                            : std::string_view();
@@ -190,6 +195,8 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
       event->kind = r.kind;
       event->time = r.time;
       event->key_hash = r.key_hash;
+      event->key_token = r.key_token;
+      event->key_slot = r.key_slot;
       std::string_view text(c->arena.data() + r.text, r.text_size);
       event->key = r.kind == Event::Kind::kEvent ? text : std::string_view();
       event->reason = r.kind == Event::Kind::kBad ? text : std::string_view();
