@@ -250,11 +250,15 @@ struct FieldExtractor::Impl {
     size_t digits = static_cast<size_t>(q - first);
     size_t fraction = 0;
     bool integer = true;
+    unsigned fraction_digits = 0;  // non-zero when a digit after the point is
     if (*q == '.') {
       ++q;
       if (!digit(q)) return false;
       const uint8_t* f = q;
-      while (digit(q)) mantissa = mantissa * 10 + (*q++ - '0');
+      while (digit(q)) {
+        fraction_digits |= *q - '0';
+        mantissa = mantissa * 10 + (*q++ - '0');
+      }
       fraction = static_cast<size_t>(q - f);
       digits += fraction;
       integer = false;
@@ -276,7 +280,11 @@ struct FieldExtractor::Impl {
       }
       if (fraction <= 22 && mantissa <= (uint64_t{1} << 53)) {
         const double d = static_cast<double>(mantissa) / kPow10[fraction];
-        *out = ValueRef::Number(negative ? -d : d);
+        // With a non-zero digit after the point the double is not integral either: it is
+        // within half its spacing, < 10^-fraction for values below 2^53 / 10^fraction, of the
+        // decimal, which is at least 10^-fraction from every integer.
+        *out = fraction_digits != 0 ? ValueRef::Fraction(negative ? -d : d)
+                                    : ValueRef::Number(negative ? -d : d);
         return true;
       }
     }

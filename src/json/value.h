@@ -51,6 +51,13 @@ struct ValueRef {
     v.d = d;
     return v;
   }
+  // Number(d) for a d the caller knows is not integral: no test.
+  static ValueRef Fraction(double d) {
+    ValueRef v;
+    v.type = ValueType::kNumber;
+    v.d = d;
+    return v;
+  }
   static ValueRef String(std::string_view s) {
     ValueRef v;
     v.type = ValueType::kString;

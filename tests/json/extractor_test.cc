@@ -1,6 +1,9 @@
 #include "json/extractor.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <random>
 #include <string>
 
 namespace logtide {
@@ -122,6 +125,43 @@ TEST_CASE("numbers are read exactly, whatever their spelling") {
                           "1e400", "18446744073709551616", "nul", "tru", "falsey"}) {
     INFO(bad);
     CHECK_FALSE(f.Run(std::string("{\"n\":") + bad + "}").ok());
+  }
+}
+
+TEST_CASE("decimals are integers exactly when their value is integral") {
+  Fixture f;
+  int n = f.Add("n");
+  REQUIRE(f.ex.Finish().ok());
+  auto read = [&](const std::string& text) -> ValueRef {
+    INFO(text);
+    REQUIRE(f.Run("{\"n\":" + text + "}").ok());
+    return f.values[n];
+  };
+  CHECK(read("7.00").is_int);
+  CHECK(read("7.00").i == 7);
+  CHECK(read("-0.0").is_int);
+  CHECK_FALSE(read("7.01").is_int);
+  CHECK_FALSE(read("0.5").is_int);
+  // Decimals of up to 18 digits and at most 2^53 as digits, as many after the point as fit
+  // (the ones read without std::from_chars): the class and value are those of strtod's double.
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t digits = rng() % ((uint64_t{1} << 53) + 1) / (uint64_t{1} << (rng() % 54));
+    std::string text = std::to_string(digits);
+    const size_t fraction = 1 + rng() % std::min<size_t>(text.size(), 17);
+    while (text.size() <= fraction) text.insert(0, "0");
+    text.insert(text.size() - fraction, ".");
+    if (i % 5 == 0) {  // a value close to an integer: fraction digits all zero but the last
+      text.replace(text.size() - fraction, fraction - 1, std::string(fraction - 1, '0'));
+    }
+    if (rng() % 2 == 1) text.insert(0, "-");
+    const ValueRef expected = ValueRef::Number(std::strtod(text.c_str(), nullptr));
+    const ValueRef v = read(text);
+    INFO(text);
+    REQUIRE(v.type == ValueType::kNumber);
+    CHECK(v.is_int == expected.is_int);
+    CHECK(v.d == expected.d);
+    CHECK(v.i == expected.i);
   }
 }
 
