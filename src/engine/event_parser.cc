@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstring>
 
 #include "engine/key_table.h"
 
@@ -101,10 +102,21 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     // One string key, from a few distinct values (a service, a host): most lines repeat a
     // recent one, whose encoding and hash are kept in a small table instead of made again.
     const std::string_view raw = k0.s;
-    const size_t h = raw.empty() ? 0 : raw.size() * 31 + static_cast<uint8_t>(raw[0]) * 7 +
-                                          static_cast<uint8_t>(raw.back());
-    KeyMemo& m = key_memo_[h % kKeyMemo];
-    if (!m.valid || m.raw != raw) {
+    // The set: a multiplicative hash of the size and first 8 bytes (the extractor's strings
+    // have kPadding readable bytes after them). Two ways a set: a few keys share none.
+    uint64_t head;
+    std::memcpy(&head, raw.data(), sizeof head);
+    if (raw.size() < 8) head &= (uint64_t{1} << (8 * raw.size())) - 1;
+    const size_t set = ((head ^ raw.size()) * 0x9E3779B97F4A7C15ull) >> (64 - kKeyMemoSetBits);
+    KeyMemo* const ways = key_memo_ + 2 * set;
+    auto same = [&](const KeyMemo& m) {
+      return m.valid && m.raw.size() == raw.size() &&
+             (raw.size() <= 8 ? m.head == head : m.raw == raw);
+    };
+    size_t way = same(ways[0]) ? 0 : same(ways[1]) ? 1 : 2;
+    if (way == 2) {  // a miss: the way used less recently takes the key
+      way = 1 - key_memo_mru_[set];
+      KeyMemo& m = ways[way];
       ++memo_misses_;
       m.raw.assign(raw);
       m.encoded.clear();
@@ -112,8 +124,11 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
       m.hash = KeyTable::Hash(m.encoded);
       tokens_ = tokens_ && (next_token_ & kTokenMask) != kTokenMask;
       m.token = tokens_ ? ++next_token_ : 0;
+      m.head = head;
       m.valid = true;
     }
+    key_memo_mru_[set] = static_cast<uint8_t>(way);
+    const KeyMemo& m = ways[way];
     ev->key = m.encoded;
     ev->key_hash = m.hash;
     ev->key_token = m.token;

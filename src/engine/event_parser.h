@@ -65,6 +65,7 @@ class EventParser {
   std::string key_;
   // Recent single string keys: their bytes, encoding, hash and token (Event::key_token).
   struct KeyMemo {
+    uint64_t head = 0;  // raw's first 8 bytes, zero-filled
     std::string raw, encoded;
     size_t hash = 0;
     uint64_t token = 0;
@@ -74,8 +75,10 @@ class EventParser {
   static constexpr uint64_t kTokenMask = (uint64_t{1} << kTokenBits) - 1;
   uint64_t next_token_ = 0;  // the last token given (the parser's number in the high bits)
   bool tokens_ = false;      // tokens are left to give
-  static constexpr size_t kKeyMemo = 16;
+  static constexpr int kKeyMemoSetBits = 5;
+  static constexpr size_t kKeyMemo = 2 << kKeyMemoSetBits;  // sets of two ways
   KeyMemo key_memo_[kKeyMemo];
+  uint8_t key_memo_mru_[kKeyMemo / 2] = {};  // per set: the way used last
   // The memo pays only when it hits: with many distinct keys (users) its misses cost more than
   // encoding each key. Every kMemoWindow events it is judged; after a window of mostly misses
   // it rests for kMemoRest events, then is tried again.

@@ -81,7 +81,7 @@ class KeyTable {
 // key). Each cached id holds a reference, so it is not recycled while cached.
 class KeyCache {
  public:
-  static constexpr uint32_t kSlots = 16;
+  static constexpr uint32_t kSlots = 64;
 
   explicit KeyCache(KeyTable* keys) : keys_(keys) {}
   ~KeyCache() { Clear(); }

@@ -42,7 +42,7 @@ class FieldExtractor {
 
   // Parses `line` and sets values[slot] for every registered path: null when absent. Strings
   // and raw texts borrow from the line or the extractor and stay valid until the next call
-  // (and while the line's bytes do). Fails with a DataError naming the reason when the line is
+  // (and while the line's bytes do); at least kPadding bytes past each one's end are readable. Fails with a DataError naming the reason when the line is
   // not one JSON object. `index`, when given and covering the line, supplies its tokens;
   // otherwise the line is indexed alone. The result is the same either way.
   // REQUIRES: the `capacity` bytes at `line` are readable, capacity >= size + kPadding.
