@@ -606,7 +606,9 @@ Status Engine::Impl::ReadAll() {
   if (config.threads > 1 && !(all_files && total <= config.buffer_size)) {
     std::vector<LineReader*> rs;
     for (const auto& r : readers) rs.push_back(r.get());
-    pool = std::make_unique<ParsePool>(config, std::move(rs), config.buffer_size);
+    // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
+    // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
+    pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
     if (!config.state_path.empty()) pool->set_stop_flag(&g_stop_signal);
     Status s = pool->Start(config.threads);
     if (!s.ok()) return s;

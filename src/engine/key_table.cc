@@ -32,7 +32,6 @@ void KeyTable::Remove(uint32_t id) {
 
 uint32_t KeyCache::Miss(std::string_view encoded, size_t hash, uint64_t token, Entry* e) {
   const uint32_t id = keys_->Intern(encoded, hash);
-  if (token == 0) return id;
   // Take the new reference before dropping the old: the old id may be this one.
   keys_->Ref(id);
   if (e->token != 0) keys_->Unref(e->id);

@@ -91,8 +91,9 @@ class KeyCache {
   // KeyTable::Intern, through the cache when `token` is not 0.
   // REQUIRES: slot < kSlots; events with the same nonzero token have the same key.
   uint32_t Intern(std::string_view encoded, size_t hash, uint64_t token, uint32_t slot) {
+    if (token == 0) return keys_->Intern(encoded, hash);
     Entry& e = slots_[slot];
-    if (token != 0 && e.token == token) return e.id;
+    if (e.token == token) return e.id;
     return Miss(encoded, hash, token, &e);
   }
   // Drops every cached id (and its reference).
