@@ -225,7 +225,10 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
     c = in.queue.front();
     in.queue.pop_front();
     --queued_;
-    work_cv_.notify_all();  // room to read ahead again
+    // Room for one more block: one worker to read it. Waking them all made the ones that found
+    // nothing to do take the applying thread's core for a moment, which counts when that thread
+    // is the bottleneck (--by user).
+    work_cv_.notify_one();
     if (!c->status.ok() || c->size == 0) {
       Status s = c->status;
       free_.push_back(c);
