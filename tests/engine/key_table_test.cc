@@ -57,6 +57,18 @@ TEST_CASE("KeyCache: a cached token gives its id without a lookup, and holds a r
   CHECK(keys.refs(b) == 0);
 }
 
+// Parses an event whose key is one string field, "service".
+Event ParseService(EventParser* parser, const std::string& service_json) {
+  std::string line = R"({"ts":"2024-05-01T10:00:00Z","service":")" + service_json + "\"}";
+  const size_t size = line.size();
+  line.append(EventParser::kPadding, ' ');
+  Event ev;
+  parser->Parse(line.data(), size, line.size(), &ev);
+  REQUIRE(ev.kind == Event::Kind::kEvent);
+  CHECK(ev.key_slot < KeyCache::kSlots);
+  return ev;  // its key points into the parser, valid until its next line
+}
+
 TEST_CASE("EventParser: one token per recent string key, never the same for two keys") {
   EngineConfig config;
   config.by = {"service"};
@@ -65,13 +77,7 @@ TEST_CASE("EventParser: one token per recent string key, never the same for two 
   REQUIRE(EventParser::Create(config, &p).ok());
   REQUIRE(EventParser::Create(config, &q).ok());
   auto parse = [](EventParser* parser, const std::string& service) {
-    std::string line = R"({"ts":"2024-05-01T10:00:00Z","service":")" + service + "\"}";
-    const size_t size = line.size();
-    line.append(EventParser::kPadding, ' ');
-    Event ev;
-    parser->Parse(line.data(), size, line.size(), &ev);
-    REQUIRE(ev.kind == Event::Kind::kEvent);
-    CHECK(ev.key_slot < KeyCache::kSlots);
+    const Event ev = ParseService(parser, service);
     return std::make_pair(ev.key_token, std::string(ev.key));
   };
   const auto api = parse(p.get(), "api");
@@ -95,12 +101,7 @@ TEST_CASE("EventParser: the key memo gives each key its own encoding, and keeps 
   std::unique_ptr<EventParser> p;
   REQUIRE(EventParser::Create(config, &p).ok());
   auto parse = [&](const std::string& service) {
-    std::string line = R"({"ts":"2024-05-01T10:00:00Z","service":")" + service + "\"}";
-    const size_t size = line.size();
-    line.append(EventParser::kPadding, ' ');
-    Event ev;
-    p->Parse(line.data(), size, line.size(), &ev);
-    REQUIRE(ev.kind == Event::Kind::kEvent);
+    const Event ev = ParseService(p.get(), service);
     std::string expected;
     EncodeValue(ValueRef::String(service == "tab\\tbed" ? "tab\tbed" : service), &expected);
     CHECK(ev.key == expected);

@@ -26,6 +26,18 @@ struct Fixture {
   }
 };
 
+// Reads the value `text` as the one field "n" of an object.
+struct NumberReader {
+  Fixture f;
+  int n = f.Add("n");
+  NumberReader() { REQUIRE(f.ex.Finish().ok()); }
+  ValueRef operator()(const std::string& text) {
+    INFO(text);
+    REQUIRE(f.Run("{\"n\":" + text + "}").ok());
+    return f.values[n];
+  }
+};
+
 TEST_CASE("top-level and nested fields are read in one pass") {
   Fixture f;
   int ts = f.Add("ts"), method = f.Add("req.method"), deep = f.Add("a.b.c");
@@ -97,14 +109,8 @@ TEST_CASE("keys match names exactly, whatever their length and neighbours") {
 }
 
 TEST_CASE("numbers are read exactly, whatever their spelling") {
-  Fixture f;
-  int n = f.Add("n");
-  REQUIRE(f.ex.Finish().ok());
-  auto read = [&](const std::string& text) -> ValueRef {
-    INFO(text);
-    REQUIRE(f.Run("{\"n\":" + text + "}").ok());
-    return f.values[n];
-  };
+  NumberReader read;
+  Fixture& f = read.f;
   // Expected values are C++ literals (the compiler rounds them correctly).
   CHECK(read("7.33").d == 7.33);
   CHECK(read("-1.5e-3").d == -1.5e-3);
@@ -129,14 +135,7 @@ TEST_CASE("numbers are read exactly, whatever their spelling") {
 }
 
 TEST_CASE("decimals are integers exactly when their value is integral") {
-  Fixture f;
-  int n = f.Add("n");
-  REQUIRE(f.ex.Finish().ok());
-  auto read = [&](const std::string& text) -> ValueRef {
-    INFO(text);
-    REQUIRE(f.Run("{\"n\":" + text + "}").ok());
-    return f.values[n];
-  };
+  NumberReader read;
   CHECK(read("7.00").is_int);
   CHECK(read("7.00").i == 7);
   CHECK(read("-0.0").is_int);
