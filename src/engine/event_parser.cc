@@ -17,8 +17,8 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   if (c.aggs.empty()) return Status::InvalidArgument("no aggregate to compute");
   std::unique_ptr<EventParser> p(new EventParser(c));
   // Each parser's key tokens are its own (its number in the high 16 bits), so parsers on
-  // worker threads never give one token to two keys.
-  // Past 2^16 parsers in one process, or 2^48 - 1 keys given by one, a parser gives no tokens.
+  // worker threads never give one token to two keys. Past 2^16 parsers in one process, or
+  // after 2^48 - 1 keys from one parser, that parser gives no more tokens.
   static std::atomic<uint64_t> parsers{0};
   const uint64_t number = parsers.fetch_add(1, std::memory_order_relaxed) + 1;
   p->tokens_ = number <= 0xFFFF;
