@@ -14,6 +14,7 @@
 #include "engine/event_parser.h"
 #include "engine/key_table.h"
 #include "engine/parse_pool.h"
+#include "engine/result_order.h"
 #include "engine/window_operator.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
@@ -80,6 +81,7 @@ struct Engine::Impl final : public ResultEmitter {
   std::unique_ptr<WindowOperator> op;
   OutputFile out, late_out, errors_out;
   std::unique_ptr<RecordWriter> writer;
+  ResultOrder result_order;
   std::vector<std::unique_ptr<LineReader>> readers;
   std::vector<uint64_t> read_to;     // per input: the end of the last line processed
   std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `readers`, so declared after
@@ -111,13 +113,25 @@ struct Engine::Impl final : public ResultEmitter {
   bool nothing_to_do = false;
   int stopped_by = 0;
 
-  void Emit(const WindowResult& r) override {
-    writer->BeginRecord(r.start, r.end);
-    std::string_view k = keys.encoded(r.key);
-    while (!k.empty()) writer->Key(DecodeValue(&k));
-    for (size_t i = 0; i < acc.num_aggs(); ++i) acc.Result(r.slot, i, writer.get());
-    writer->EndRecord(r.revision);
-    ++stats->windows_emitted;
+  void EmitWindows(const std::vector<WindowResult>& results) override {
+    stats->windows_emitted += results.size();
+    const size_t n = results.size();
+    result_order.Clear();
+    for (size_t i = 0; i < n; ++i) {
+      // Results come in id order of their keys at best: fetch a few keys ahead.
+      if (i + 8 < n) keys.Prefetch(results[i + 8].key);
+      result_order.Add(results[i].start, results[i].end, keys.encoded(results[i].key));
+    }
+    const std::vector<uint32_t>& order = result_order.Sort();
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 8 < n) keys.Prefetch(results[order[i + 8]].key);
+      const WindowResult& r = results[order[i]];
+      writer->BeginRecord(r.start, r.end);
+      std::string_view k = keys.encoded(r.key);
+      while (!k.empty()) writer->Key(DecodeValue(&k));
+      for (size_t a = 0; a < acc.num_aggs(); ++a) acc.Result(r.slot, a, writer.get());
+      writer->EndRecord(r.revision);
+    }
   }
 
   Status Open();

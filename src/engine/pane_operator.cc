@@ -122,7 +122,7 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
 }
 
 void PaneOperator::EmitAndRelease() {
-  EmitSorted(&results_);
+  Emit(&results_);
   for (uint32_t s : temp_slots_) deps_.acc->Free(s);
   temp_slots_.clear();
 }

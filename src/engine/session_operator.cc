@@ -96,7 +96,7 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     target->last_revision++;
     results_.push_back(
         WindowResult{target->start, target->end, key, target->slot, target->last_revision});
-    EmitSorted(&results_);
+    Emit(&results_);
     if (changed)
       timers_.Push(
           Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
@@ -125,7 +125,7 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
     }
     results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
   }
-  EmitSorted(&results_);
+  Emit(&results_);
   for (const Timer& t : to_remove_) Remove(t.key, t.start, t.end);
   to_remove_.clear();
 }

@@ -5,8 +5,8 @@
 // Contract (see man/logtide.1, SEMANTICS):
 //  - Add() is called with the watermark as it was before the event; an event is late, and
 //    changes nothing, when every window it belongs to is late (IsWindowLate).
-//  - AdvanceWatermark(w) emits every window due at w, sorted by (end, start, key), then drops
-//    state whose windows are late. final mode: a window is due at end + lateness. update mode:
+//  - AdvanceWatermark(w) emits every window due at w, then drops state whose windows are
+//    late. The emitter writes the windows of one call sorted by (end, start, key). final mode: a window is due at end + lateness. update mode:
 //    due at end with revision 0; each late event accepted into an already emitted window
 //    emits that window's next revision from inside Add().
 #pragma once
@@ -37,7 +37,9 @@ struct WindowResult {
 class ResultEmitter {
  public:
   virtual ~ResultEmitter() = default;
-  virtual void Emit(const WindowResult& r) = 0;
+  // The windows fired together, in any order: written sorted by (end, start, key) (see
+  // engine/result_order.h). Their slots and keys are valid during the call only.
+  virtual void EmitWindows(const std::vector<WindowResult>& results) = 0;
 };
 
 class WindowOperator {
@@ -80,8 +82,11 @@ class WindowOperator {
  protected:
   WindowOperator(Nanos lateness, EmitMode mode, Deps deps)
       : lateness_(lateness), mode_(mode), deps_(deps) {}
-  // Sorts `results` by (end, start, key) and emits them; clears the vector.
-  void EmitSorted(std::vector<WindowResult>* results);
+  // Emits `results` (when there are any) and clears the vector.
+  void Emit(std::vector<WindowResult>* results) {
+    if (!results->empty()) deps_.emitter->EmitWindows(*results);
+    results->clear();
+  }
   // The watermark at which a window ending at `end` is emitted for the first time.
   Nanos FireTime(Nanos end) const {
     return mode_ == EmitMode::kFinal ? SatAdd(end, lateness_) : end;
@@ -91,25 +96,6 @@ class WindowOperator {
   EmitMode mode_;
   Deps deps_;
   bool track_changes_ = false;
-
- private:
-  struct SortItem {
-    Nanos end, start;
-    uint64_t prefix;  // the key's first 8 bytes, big-endian and zero-filled: orders like them
-    std::string_view key;
-    uint32_t index;
-  };
-  std::vector<ValueRef> sort_keys_;  // EmitSorted's scratch, reused
-  std::vector<uint32_t> order_;
-  std::vector<SortItem> string_items_;
-  struct KeyItem {
-    uint64_t prefix;  // as in SortItem
-    uint32_t index;
-  };
-  std::vector<KeyItem> key_items_;
-  std::vector<KeyItem> radix_scratch_;
-  // Sorts by key: prefix, then bytes.
-  void SortByKey(KeyItem* first, KeyItem* last);
 };
 
 }  // namespace logtide

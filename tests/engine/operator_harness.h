@@ -9,6 +9,7 @@
 
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
+#include "engine/result_order.h"
 #include "engine/window_operator.h"
 #include "output/json_text.h"
 
@@ -45,13 +46,18 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   size_t open() const { return op_->open_entries(); }
   size_t live_slots() const { return acc_.live(); }
 
-  void Emit(const WindowResult& r) override {
-    std::string_view k = keys_.encoded(r.key);
-    line_ = fmt::format("[{},{}) {}", r.start, r.end, DecodeValue(&k).s);
-    acc_.Result(r.slot, 0, this);
-    acc_.Result(r.slot, 1, this);
-    if (r.revision >= 0) line_ += fmt::format(" rev={}", r.revision);
-    out_.push_back(line_);
+  void EmitWindows(const std::vector<WindowResult>& results) override {
+    order_.Clear();
+    for (const WindowResult& r : results) order_.Add(r.start, r.end, keys_.encoded(r.key));
+    for (uint32_t i : order_.Sort()) {
+      const WindowResult& r = results[i];
+      std::string_view k = keys_.encoded(r.key);
+      line_ = fmt::format("[{},{}) {}", r.start, r.end, DecodeValue(&k).s);
+      acc_.Result(r.slot, 0, this);
+      acc_.Result(r.slot, 1, this);
+      if (r.revision >= 0) line_ += fmt::format(" rev={}", r.revision);
+      out_.push_back(line_);
+    }
   }
   void Null() override { line_ += " null"; }
   void Int(__int128 v) override {
@@ -77,6 +83,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   KeyTable keys_;
   Accumulators acc_;
   std::unique_ptr<WindowOperator> op_;
+  ResultOrder order_;
   Nanos watermark_ = kMinusInfinity;
   uint64_t seq_ = 0;
   std::vector<std::string> out_;
