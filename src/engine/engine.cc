@@ -13,6 +13,7 @@
 #include "agg/accumulators.h"
 #include "engine/event_parser.h"
 #include "engine/key_table.h"
+#include "engine/output_thread.h"
 #include "engine/parse_pool.h"
 #include "engine/result_order.h"
 #include "engine/window_operator.h"
@@ -81,7 +82,9 @@ struct Engine::Impl final : public ResultEmitter {
   std::unique_ptr<WindowOperator> op;
   OutputFile out, late_out, errors_out;
   std::unique_ptr<RecordWriter> writer;
-  ResultOrder result_order;
+  ResultOrder result_order;  // without an output thread
+  // With worker threads: writes the records through `writer` (so declared after it and `out`).
+  std::unique_ptr<OutputThread> output_thread;
   std::vector<std::unique_ptr<LineReader>> readers;
   std::vector<uint64_t> read_to;     // per input: the end of the last line processed
   std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `readers`, so declared after
@@ -115,6 +118,10 @@ struct Engine::Impl final : public ResultEmitter {
 
   void EmitWindows(const std::vector<WindowResult>& results) override {
     stats->windows_emitted += results.size();
+    if (output_thread != nullptr) {
+      output_thread->Add(results, keys, acc);
+      return;
+    }
     const size_t n = results.size();
     result_order.Clear();
     for (size_t i = 0; i < n; ++i) {
@@ -419,6 +426,7 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   const auto started = std::chrono::steady_clock::now();
   const uint64_t n = checkpoints + 1;
   MaybeKill("before-flush", n);
+  if (output_thread != nullptr) output_thread->Drain();
   for (OutputFile* f : {&out, &late_out, &errors_out}) {
     if (!f->is_open()) continue;
     Status s = f->Sync(config.durable);
@@ -626,6 +634,9 @@ Status Engine::Impl::ReadAll() {
     if (!config.state_path.empty()) pool->set_stop_flag(&g_stop_signal);
     Status s = pool->Start(config.threads);
     if (!s.ok()) return s;
+    // Sorting, formatting and writing the records of a firing moves off the applying thread
+    // too: with many keys (--by user) it is a quarter of that thread's work.
+    output_thread = std::make_unique<OutputThread>(writer.get(), acc.num_aggs());
   }
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = tracks[i]->start_offset;
@@ -695,6 +706,7 @@ Status Engine::Impl::ReadAll() {
 }
 
 Status Engine::Impl::Finish() {
+  output_thread.reset();  // writes what it holds
   Status s = out.Close();
   Status l = late_out.Close();
   Status e = errors_out.Close();

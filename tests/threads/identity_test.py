@@ -25,6 +25,9 @@ QUERIES = [
      "--delay", "1s", "--lateness", "5s", "--emit", "update"],
     ["--window", "session:30s", "--by", "user", "--agg", "count", "--agg", "count_distinct(host)", "--delay", "3s"],
     ["--window", "tumbling:1s", "--by", "host,method", "--agg", "max(latency_ms)", "--agg", "min(status)"],
+    # Many keys per firing, CSV, an aggregate that is always null: the output thread's batches.
+    ["--window", "tumbling:1m", "--by", "user", "--agg", "count", "--agg", "sum(no_such_field)", "--agg",
+     "avg(latency_ms)", "--format", "csv"],
 ]
 
 

@@ -1,0 +1,91 @@
+// The output thread (with worker threads): the windows each firing emits are copied out of the
+// window state on the thread that applies events (their keys and aggregate results, in the
+// order they fired), then sorted, formatted and written on a thread of their own. The bytes
+// are those the applying thread would write: the same ResultOrder and RecordWriter, firing by
+// firing, in order.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agg/accumulators.h"
+#include "engine/key_table.h"
+#include "engine/result_order.h"
+#include "engine/window_operator.h"
+#include "output/record_writer.h"
+
+namespace logtide {
+
+class OutputThread {
+ public:
+  // Writes records with `writer` (not owned) from a thread started here. The caller leaves the
+  // writer and its output alone except between Drain() and the next Add().
+  OutputThread(RecordWriter* writer, size_t num_aggs);
+  ~OutputThread();  // drains, then stops the thread
+  OutputThread(const OutputThread&) = delete;
+  OutputThread& operator=(const OutputThread&) = delete;
+
+  // Copies the windows of one firing (ResultEmitter::EmitWindows) to be written.
+  void Add(const std::vector<WindowResult>& results, const KeyTable& keys,
+           const Accumulators& acc);
+  // Returns once every record added is in the writer's output (which may still buffer it).
+  void Drain();
+
+ private:
+  // Records of some firings. `bytes` holds each record's key (EncodeValue form) followed by
+  // its aggregate results, each a tag and its value: 'N' null, 'I' a 16-byte integer, 'D' an
+  // 8-byte double, 'V' an EncodeValue.
+  struct Batch {
+    struct Record {
+      Nanos start, end;
+      int64_t revision;
+      uint64_t key_at, key_size;
+    };
+    std::vector<Record> records;
+    std::vector<size_t> firings;  // the first record of each firing
+    std::string bytes;
+    void Clear() {
+      records.clear();
+      firings.clear();
+      bytes.clear();
+    }
+  };
+  // Appends aggregate results to a batch's bytes.
+  class Recorder final : public ValueSink {
+   public:
+    std::string* bytes = nullptr;
+    void Null() override;
+    void Int(__int128 v) override;
+    void Double(double v) override;
+    void Value(const ValueRef& v) override;
+  };
+
+  void Run();
+  void Write(const Batch& b);
+  // Queues the batch being filled (if it holds anything).
+  void HandOver();
+
+  RecordWriter* writer_;
+  size_t num_aggs_;
+  Recorder recorder_;
+  ResultOrder order_;  // used by the output thread only
+
+  std::mutex mu_;
+  std::condition_variable work_cv_;  // the output thread: a batch is queued, or stop
+  std::condition_variable done_cv_;  // the applying thread: a batch was written
+  std::vector<std::unique_ptr<Batch>> batches_;
+  std::vector<Batch*> free_;
+  std::deque<Batch*> queue_;
+  Batch* filling_ = nullptr;  // the batch Add appends to (applying thread only)
+  bool writing_ = false;      // the output thread is writing a batch it took off the queue
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace logtide
