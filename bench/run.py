@@ -151,7 +151,7 @@ def main():
         secs, rss = timed(cmd, out_path, **kw)
         runs.setdefault((name, job), []).append((secs, rss, mb))
     cores = os.cpu_count()
-    default_threads = 1 if cores <= 1 else min(cores + 1, 8)  # as cli/flags.cc DefaultThreads
+    default_threads = 1 if cores <= 1 else min(cores, 8)  # as cli/flags.cc DefaultThreads
     for r in range(a.rounds):
         for job in JOBS:
             # Every round checks that all threads give the bytes of one thread.
@@ -177,7 +177,7 @@ def main():
     for (name, job) in sorted(runs, key=lambda k: (k[1], not k[0].startswith("logtide"), k[0])):
         s, mbs, rss = med(name, job)
         print("| %d | %s | %.0f | %.3f | %.1f | %.1f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss))
-    print("\n(logtide: the default, %d parsing threads and the main thread on %d cores; logtide 1 thread: --threads 1; outputs identical)" % (default_threads, cores))
+    print("\n(logtide: the default, --threads %d (%d worker thread%s, the main thread parsing when it has nothing to apply, and the output thread) on %d cores; logtide 1 thread: --threads 1; outputs identical)" % (default_threads, default_threads - 1, "" if default_threads == 2 else "s", cores))
     for name in ("logtide 1 thread", "logtide"):
         lt1 = med(name, 1)[1]
         print("job 1, %s: / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (

@@ -143,8 +143,8 @@ int Main(int argc, char** argv) {
   app.add_flag("--explain", explain,
                "Print how the query will run, in words, and exit without reading input");
   app.add_option("--threads", o.threads,
-                 "Threads that read and parse input (default: cores + 1, at most 8); 1 does "
-                 "everything on one thread. Output is the same bytes for every N")
+                 "Threads that read and parse input (default: the number of cores, at most 8); "
+                 "1 does everything on one thread. Output is the same bytes for every N")
       ->check(CLI::Range(1, 256))
       ->type_name("N");
   app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");

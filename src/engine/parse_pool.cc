@@ -39,12 +39,12 @@ Status ParsePool::Start(int threads) {
   // Each worker makes its own parser (Work), so that its memory comes from that thread's malloc
   // arena: parsers of different threads never share a cache line. This one only checks that
   // they can be made.
-  std::unique_ptr<EventParser> probe;
-  Status s = EventParser::Create(config_, &probe);
+  Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
-  // Enough read-ahead to keep every worker busy on the input the engine reads.
+  // Enough read-ahead to keep every worker, and the engine's thread, busy on the input the
+  // engine reads.
   ahead_ = std::clamp<size_t>(kAheadBudget / std::max<size_t>(readers_.size(), 1), 1,
-                              2 * static_cast<size_t>(threads));
+                              2 * (static_cast<size_t>(threads) + 1));
   // Signals go to the engine's thread, which checks for a stop; workers never see them.
   sigset_t all, old;
   sigfillset(&all);
@@ -78,43 +78,47 @@ void ParsePool::Work() {
     ready_cv_.notify_one();
     return;
   }
-  EventParser* parser = owned.get();
   StructuralIndex index;
   while (true) {
     int i = -1;
     work_cv_.wait(lk, [&] { return shutdown_ || (i = PickLocked()) >= 0; });
     if (shutdown_) return;
-    Input& in = inputs_[i];
-    in.reading = true;
-    Chunk* c;
-    if (free_.empty()) {
-      chunks_.push_back(std::make_unique<Chunk>());
-      c = chunks_.back().get();
-    } else {
-      c = free_.back();
-      free_.pop_back();
-    }
-    c->ready = false;
-    in.queue.push_back(c);
-    ++queued_;
-    lk.unlock();
-
-    bool cancelled = false;
-    c->status = readers_[i]->ReadBlock(block_size_, &c->bytes, &c->size, &c->offset, cancel_,
-                                       &cancelled);
-    const bool last = !c->status.ok() || cancelled || c->size == 0;
-    if (cancelled) c->size = 0;
-    lk.lock();
-    in.reading = false;
-    in.ended = last;
-    lk.unlock();
-    work_cv_.notify_one();  // the input's next block may be read now
-
-    if (c->status.ok()) ParseChunk(parser, &index, c);
-    lk.lock();
-    c->ready = true;
-    ready_cv_.notify_one();
+    ReadAndParse(i, owned.get(), &index, &lk);
   }
+}
+
+void ParsePool::ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
+                             std::unique_lock<std::mutex>* lk) {
+  Input& in = inputs_[i];
+  in.reading = true;
+  Chunk* c;
+  if (free_.empty()) {
+    chunks_.push_back(std::make_unique<Chunk>());
+    c = chunks_.back().get();
+  } else {
+    c = free_.back();
+    free_.pop_back();
+  }
+  c->ready = false;
+  in.queue.push_back(c);
+  ++queued_;
+  lk->unlock();
+
+  bool cancelled = false;
+  c->status =
+      readers_[i]->ReadBlock(block_size_, &c->bytes, &c->size, &c->offset, cancel_, &cancelled);
+  const bool last = !c->status.ok() || cancelled || c->size == 0;
+  if (cancelled) c->size = 0;
+  lk->lock();
+  in.reading = false;
+  in.ended = last;
+  lk->unlock();
+  work_cv_.notify_one();  // the input's next block may be read now
+
+  if (c->status.ok()) ParseChunk(parser, index, c);
+  lk->lock();
+  c->ready = true;
+  ready_cv_.notify_one();
 }
 
 void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c) {
@@ -219,6 +223,14 @@ Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
       if (stop_ != nullptr && *stop_ != 0) {
         interrupted_ = true;
         return Status::Ok();
+      }
+      // Rather than wait, parse a block ahead like a worker: the cores stay busy with one
+      // worker fewer (a thread more than cores costs each of them cache and switches). Only
+      // files: reading a pipe could block this thread past a stop signal.
+      const int pick = PickLocked();
+      if (pick >= 0 && readers_[pick]->is_regular()) {
+        ReadAndParse(pick, helper_.get(), &helper_index_, &lk);
+        continue;
       }
       ready_cv_.wait_for(lk, std::chrono::milliseconds(100));
     }

@@ -1,6 +1,8 @@
 // Parsing ahead on worker threads (--threads): workers read blocks of whole lines from the
 // inputs and parse every line into an Event; the engine takes the lines back one at a time, in
-// each input's order. Parsing is pure, so the results are the bytes a single thread gives.
+// each input's order, and while the next block is not parsed yet its thread reads and parses
+// one of a file like a worker. Parsing is pure, so the results are the bytes a single thread
+// gives.
 #pragma once
 
 #include <atomic>
@@ -16,6 +18,7 @@
 
 #include "engine/event_parser.h"
 #include "input/line_reader.h"
+#include "json/structural_index.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -29,7 +32,8 @@ class ParsePool {
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
 
-  // Starts `threads` workers. Errors: those of EventParser::Create.
+  // Starts `threads` workers (the engine's thread, in Next, is one more). Errors: those of
+  // EventParser::Create.
   Status Start(int threads);
 
   // A read waiting for workers returns with *have false and interrupted() set once *flag is
@@ -81,6 +85,9 @@ class ParsePool {
 
   void Work();
   int PickLocked() const;  // an input a worker may read now, or -1
+  // Reads the next block of input i and parses it, with mu_ held by *lk on entry and exit.
+  void ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
+                    std::unique_lock<std::mutex>* lk);
   void ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c);
 
   const EngineConfig& config_;
@@ -88,6 +95,9 @@ class ParsePool {
   size_t block_size_;
   size_t ahead_ = 1;  // blocks read ahead of the engine for the input it reads now
   std::vector<std::thread> threads_;
+  // The engine's thread parses blocks with these when it would otherwise wait (Next).
+  std::unique_ptr<EventParser> helper_;
+  StructuralIndex helper_index_;
 
   std::mutex mu_;
   std::condition_variable work_cv_;  // workers: an input became readable, or shutdown
