@@ -699,6 +699,9 @@ Status Engine::Impl::ReadAll() {
       if (n > 1 && tracker->max_time(static_cast<int>(pick)) != before) break;
     }
   }
+  // Workers may still be reading ahead (under --hold, past the line left for the next run):
+  // stop them before looking at what the readers consumed.
+  pool.reset();
   for (size_t i = 0; i < readers.size(); ++i)
     stats->bytes_read += readers[i]->bytes_consumed() - tracks[i]->start_offset;
   if (progress != nullptr) ReportProgress(true);
