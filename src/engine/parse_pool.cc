@@ -37,8 +37,8 @@ ParsePool::~ParsePool() {
 
 Status ParsePool::Start(int threads) {
   // Each worker makes its own parser (Work), so that its memory comes from that thread's malloc
-  // arena: parsers of different threads never share a cache line. This one only checks that
-  // they can be made.
+  // arena: parsers of different threads never share a cache line. This one, made on the
+  // engine's thread, is that thread's (Next), and checks that they can be made.
   Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
   // Enough read-ahead to keep every worker, and the engine's thread, busy on the input the
