@@ -25,8 +25,10 @@ namespace logtide {
 
 class ParsePool {
  public:
-  // Reads `readers` (not owned; they outlive the pool, and nothing else reads them once Start
-  // is called) in blocks of about `block_size` bytes.
+  // Reads `readers` (not owned; they outlive the pool) in blocks of about `block_size` bytes.
+  // Once Start is called, nothing else reads lines from them or looks at how far they got
+  // (bytes_consumed) until the pool is destroyed; what they know from opening (name, size,
+  // device) and ReadAt, which reads at an offset, stay safe to use.
   ParsePool(const EngineConfig& config, std::vector<LineReader*> readers, size_t block_size);
   ~ParsePool();  // cancels and joins the workers
   ParsePool(const ParsePool&) = delete;

@@ -42,9 +42,10 @@ class FieldExtractor {
 
   // Parses `line` and sets values[slot] for every registered path: null when absent. Strings
   // and raw texts borrow from the line or the extractor and stay valid until the next call
-  // (and while the line's bytes do); at least kPadding bytes past each one's end are readable. Fails with a DataError naming the reason when the line is
-  // not one JSON object. `index`, when given and covering the line, supplies its tokens;
-  // otherwise the line is indexed alone. The result is the same either way.
+  // (and while the line's bytes do); at least kPadding bytes past each one's end are readable.
+  // Fails with a DataError naming the reason when the line is not one JSON object. `index`,
+  // when given and covering the line, supplies its tokens; otherwise the line is indexed
+  // alone. The result is the same either way.
   // REQUIRES: the `capacity` bytes at `line` are readable, capacity >= size + kPadding.
   Status Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values,
                  StructuralIndex* index = nullptr);
