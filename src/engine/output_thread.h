@@ -32,8 +32,7 @@ class OutputThread {
   OutputThread& operator=(const OutputThread&) = delete;
 
   // Copies the windows of one firing (ResultEmitter::EmitWindows) to be written.
-  void Add(const std::vector<WindowResult>& results, const KeyTable& keys,
-           const Accumulators& acc);
+  void Add(const std::vector<WindowResult>& results, const KeyTable& keys, const Accumulators& acc);
   // Returns once every record added is in the writer's output (which may still buffer it).
   void Drain();
 

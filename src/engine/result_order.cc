@@ -45,7 +45,8 @@ void ResultOrder::SortByKey(KeyItem* first, KeyItem* last) {
       c[v] = sum;
       sum += k;
     }
-    for (const KeyItem* it = from; it != from + n; ++it) to[c[(it->prefix >> (8 * d)) & 0xFF]++] = *it;
+    for (const KeyItem* it = from; it != from + n; ++it)
+      to[c[(it->prefix >> (8 * d)) & 0xFF]++] = *it;
     std::swap(from, to);
   }
   if (from != first) std::copy(from, from + n, first);

@@ -6,9 +6,10 @@
 //  - Add() is called with the watermark as it was before the event; an event is late, and
 //    changes nothing, when every window it belongs to is late (IsWindowLate).
 //  - AdvanceWatermark(w) emits every window due at w, then drops state whose windows are
-//    late. The emitter writes the windows of one call sorted by (end, start, key). final mode: a window is due at end + lateness. update mode:
-//    due at end with revision 0; each late event accepted into an already emitted window
-//    emits that window's next revision from inside Add().
+//    late. The emitter writes the windows of one call sorted by (end, start, key). final
+//    mode: a window is due at end + lateness. update mode: due at end with revision 0; each
+//    late event accepted into an already emitted window emits that window's next revision
+//    from inside Add().
 #pragma once
 
 #include <cstdint>

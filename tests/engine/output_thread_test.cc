@@ -70,15 +70,14 @@ TEST_CASE("OutputThread: writes each firing sorted, every kind of result, in fir
   {
     OutputThread thread(&writer, st.acc.num_aggs());
     // Firing 1, keys out of order: "b" has ints, a string with a quote; "a" has no x and no s.
-    std::vector<WindowResult> f1 = {
-        st.Result(0, "b", {ValueRef::Int(1), ValueRef::Int(2)},
-                  {ValueRef::String("x\"y"), ValueRef::String("z")}, 0),
-        st.Result(0, "a", {ValueRef::Null()}, {ValueRef::Null()}, 0)};
+    std::vector<WindowResult> f1 = {st.Result(0, "b", {ValueRef::Int(1), ValueRef::Int(2)},
+                                              {ValueRef::String("x\"y"), ValueRef::String("z")}, 0),
+                                    st.Result(0, "a", {ValueRef::Null()}, {ValueRef::Null()}, 0)};
     thread.Add(f1, st.keys, st.acc);
     // Firing 2: an earlier window than firing 1's (an update-mode revision); doubles.
-    std::vector<WindowResult> f2 = {
-        st.Result(-kMinute, "c", {ValueRef::Number(0.5), ValueRef::Number(0.25)},
-                  {ValueRef::String("s"), ValueRef::String("t")}, 1)};
+    std::vector<WindowResult> f2 = {st.Result(-kMinute, "c",
+                                              {ValueRef::Number(0.5), ValueRef::Number(0.25)},
+                                              {ValueRef::String("s"), ValueRef::String("t")}, 1)};
     thread.Add(f2, st.keys, st.acc);
     thread.Drain();
     REQUIRE(out.Flush().ok());

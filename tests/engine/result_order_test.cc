@@ -57,7 +57,8 @@ std::string StringKey(const std::string& s) {
 // Strings that tie in their first 8 bytes, differ only in length, are empty, or hold bytes
 // above 0x7f: the cases where a prefix decides wrongly if anything is off.
 std::string RandomText(std::mt19937_64& rng) {
-  static const char* kHeads[] = {"", "u", "user0000", "user00001", "abcdefgh", "abcdefghij", "\xc3\xa9t\xc3\xa9"};
+  static const char* kHeads[] = {"",         "u",          "user0000",         "user00001",
+                                 "abcdefgh", "abcdefghij", "\xc3\xa9t\xc3\xa9"};
   std::string s = kHeads[rng() % 7];
   const size_t tail = rng() % 6;
   for (size_t i = 0; i < tail; ++i) s.push_back(static_cast<char>('0' + rng() % 4));
@@ -84,7 +85,7 @@ std::vector<Rec> StringRecords(std::mt19937_64& rng, int windows, size_t per_win
 
 TEST_CASE("ResultOrder: one string key, window by window (the radix sort for many keys)") {
   std::mt19937_64 rng(5);
-  CheckOrder(StringRecords(rng, 1, 40, false));   // few keys: a comparison sort
+  CheckOrder(StringRecords(rng, 1, 40, false));    // few keys: a comparison sort
   CheckOrder(StringRecords(rng, 3, 1500, false));  // many: radix on the prefix
 }
 
@@ -92,8 +93,10 @@ TEST_CASE("ResultOrder: one string key, windows out of order") {
   std::mt19937_64 rng(6);
   CheckOrder(StringRecords(rng, 4, 300, true));
   // Two windows with the same end and different starts (session windows of one firing).
-  std::vector<Rec> recs = {{10, 50, StringKey("b")}, {0, 50, StringKey("b")},
-                           {0, 50, StringKey("a")}, {20, 40, StringKey("z")}};
+  std::vector<Rec> recs = {{10, 50, StringKey("b")},
+                           {0, 50, StringKey("b")},
+                           {0, 50, StringKey("a")},
+                           {20, 40, StringKey("z")}};
   CheckOrder(recs);
 }
 
@@ -116,9 +119,10 @@ TEST_CASE("ResultOrder: keys of several fields, numbers, null and no key at all"
   std::sort(recs.begin(), recs.end(), [](const Rec& a, const Rec& b) {
     return std::tie(a.start, a.key) < std::tie(b.start, b.key);
   });
-  recs.erase(std::unique(recs.begin(), recs.end(),
-                         [](const Rec& a, const Rec& b) { return a.start == b.start && a.key == b.key; }),
-             recs.end());
+  recs.erase(
+      std::unique(recs.begin(), recs.end(),
+                  [](const Rec& a, const Rec& b) { return a.start == b.start && a.key == b.key; }),
+      recs.end());
   std::shuffle(recs.begin(), recs.end(), rng);
   CheckOrder(recs);
 
