@@ -1,5 +1,6 @@
 // Group keys interned to small integer ids. A key lives while some window state refers to it
-// (reference counted); its id is then recycled. Keys are stored in EncodeValue form.
+// (reference counted); its id is then recycled. Keys are stored in EncodeValue form, each with
+// the window operator's note of its latest pane.
 #pragma once
 
 #include <absl/container/flat_hash_set.h>
@@ -38,6 +39,16 @@ class KeyTable {
   }
 
   std::string_view encoded(uint32_t id) const { return entries_[id].bytes; }
+  // A pane and a slot in it, kept with the key for PaneOperator (engine/pane_operator.h): the
+  // key's state in the pane it was last added to, found with no lookup beyond the key's own.
+  // A new key has none: slot kNoSlot.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  int64_t pane_start(uint32_t id) const { return entries_[id].pane_start; }
+  uint32_t pane_slot(uint32_t id) const { return entries_[id].pane_slot; }
+  void set_pane(uint32_t id, int64_t start, uint32_t slot) {
+    entries_[id].pane_start = start;
+    entries_[id].pane_slot = slot;
+  }
   // Starts loading a key into the CPU cache (short keys are held inside their entry).
   void Prefetch(uint32_t id) const { __builtin_prefetch(&entries_[id]); }
   uint32_t refs(uint32_t id) const { return entries_[id].refs; }
@@ -49,7 +60,9 @@ class KeyTable {
   struct Entry {
     std::string bytes;
     size_t hash = 0;  // Hash(bytes): the index rehashes, inserts and erases by id without it
+    int64_t pane_start = 0;
     uint32_t refs = 0;
+    uint32_t pane_slot = kNoSlot;
   };
   void Remove(uint32_t id);
 
@@ -68,7 +81,6 @@ class KeyTable {
     bool operator()(uint32_t a, uint32_t b) const { return a == b; }
     bool operator()(uint32_t a, std::string_view b) const { return table->encoded(a) == b; }
     bool operator()(std::string_view a, uint32_t b) const { return a == table->encoded(b); }
-
   };
 
   std::vector<Entry> entries_;

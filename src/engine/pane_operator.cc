@@ -26,22 +26,18 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     auto [pit, new_pane] = panes_.try_emplace(p);
     if (new_pane) {
       pit->second = std::make_unique<Pane>();
-      // Sized like the last pane that filled: panes of a stream hold similar numbers of keys,
-      // and growing a table of 100k keys from empty rehashes it a dozen times.
-      pit->second->slots.reserve(last_pane_keys_);
+      // Sized like the last pane that filled: panes of a stream hold similar numbers of keys.
+      pit->second->entries.reserve(last_pane_keys_);
       quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
     }
     recent_ = pit->second.get();
   }
-  auto [it, inserted] = recent_->slots.try_emplace(key, 0);
-  if (inserted) {
-    it->second = deps_.acc->Allocate();
-    recent_->entries.push_back(Entry{key, it->second});
+  uint32_t slot = FindSlot(*recent_, p, key);
+  if (slot == KeyTable::kNoSlot) {
+    slot = deps_.acc->Allocate();
+    AddEntry(recent_, p, key, slot);
     last_pane_keys_ = std::max(last_pane_keys_, recent_->entries.size());
-    ++open_entries_;
-    deps_.keys->Ref(key);
   }
-  const uint32_t slot = it->second;
   deps_.acc->Add(slot, inputs, t, seq, wrong_type);
   MarkDirty(p, key, slot);
 
@@ -60,14 +56,27 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
   return true;
 }
 
+void PaneOperator::AddEntry(Pane* p, Nanos start, uint32_t key, uint32_t slot) {
+  KeyTable& keys = *deps_.keys;
+  if (keys.pane_slot(key) != KeyTable::kNoSlot) {
+    // The key's slot in the pane it was in before (still open: Purge clears the key's pane)
+    // stays findable there.
+    panes_.find(keys.pane_start(key))->second->moved.emplace(key, keys.pane_slot(key));
+  }
+  keys.set_pane(key, start, slot);
+  keys.Ref(key);
+  p->entries.push_back(Entry{key, slot});
+  ++open_entries_;
+}
+
 uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
   uint32_t found = UINT32_MAX;
   uint32_t temp = UINT32_MAX;
   for (auto pit = panes_.lower_bound(start); pit != panes_.end() && pit->first < end; ++pit) {
-    auto it = pit->second->slots.find(key);
-    if (it == pit->second->slots.end()) continue;
+    const uint32_t slot = FindSlot(*pit->second, pit->first, key);
+    if (slot == KeyTable::kNoSlot) continue;
     if (found == UINT32_MAX) {
-      found = it->second;
+      found = slot;
       continue;
     }
     if (temp == UINT32_MAX) {
@@ -76,7 +85,7 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
       deps_.acc->Merge(temp, found);
       found = temp;
     }
-    deps_.acc->Merge(temp, it->second);
+    deps_.acc->Merge(temp, slot);
   }
   return found;
 }
@@ -182,6 +191,8 @@ void PaneOperator::Purge(Nanos w) {
     for (const Entry& e : entries) {
       if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
       deps_.acc->Free(e.slot);
+      if (deps_.keys->pane_start(e.key) == it->first)
+        deps_.keys->set_pane(e.key, 0, KeyTable::kNoSlot);
       deps_.keys->Unref(e.key);
     }
     open_entries_ -= entries.size();
@@ -233,12 +244,12 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
   for (const PaneKey& pk : dirty_list_) {
     auto pit = panes_.find(pk.start);
     if (pit == panes_.end()) continue;
-    auto it = pit->second->slots.find(pk.key);
-    if (it == pit->second->slots.end() || dirty_[it->second] == 0) continue;
-    dirty_[it->second] = 0;
+    const uint32_t slot = FindSlot(*pit->second, pk.start, pk.key);
+    if (slot == KeyTable::kNoSlot || dirty_[slot] == 0) continue;
+    dirty_[slot] = 0;
     StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
     ByteWriter w(&op.value);
-    deps_.acc->Snapshot(it->second, &w);
+    deps_.acc->Snapshot(slot, &w);
     ops->push_back(std::move(op));
   }
   dirty_list_.clear();
@@ -270,12 +281,14 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     ByteReader r(v);
     deps_.acc->Restore(slot, &r);
     if (!r.ok() || !r.at_end()) return false;
-    deps_.keys->Ref(key);
     std::unique_ptr<Pane>& pane = panes_[start];
     if (pane == nullptr) pane = std::make_unique<Pane>();
-    if (!pane->slots.try_emplace(key, slot).second) return false;  // a row twice
-    pane->entries.push_back(Entry{key, slot});
-    ++open_entries_;
+    if (FindSlot(*pane, start, key) != KeyTable::kNoSlot) {
+      deps_.acc->Free(slot);
+      deps_.keys->ReleaseIfUnused(key);
+      return false;  // a row twice
+    }
+    AddEntry(pane.get(), start, key, slot);
     quiet_until_ = kMinusInfinity;
   }
   fired_any_ = meta->U8() != 0;

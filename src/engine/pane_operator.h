@@ -43,12 +43,27 @@ class PaneOperator final : public WindowOperator {
     uint32_t key;
     uint32_t slot;
   };
-  // One pane's state: each key's slot, and the keys in arrival order. A pane's keys live and
-  // are purged together, so they are kept together: purging drops the pane's table at once.
+  // One pane's state: its keys in arrival order with their slots, and a way to find a key's
+  // slot. A key's slot in the pane it was last added to is kept with the key
+  // (KeyTable::pane_slot): for a tumbling window, the pane every event goes to. Its slots in
+  // its earlier panes, still open when it moved on, are in their `moved` maps. A pane's keys
+  // live and are purged together, so they are kept together.
   struct Pane {
-    absl::flat_hash_map<uint32_t, uint32_t> slots;  // key -> slot
     std::vector<Entry> entries;
+    absl::flat_hash_map<uint32_t, uint32_t> moved;  // key -> slot, keys last added elsewhere
   };
+
+  // Returns the slot of `key` in pane `p` starting at `start`, or KeyTable::kNoSlot.
+  uint32_t FindSlot(const Pane& p, Nanos start, uint32_t key) const {
+    if (deps_.keys->pane_start(key) == start && deps_.keys->pane_slot(key) != KeyTable::kNoSlot)
+      return deps_.keys->pane_slot(key);
+    if (p.moved.empty()) return KeyTable::kNoSlot;
+    auto it = p.moved.find(key);
+    return it == p.moved.end() ? KeyTable::kNoSlot : it->second;
+  }
+  // Adds `key` with state in `slot` to pane `p` starting at `start`, taking a reference to it.
+  // REQUIRES: the key has no slot in p.
+  void AddEntry(Pane* p, Nanos start, uint32_t key, uint32_t slot);
 
   // Appends the results of window [start, end) for every key with data in it.
   void CollectWindow(Nanos start, Nanos end);
@@ -69,8 +84,8 @@ class PaneOperator final : public WindowOperator {
   Nanos quiet_until_ = kMinusInfinity;
   // Pane start -> its state (held by pointer: btree values move when the tree changes).
   absl::btree_map<Nanos, std::unique_ptr<Pane>> panes_;
-  Pane* recent_ = nullptr;  // the pane starting at recent_pane_, once it exists
-  size_t open_entries_ = 0;  // (pane, key) entries in all panes
+  Pane* recent_ = nullptr;     // the pane starting at recent_pane_, once it exists
+  size_t open_entries_ = 0;    // (pane, key) entries in all panes
   size_t last_pane_keys_ = 0;  // keys in a recent pane: the size to reserve for a new one
   bool fired_any_ = false;
   Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
