@@ -16,6 +16,7 @@ uint32_t KeyTable::Intern(std::string_view encoded, size_t hash) {
   entries_[id].bytes.assign(encoded.data(), encoded.size());
   entries_[id].hash = hash;
   entries_[id].refs = 0;
+  entries_[id].pane = nullptr;
   entries_[id].pane_slot = kNoSlot;
   index_.insert(id);
   return id;

@@ -39,14 +39,14 @@ class KeyTable {
   }
 
   std::string_view encoded(uint32_t id) const { return entries_[id].bytes; }
-  // A pane and a slot in it, kept with the key for PaneOperator (engine/pane_operator.h): the
-  // key's state in the pane it was last added to, found with no lookup beyond the key's own.
-  // A new key has none: slot kNoSlot.
+  // A pane and a slot in it, kept with the key for PaneOperator (engine/pane_operator.h, whose
+  // pane the address is; opaque here): the key's state in the pane it was last added to,
+  // found with no lookup beyond the key's own. A new key has none: nullptr and kNoSlot.
   static constexpr uint32_t kNoSlot = UINT32_MAX;
-  int64_t pane_start(uint32_t id) const { return entries_[id].pane_start; }
+  void* pane(uint32_t id) const { return entries_[id].pane; }
   uint32_t pane_slot(uint32_t id) const { return entries_[id].pane_slot; }
-  void set_pane(uint32_t id, int64_t start, uint32_t slot) {
-    entries_[id].pane_start = start;
+  void set_pane(uint32_t id, void* pane, uint32_t slot) {
+    entries_[id].pane = pane;
     entries_[id].pane_slot = slot;
   }
   // Starts loading a key into the CPU cache (short keys are held inside their entry).
@@ -60,7 +60,7 @@ class KeyTable {
   struct Entry {
     std::string bytes;
     size_t hash = 0;  // Hash(bytes): the index rehashes, inserts and erases by id without it
-    int64_t pane_start = 0;
+    void* pane = nullptr;
     uint32_t refs = 0;
     uint32_t pane_slot = kNoSlot;
   };

@@ -32,10 +32,10 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     }
     recent_ = pit->second.get();
   }
-  uint32_t slot = FindSlot(*recent_, p, key);
+  uint32_t slot = FindSlot(*recent_, key);
   if (slot == KeyTable::kNoSlot) {
     slot = deps_.acc->Allocate();
-    AddEntry(recent_, p, key, slot);
+    AddEntry(recent_, key, slot);
     last_pane_keys_ = std::max(last_pane_keys_, recent_->entries.size());
   }
   deps_.acc->Add(slot, inputs, t, seq, wrong_type);
@@ -56,14 +56,14 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
   return true;
 }
 
-void PaneOperator::AddEntry(Pane* p, Nanos start, uint32_t key, uint32_t slot) {
+void PaneOperator::AddEntry(Pane* p, uint32_t key, uint32_t slot) {
   KeyTable& keys = *deps_.keys;
-  if (keys.pane_slot(key) != KeyTable::kNoSlot) {
+  if (keys.pane(key) != nullptr) {
     // The key's slot in the pane it was in before (still open: Purge clears the key's pane)
     // stays findable there.
-    panes_.find(keys.pane_start(key))->second->moved.emplace(key, keys.pane_slot(key));
+    static_cast<Pane*>(keys.pane(key))->moved.emplace(key, keys.pane_slot(key));
   }
-  keys.set_pane(key, start, slot);
+  keys.set_pane(key, p, slot);
   keys.Ref(key);
   p->entries.push_back(Entry{key, slot});
   ++open_entries_;
@@ -73,7 +73,7 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
   uint32_t found = UINT32_MAX;
   uint32_t temp = UINT32_MAX;
   for (auto pit = panes_.lower_bound(start); pit != panes_.end() && pit->first < end; ++pit) {
-    const uint32_t slot = FindSlot(*pit->second, pit->first, key);
+    const uint32_t slot = FindSlot(*pit->second, key);
     if (slot == KeyTable::kNoSlot) continue;
     if (found == UINT32_MAX) {
       found = slot;
@@ -191,8 +191,8 @@ void PaneOperator::Purge(Nanos w) {
     for (const Entry& e : entries) {
       if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
       deps_.acc->Free(e.slot);
-      if (deps_.keys->pane_start(e.key) == it->first)
-        deps_.keys->set_pane(e.key, 0, KeyTable::kNoSlot);
+      if (deps_.keys->pane(e.key) == it->second.get())
+        deps_.keys->set_pane(e.key, nullptr, KeyTable::kNoSlot);
       deps_.keys->Unref(e.key);
     }
     open_entries_ -= entries.size();
@@ -244,7 +244,7 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
   for (const PaneKey& pk : dirty_list_) {
     auto pit = panes_.find(pk.start);
     if (pit == panes_.end()) continue;
-    const uint32_t slot = FindSlot(*pit->second, pk.start, pk.key);
+    const uint32_t slot = FindSlot(*pit->second, pk.key);
     if (slot == KeyTable::kNoSlot || dirty_[slot] == 0) continue;
     dirty_[slot] = 0;
     StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
@@ -283,12 +283,12 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     if (!r.ok() || !r.at_end()) return false;
     std::unique_ptr<Pane>& pane = panes_[start];
     if (pane == nullptr) pane = std::make_unique<Pane>();
-    if (FindSlot(*pane, start, key) != KeyTable::kNoSlot) {
+    if (FindSlot(*pane, key) != KeyTable::kNoSlot) {
       deps_.acc->Free(slot);
       deps_.keys->ReleaseIfUnused(key);
       return false;  // a row twice
     }
-    AddEntry(pane.get(), start, key, slot);
+    AddEntry(pane.get(), key, slot);
     quiet_until_ = kMinusInfinity;
   }
   fired_any_ = meta->U8() != 0;

@@ -53,17 +53,16 @@ class PaneOperator final : public WindowOperator {
     absl::flat_hash_map<uint32_t, uint32_t> moved;  // key -> slot, keys last added elsewhere
   };
 
-  // Returns the slot of `key` in pane `p` starting at `start`, or KeyTable::kNoSlot.
-  uint32_t FindSlot(const Pane& p, Nanos start, uint32_t key) const {
-    if (deps_.keys->pane_start(key) == start && deps_.keys->pane_slot(key) != KeyTable::kNoSlot)
-      return deps_.keys->pane_slot(key);
+  // Returns the slot of `key` in pane `p`, or KeyTable::kNoSlot.
+  uint32_t FindSlot(const Pane& p, uint32_t key) const {
+    if (deps_.keys->pane(key) == &p) return deps_.keys->pane_slot(key);
     if (p.moved.empty()) return KeyTable::kNoSlot;
     auto it = p.moved.find(key);
     return it == p.moved.end() ? KeyTable::kNoSlot : it->second;
   }
-  // Adds `key` with state in `slot` to pane `p` starting at `start`, taking a reference to it.
+  // Adds `key` with state in `slot` to pane `p`, taking a reference to it.
   // REQUIRES: the key has no slot in p.
-  void AddEntry(Pane* p, Nanos start, uint32_t key, uint32_t slot);
+  void AddEntry(Pane* p, uint32_t key, uint32_t slot);
 
   // Appends the results of window [start, end) for every key with data in it.
   void CollectWindow(Nanos start, Nanos end);
