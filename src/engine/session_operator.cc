@@ -18,6 +18,15 @@ SessionOperator::Session* SessionOperator::Find(uint32_t key, Nanos start, Nanos
   return nullptr;
 }
 
+SessionOperator::Session* SessionOperator::FindStart(uint32_t key, Nanos start) {
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) return nullptr;
+  for (Session& s : it->second) {
+    if (s.start == start) return &s;
+  }
+  return nullptr;
+}
+
 void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
   auto it = sessions_.find(key);
   if (it == sessions_.end()) return;
@@ -64,16 +73,18 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
   if (list == nullptr) list = &sessions_[key];
   Session* target;
   bool changed;
+  bool new_start;  // a session starting at `start` is new
   if (first == last) {
     Session s{start, end, deps_.acc->Allocate(), -1};
     list->insert(list->begin() + static_cast<ptrdiff_t>(first), s);
     deps_.keys->Ref(key);
     ++open_;
     target = &(*list)[first];
-    changed = true;
+    changed = new_start = true;
   } else {
     target = &(*list)[first];
-    changed = target->start != start || target->end != end;
+    new_start = target->start != start;
+    changed = new_start || target->end != end;
     for (size_t i = first + 1; i < last; ++i) {
       deps_.acc->Merge(target->slot, (*list)[i].slot);
       deps_.acc->Free((*list)[i].slot);
@@ -100,7 +111,9 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     if (changed)
       timers_.Push(
           Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
-  } else if (changed) {
+  } else if (mode_ == EmitMode::kFinal ? new_start : changed) {
+    // In final mode a session keeps one timer, found by its start: a session that only grew
+    // later is set again when that timer goes off (AdvanceWatermark), not at every event.
     timers_.Push(Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
   }
   return true;
@@ -109,20 +122,28 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
 void SessionOperator::AdvanceWatermark(Nanos w) {
   Timer timer;
   while (timers_.PopDue(w, &timer)) {
+    if (mode_ == EmitMode::kFinal) {
+      Session* s = FindStart(timer.key, timer.start);
+      if (s == nullptr) continue;  // merged into a session that starts earlier
+      if (FireTime(s->end) > w) {  // it grew since the timer was set
+        timers_.Push(Timer{FireTime(s->end), s->end, s->start, timer.key, Timer::kFire});
+        continue;
+      }
+      to_remove_.push_back(Timer{timer.time, s->end, s->start, timer.key, timer.kind});
+      results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, -1});
+      continue;
+    }
+    // update mode: a timer is set at every change and names the session's (start, end).
     Session* s = Find(timer.key, timer.start, timer.end);
     if (s == nullptr) continue;  // merged into another session since the timer was set
     if (timer.kind == Timer::kCleanup) {
       to_remove_.push_back(timer);
       continue;
     }
-    int64_t revision = -1;
-    if (mode_ == EmitMode::kUpdate) {
-      revision = ++s->last_revision;
-      MarkDirty(timer.key);
-      timers_.Push(Timer{SatAdd(s->end, lateness_), s->end, s->start, timer.key, Timer::kCleanup});
-    } else {
-      to_remove_.push_back(timer);
-    }
+    // update mode: the next revision now, then the session waits for its cleanup.
+    const int64_t revision = ++s->last_revision;
+    MarkDirty(timer.key);
+    timers_.Push(Timer{SatAdd(s->end, lateness_), s->end, s->start, timer.key, Timer::kCleanup});
     results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
   }
   Emit(&results_);

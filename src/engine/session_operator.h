@@ -1,6 +1,7 @@
 // Session windows: per key, the open sessions sorted by start. An event at t is the window
 // [t, t + gap); it merges with every session it overlaps or touches, and the merged session
-// keeps one accumulator slot (Flink's MergingWindowSet). Timers fire sessions in a fixed order.
+// keeps one accumulator slot (Flink's MergingWindowSet). Timers fire sessions in a fixed order;
+// in final mode a session has one timer at a time, set again when it goes off early.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -37,6 +38,8 @@ class SessionOperator final : public WindowOperator {
   using SessionList = absl::InlinedVector<Session, 2>;
 
   Session* Find(uint32_t key, Nanos start, Nanos end);
+  // The key's session starting at `start` (a key's sessions never share a start).
+  Session* FindStart(uint32_t key, Nanos start);
   void Remove(uint32_t key, Nanos start, Nanos end);
 
   Nanos gap_;

@@ -1,7 +1,7 @@
 #include "engine/pane_operator.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
@@ -51,9 +51,9 @@ TEST_CASE("string keys sharing their first 8 bytes, or differing past a NUL, sor
   // < "service-b" < "servicf" < "\xff".
   std::vector<std::string> want;
   for (const char* w : {"[0,10)", "[10,20)"}) {
-    for (const std::string& k : {std::string("service"), nul, nul_b, std::string("service-a"),
-                                 std::string("service-a2"), std::string("service-b"),
-                                 std::string("servicf"), std::string("\xff")})
+    for (const std::string& k :
+         {std::string("service"), nul, nul_b, std::string("service-a"), std::string("service-a2"),
+          std::string("service-b"), std::string("servicf"), std::string("\xff")})
       want.push_back(std::string(w) + " " + k + " 1 1");
   }
   CHECK(h.Take() == want);
@@ -197,7 +197,7 @@ TEST_CASE("many keys over many open panes, added in random order, match a plain 
   const Nanos size = 30, slide = 10;
   OperatorHarness h(Sliding(size, slide), 1000, EmitMode::kFinal);
   std::map<std::pair<Nanos, std::string>, std::pair<int64_t, int64_t>> want;  // (start, key)
-  uint64_t x = 88172645463325252ull;  // xorshift64
+  uint64_t x = 88172645463325252ull;                                          // xorshift64
   auto next = [&x] {
     x ^= x << 13;
     x ^= x >> 7;

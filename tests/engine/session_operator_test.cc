@@ -55,6 +55,45 @@ TEST_CASE("session lateness is judged on the session the event would merge into"
   CHECK(h.Take() == V{"[2,28) u 4 4"});
 }
 
+// In final mode a session has one timer at a time: growing does not set another, and the timer
+// that goes off before the session's end is set again for it.
+TEST_CASE("final mode: a session that grows past its first timer fires once, at its last end") {
+  OperatorHarness h(Session(10), 5, EmitMode::kFinal);
+  h.Add("u", 0);  // [0,10): due at 15
+  h.Add("u", 8);  // [0,18)
+  h.Advance(14);
+  h.Add("u", 16);  // [0,26): due at 31
+  h.Add("v", 20);  // [20,30): due at 35
+  h.Advance(15);   // u's first timer goes off: nothing is due yet
+  CHECK(h.Take().empty());
+  h.Advance(30);
+  CHECK(h.Take().empty());
+  h.Advance(31);
+  CHECK(h.Take() == V{"[0,26) u 3 3"});
+  h.Advance(34);
+  CHECK(h.Take().empty());
+  h.Advance(35);
+  CHECK(h.Take() == V{"[20,30) v 1 1"});
+  CHECK(h.open() == 0);
+  CHECK(h.keys() == 0);
+}
+
+TEST_CASE("final mode: a session whose start moves earlier still fires, once") {
+  OperatorHarness h(Session(10), 5, EmitMode::kFinal);
+  h.Add("u", 10);  // [10,20): its timer names start 10
+  h.Advance(12);
+  CHECK(h.Add("u", 4));  // [4,20): the start moves
+  h.Add("u", 30);        // [30,40), a second session
+  CHECK(h.Add("u", 1));  // [1,20): due at 25
+  h.Advance(24);
+  CHECK(h.Take().empty());
+  h.Advance(25);
+  CHECK(h.Take() == V{"[1,20) u 3 3"});
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[30,40) u 1 1"});
+  CHECK(h.open() == 0);
+}
+
 TEST_CASE("update mode: a late event into an emitted session emits its next revision") {
   OperatorHarness h(Session(10), 30, EmitMode::kUpdate);
   h.Add("u", 0);
