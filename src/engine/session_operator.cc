@@ -5,7 +5,11 @@
 namespace logtide {
 
 SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
-    : WindowOperator(lateness, mode, deps), gap_(spec.gap) {}
+    : WindowOperator(lateness, mode, deps),
+      gap_(spec.gap),
+      // Timers of open sessions spread over about a gap (plus lateness) ahead of the watermark:
+      // a sixteenth of it a bucket.
+      timers_(std::max<Nanos>(spec.gap / 16, 1)) {}
 
 SessionOperator::~SessionOperator() = default;
 

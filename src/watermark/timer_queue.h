@@ -2,7 +2,8 @@
 // watermark reaches their time, so firing never depends on hash order.
 #pragma once
 
-#include <algorithm>
+#include <absl/container/btree_map.h>
+
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -23,24 +24,29 @@ struct Timer {
   bool operator>(const Timer& o) const { return tie() > o.tie(); }
 };
 
+// Timers are kept in buckets of `width` nanoseconds of time, unsorted, and a bucket is put in
+// order (a binary heap) only once the watermark reaches it. With many timers in flight the
+// heap then holds one bucket's worth, not all of them: pushing costs an append, and popping a
+// few steps in a heap that stays in cache.
 class TimerQueue {
  public:
-  void Push(const Timer& t) {
-    heap_.push_back(t);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
-  }
+  // REQUIRES: width > 0.
+  explicit TimerQueue(Nanos width = 1) : width_(width) {}
+
+  void Push(const Timer& t);
   // Pops the earliest timer with time <= watermark into *out. Returns false when none is due.
-  bool PopDue(Nanos watermark, Timer* out) {
-    if (heap_.empty() || heap_.front().time > watermark) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    *out = heap_.back();
-    heap_.pop_back();
-    return true;
-  }
-  size_t size() const { return heap_.size(); }
+  bool PopDue(Nanos watermark, Timer* out);
+  size_t size() const { return size_; }
 
  private:
-  std::vector<Timer> heap_;
+  Nanos width_;
+  // Every timer in a bucket up to ready_bucket_, as a min-heap; later buckets' timers are all
+  // later than these.
+  std::vector<Timer> ready_;
+  int64_t ready_bucket_ = INT64_MIN;
+  absl::btree_map<int64_t, std::vector<Timer>> later_;  // bucket -> its timers, unsorted
+  std::vector<std::vector<Timer>> spare_;               // emptied buckets' vectors, for reuse
+  size_t size_ = 0;
 };
 
 }  // namespace logtide

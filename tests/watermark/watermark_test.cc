@@ -1,6 +1,8 @@
 #include "watermark/watermark.h"
 
 #include <catch2/catch.hpp>
+#include <set>
+#include <tuple>
 
 #include "watermark/timer_queue.h"
 
@@ -35,6 +37,56 @@ TEST_CASE("timers pop in (time, end, start, key) order, only when due") {
   REQUIRE(q.PopDue(20, &t));
   CHECK(t.key == 2);
   CHECK_FALSE(q.PopDue(kPlusInfinity, &t));
+}
+
+TEST_CASE("bucketed timers pop in the same order as one sorted set of them, for any width") {
+  for (Nanos width : {Nanos{1}, Nanos{7}, Nanos{1000}, Nanos{1} << 40}) {
+    CAPTURE(width);
+    TimerQueue q(width);
+    using T = std::tuple<Nanos, Nanos, Nanos, uint32_t, int>;  // Timer::tie() order
+    std::multiset<T> want;
+    uint64_t x = 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(width);  // xorshift64
+    auto next = [&x](uint64_t n) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      return x % n;
+    };
+    Nanos w = -50000;
+    auto pop_all_due = [&](Nanos wm) {
+      Timer t;
+      while (q.PopDue(wm, &t)) {
+        REQUIRE_FALSE(want.empty());
+        CHECK(t.tie() == *want.begin());
+        want.erase(want.begin());
+        // Timers set while popping, some due at once (update mode's cleanup with no lateness).
+        if (next(4) == 0) {
+          Timer n{wm - static_cast<Nanos>(next(3)), 0, static_cast<Nanos>(next(5)),
+                  static_cast<uint32_t>(next(5)), Timer::kCleanup};
+          n.end = n.time;
+          q.Push(n);
+          want.insert(n.tie());
+        }
+      }
+      CHECK((want.empty() || std::get<0>(*want.begin()) > wm));
+      CHECK(q.size() == want.size());
+    };
+    for (int round = 0; round < 3000; ++round) {
+      for (uint64_t i = next(8); i > 0; --i) {
+        // Times from just before the watermark to far after it, with many ties on time so the
+        // other fields decide; now and then +infinity.
+        Nanos time = next(50) == 0 ? kPlusInfinity : w + static_cast<Nanos>(next(4000)) - 3;
+        Timer t{time, time, static_cast<Nanos>(next(7)), static_cast<uint32_t>(next(3)),
+                next(2) == 0 ? Timer::kFire : Timer::kCleanup};
+        q.Push(t);
+        want.insert(t.tie());
+      }
+      w += static_cast<Nanos>(next(300));
+      pop_all_due(w);
+    }
+    pop_all_due(kPlusInfinity);
+    CHECK(want.empty());
+  }
 }
 
 }  // namespace
