@@ -14,27 +14,24 @@ SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMod
 SessionOperator::~SessionOperator() = default;
 
 SessionOperator::Session* SessionOperator::Find(uint32_t key, Nanos start, Nanos end) {
-  auto it = sessions_.find(key);
-  if (it == sessions_.end()) return nullptr;
-  for (Session& s : it->second) {
+  if (key >= sessions_.size()) return nullptr;
+  for (Session& s : sessions_[key]) {
     if (s.start == start && s.end == end) return &s;
   }
   return nullptr;
 }
 
 SessionOperator::Session* SessionOperator::FindStart(uint32_t key, Nanos start) {
-  auto it = sessions_.find(key);
-  if (it == sessions_.end()) return nullptr;
-  for (Session& s : it->second) {
+  if (key >= sessions_.size()) return nullptr;
+  for (Session& s : sessions_[key]) {
     if (s.start == start) return &s;
   }
   return nullptr;
 }
 
 void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
-  auto it = sessions_.find(key);
-  if (it == sessions_.end()) return;
-  SessionList& list = it->second;
+  if (key >= sessions_.size()) return;
+  SessionList& list = sessions_[key];
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].start == start && list[i].end == end) {
       deps_.acc->Free(list[i].slot);
@@ -51,14 +48,12 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
       break;
     }
   }
-  if (list.empty()) sessions_.erase(it);
 }
 
 bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq,
                           Nanos watermark, uint64_t* wrong_type) {
   Nanos start = t, end = SatAdd(t, gap_);
-  auto found = sessions_.find(key);
-  SessionList* list = found == sessions_.end() ? nullptr : &found->second;
+  SessionList* list = key < sessions_.size() ? &sessions_[key] : nullptr;
   // Sessions overlapping or touching [t, t + gap) merge with it: they form one run in the
   // start-sorted list.
   size_t first = 0, last = 0;  // [first, last) is the run
@@ -74,7 +69,10 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
   // The session the event would end up in decides lateness (Flink: merge, then isWindowLate).
   if (IsWindowLate(end, lateness_, watermark)) return false;
 
-  if (list == nullptr) list = &sessions_[key];
+  if (list == nullptr) {
+    sessions_.resize(key + 1);
+    list = &sessions_[key];
+  }
   Session* target;
   bool changed;
   bool new_start;  // a session starting at `start` is new
@@ -161,19 +159,21 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
 void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*, bool all) {
   if (all) {
     erased_.clear();
-    for (const auto& [key, list] : sessions_) MarkDirty(key);
+    for (uint32_t key = 0; key < sessions_.size(); ++key) {
+      if (!sessions_[key].empty()) MarkDirty(key);
+    }
   }
   for (std::string& k : erased_) ops->push_back(StateOp{StateOp::kErase, std::move(k), ""});
   erased_.clear();
   for (uint32_t key : dirty_list_) {
     if (dirty_[key] == 0) continue;
     dirty_[key] = 0;
-    auto it = sessions_.find(key);
-    if (it == sessions_.end()) continue;
+    if (key >= sessions_.size() || sessions_[key].empty()) continue;
+    const SessionList& list = sessions_[key];
     StateOp op{StateOp::kPut, std::string(deps_.keys->encoded(key)), ""};
     ByteWriter w(&op.value);
-    w.U32(static_cast<uint32_t>(it->second.size()));
-    for (const Session& s : it->second) {
+    w.U32(static_cast<uint32_t>(list.size()));
+    for (const Session& s : list) {
       w.I64(s.start);
       w.I64(s.end);
       w.I64(s.last_revision);
@@ -190,6 +190,7 @@ bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::stri
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);
     uint32_t n = r.U32();
+    if (key >= sessions_.size()) sessions_.resize(key + 1);
     SessionList& list = sessions_[key];
     for (uint32_t j = 0; j < n && r.ok(); ++j) {
       Session s;

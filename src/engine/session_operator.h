@@ -4,7 +4,6 @@
 // in final mode a session has one timer at a time, set again when it goes off early.
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
 
 #include <vector>
@@ -43,7 +42,9 @@ class SessionOperator final : public WindowOperator {
   void Remove(uint32_t key, Nanos start, Nanos end);
 
   Nanos gap_;
-  absl::flat_hash_map<uint32_t, SessionList> sessions_;
+  // By key id (ids are dense: KeyTable recycles them); a key with no session has an empty
+  // list. One indexed load finds a key's sessions, where a hash map took two.
+  std::vector<SessionList> sessions_;
   TimerQueue timers_;
   size_t open_ = 0;
   std::vector<WindowResult> results_;
