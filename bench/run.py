@@ -228,6 +228,10 @@ def main():
     q3 = max(timed(lt(3, quarter, 1))[1] for _ in range(a.rounds))
     print("job 3 (1 thread): peak RSS %.1f MB on the full input (at most %d entries open), %.1f MB on a quarter of it (%d)" % (
         max(x[1] for x in runs[("logtide 1 thread", 3)]), fullest, q3, fullest_minute(quarter)))
+    # The other jobs too: a record of changes kept without --state once grew job 4 with the input.
+    for job in (2, 4, 5):
+        print("job %d (1 thread): peak RSS %.1f MB on the full input, %.1f MB on a quarter of it" % (
+            job, max(x[1] for x in runs[("logtide 1 thread", job)]), timed(lt(job, quarter, 1))[1]))
     for f in ("logtide-bench-out-1", "logtide-bench-out-n", "logtide-bench-out"):
         os.remove(os.path.join(OUT_DIR, f))
     print("\nmachine: %d cores, %s" % (os.cpu_count(), open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")))

@@ -187,7 +187,7 @@ void PaneOperator::Purge(Nanos w) {
     auto it = panes_.begin();
     if (!IsWindowLate(spec_.LastWindowEnd(it->first), lateness_, w)) break;
     const std::vector<Entry>& entries = it->second->entries;
-    if (!entries.empty()) purged_.push_back(it->first);
+    if (track_changes_ && !entries.empty()) purged_.push_back(it->first);
     for (const Entry& e : entries) {
       if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
       deps_.acc->Free(e.slot);

@@ -28,6 +28,7 @@ class PaneOperator final : public WindowOperator {
                Nanos watermark) override;
   size_t open_entries() const override { return open_entries_; }
   size_t pending_timers() const override { return panes_.size(); }
+  size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
 
  private:
   struct PaneKey {

@@ -39,7 +39,7 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
       --open_;
       if (list.empty()) {
         // The key goes away with its last session and its id may be reused: record its bytes.
-        erased_.emplace_back(deps_.keys->encoded(key));
+        if (track_changes_) erased_.emplace_back(deps_.keys->encoded(key));
         if (key < dirty_.size()) dirty_[key] = 0;
       } else {
         MarkDirty(key);

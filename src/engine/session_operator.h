@@ -26,6 +26,7 @@ class SessionOperator final : public WindowOperator {
                Nanos watermark) override;
   size_t open_entries() const override { return open_; }
   size_t pending_timers() const override { return open_; }
+  size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
 
  private:
   struct Session {

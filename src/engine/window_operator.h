@@ -75,6 +75,8 @@ class WindowOperator {
   // one nothing would ever take them, and the record would grow with the input).
   // REQUIRES: set before the first Add.
   void set_track_changes(bool on) { track_changes_ = on; }
+  // Number of row changes recorded for the next SnapshotChanges (0 when not tracking).
+  virtual size_t recorded_changes() const = 0;
   // Restores into a new operator from every row and the meta blob; `watermark` is the
   // restored watermark. Returns false when the bytes are damaged.
   virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows,

@@ -44,6 +44,9 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   }
   size_t keys() const { return keys_.size(); }
   size_t open() const { return op_->open_entries(); }
+  size_t recorded_changes() const { return op_->recorded_changes(); }
+  // Records changes for checkpoints, as with --state. REQUIRES: before the first Add.
+  void TrackChanges() { op_->set_track_changes(true); }
   size_t live_slots() const { return acc_.live(); }
 
   void EmitWindows(const std::vector<WindowResult>& results) override {

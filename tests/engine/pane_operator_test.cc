@@ -230,6 +230,25 @@ TEST_CASE("many keys over many open panes, added in random order, match a plain 
   CHECK(h.live_slots() == 0);
 }
 
+TEST_CASE("panes record changes for checkpoints only when asked to") {
+  for (bool track : {false, true}) {
+    CAPTURE(track);
+    OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
+    if (track) h.TrackChanges();
+    for (int i = 0; i < 100; ++i) {
+      h.Add("k", i * 10);
+      h.Advance(i * 10);
+    }
+    h.Advance(kPlusInfinity);
+    CHECK(h.Take().size() == 100);
+    if (track) {
+      CHECK(h.recorded_changes() > 0);
+    } else {
+      CHECK(h.recorded_changes() == 0);
+    }
+  }
+}
+
 TEST_CASE("state and keys are released once windows are late") {
   OperatorHarness h(Sliding(30, 10), 0, EmitMode::kFinal);
   for (int i = 0; i < 100; ++i) h.Add("k" + std::to_string(i % 7), i * 3);
