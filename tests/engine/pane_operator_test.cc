@@ -230,21 +230,26 @@ TEST_CASE("many keys over many open panes, added in random order, match a plain 
   CHECK(h.live_slots() == 0);
 }
 
-TEST_CASE("panes record changes for checkpoints only when asked to") {
-  for (bool track : {false, true}) {
-    CAPTURE(track);
-    OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal);
-    if (track) h.TrackChanges();
-    for (int i = 0; i < 100; ++i) {
-      h.Add("k", i * 10);
-      h.Advance(i * 10);
-    }
-    h.Advance(kPlusInfinity);
-    CHECK(h.Take().size() == 100);
-    if (track) {
-      CHECK(h.recorded_changes() > 0);
-    } else {
-      CHECK(h.recorded_changes() == 0);
+// Without a state store nothing takes the record of changes, so none may be kept: the session
+// operator's grew by one key per closed session (149 MB instead of 50 MB of peak RSS on 5M
+// lines of bench job 4), the pane operator's by one start per purged pane.
+TEST_CASE("both operators record changes for checkpoints only when asked to") {
+  for (const WindowSpec& spec : {Tumbling(10), Session(10)}) {
+    for (bool track : {false, true}) {
+      CAPTURE(spec.is_session(), track);
+      OperatorHarness h(spec, 0, EmitMode::kFinal);
+      if (track) h.TrackChanges();
+      for (int i = 0; i < 100; ++i) {
+        h.Add("k" + std::to_string(i), i * 20);
+        h.Advance(i * 20);
+      }
+      h.Advance(kPlusInfinity);
+      CHECK(h.Take().size() == 100);
+      if (track) {
+        CHECK(h.recorded_changes() > 0);
+      } else {
+        CHECK(h.recorded_changes() == 0);
+      }
     }
   }
 }

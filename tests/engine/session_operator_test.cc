@@ -94,24 +94,6 @@ TEST_CASE("final mode: a session whose start moves earlier still fires, once") {
   CHECK(h.open() == 0);
 }
 
-// Without a state store nothing takes the record of changes, so none may be kept: it grew by
-// one key per closed session (149 MB instead of 50 MB of peak RSS on 5M lines of job 4).
-TEST_CASE("sessions record changes for checkpoints only when asked to") {
-  for (bool track : {false, true}) {
-    CAPTURE(track);
-    OperatorHarness h(Session(10), 0, EmitMode::kFinal);
-    if (track) h.TrackChanges();
-    for (int i = 0; i < 100; ++i) h.Add("k" + std::to_string(i), i * 20);
-    h.Advance(kPlusInfinity);
-    CHECK(h.Take().size() == 100);
-    if (track) {
-      CHECK(h.recorded_changes() > 0);
-    } else {
-      CHECK(h.recorded_changes() == 0);
-    }
-  }
-}
-
 TEST_CASE("update mode: a late event into an emitted session emits its next revision") {
   OperatorHarness h(Session(10), 30, EmitMode::kUpdate);
   h.Add("u", 0);
