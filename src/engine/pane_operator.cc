@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "util/radix_sort.h"
+
 namespace logtide {
 
 PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
@@ -111,9 +113,12 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
   }
   // Group by key, keeping pane order within a key so merges happen in time order. (Within one
   // pane each key is there once: nothing to group.)
-  if (panes > 1) {
+  const auto by_key = [](const Entry& e) { return e.key; };
+  if (panes > 1 && scratch_.size() < 256) {
     std::stable_sort(scratch_.begin(), scratch_.end(),
-                     [](const Entry& a, const Entry& b) { return a.key < b.key; });
+                     [&](const Entry& a, const Entry& b) { return by_key(a) < by_key(b); });
+  } else if (panes > 1) {
+    RadixSort<11>(scratch_.data(), scratch_.data() + scratch_.size(), &radix_scratch_, by_key);
   }
   for (size_t i = 0; i < scratch_.size();) {
     size_t j = i + 1;

@@ -97,7 +97,7 @@ class PaneOperator final : public WindowOperator {
 
   std::vector<WindowResult> results_;
   std::vector<uint32_t> temp_slots_;
-  std::vector<Entry> scratch_;
+  std::vector<Entry> scratch_, radix_scratch_;
 
   // Changes since the last checkpoint: a flag per slot and the list of (pane, key) it marks,
   // and the panes dropped.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/radix_sort.h"
+
 namespace logtide {
 
 namespace {
@@ -27,29 +29,9 @@ void ResultOrder::SortByKey(KeyItem* first, KeyItem* last) {
     std::sort(first, last, by_key);
     return;
   }
-  // Many keys (one window of a high-cardinality job): LSD radix sort on the prefix, a byte at
-  // a time, skipping the bytes all keys share; then keys with equal prefixes by their bytes.
-  size_t counts[8][256] = {};
-  for (const KeyItem* it = first; it != last; ++it) {
-    for (int d = 0; d < 8; ++d) ++counts[d][(it->prefix >> (8 * d)) & 0xFF];
-  }
-  radix_scratch_.resize(n);
-  KeyItem* from = first;
-  KeyItem* to = radix_scratch_.data();
-  for (int d = 0; d < 8; ++d) {
-    size_t* c = counts[d];
-    if (c[(first->prefix >> (8 * d)) & 0xFF] == n) continue;  // one value: order unchanged
-    size_t sum = 0;
-    for (int v = 0; v < 256; ++v) {
-      size_t k = c[v];
-      c[v] = sum;
-      sum += k;
-    }
-    for (const KeyItem* it = from; it != from + n; ++it)
-      to[c[(it->prefix >> (8 * d)) & 0xFF]++] = *it;
-    std::swap(from, to);
-  }
-  if (from != first) std::copy(from, from + n, first);
+  // Many keys (one window of a high-cardinality job): radix sort on the prefix, a byte at a
+  // time, skipping the bytes all keys share; then keys with equal prefixes by their bytes.
+  RadixSort<8>(first, last, &radix_scratch_, [](const KeyItem& item) { return item.prefix; });
   for (KeyItem* b = first; b != last;) {
     KeyItem* e = b + 1;
     while (e != last && e->prefix == b->prefix) ++e;
