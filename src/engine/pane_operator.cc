@@ -170,6 +170,9 @@ void PaneOperator::AdvanceWatermarkNow(Nanos w) {
     }
     if (FireTime(e) > w || (fired_any_ && e <= fired_end_)) break;
     CollectWindow(SatSub(e, spec_.size), e);
+    // Window by window, in end order, which is the order of the records: a watermark that
+    // passes many windows at once (the end of the input) holds one window's results, not all.
+    EmitAndRelease();
     fired_any_ = true;
     fired_end_ = e;
   }
@@ -183,7 +186,6 @@ void PaneOperator::AdvanceWatermarkNow(Nanos w) {
       fired_end_ = last_due_end;
     }
   }
-  EmitAndRelease();
   Purge(w);
 }
 

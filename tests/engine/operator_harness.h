@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,11 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   void TrackChanges() { op_->set_track_changes(true); }
   size_t live_slots() const { return acc_.live(); }
 
+  // The most records handed over in one EmitWindows call so far.
+  size_t largest_call() const { return largest_call_; }
+
   void EmitWindows(const std::vector<WindowResult>& results) override {
+    largest_call_ = std::max(largest_call_, results.size());
     order_.Clear();
     for (const WindowResult& r : results) order_.Add(r.start, r.end, keys_.encoded(r.key));
     for (uint32_t i : order_.Sort()) {
@@ -91,6 +96,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   uint64_t seq_ = 0;
   std::vector<std::string> out_;
   std::string line_;
+  size_t largest_call_ = 0;
 };
 
 inline WindowSpec Tumbling(Nanos size) {

@@ -254,6 +254,21 @@ TEST_CASE("both operators record changes for checkpoints only when asked to") {
   }
 }
 
+TEST_CASE("a watermark passing many windows hands them over one window at a time") {
+  // The end of the input passes every open window at once: holding all their records before
+  // writing them took 518 MB for sliding:10m:1m by user where one window's take 214 MB.
+  OperatorHarness h(Sliding(30, 10), 0, EmitMode::kFinal);
+  for (Nanos t = 0; t < 50; t += 10) {
+    for (const char* k : {"a", "b", "c"}) h.Add(k, t);
+  }
+  h.Advance(kPlusInfinity);
+  const std::vector<std::string> got = h.Take();
+  CHECK(got.size() == 7 * 3);  // windows [-20,10) to [40,70), three keys each
+  CHECK(got.front() == "[-20,10) a 1 1");
+  CHECK(got.back() == "[40,70) c 1 1");
+  CHECK(h.largest_call() == 3);
+}
+
 TEST_CASE("state and keys are released once windows are late") {
   OperatorHarness h(Sliding(30, 10), 0, EmitMode::kFinal);
   for (int i = 0; i < 100; ++i) h.Add("k" + std::to_string(i % 7), i * 3);
