@@ -113,12 +113,12 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
   }
   // Group by key, keeping pane order within a key so merges happen in time order. (Within one
   // pane each key is there once: nothing to group.)
-  const auto by_key = [](const Entry& e) { return e.key; };
   if (panes > 1 && scratch_.size() < 256) {
     std::stable_sort(scratch_.begin(), scratch_.end(),
-                     [&](const Entry& a, const Entry& b) { return by_key(a) < by_key(b); });
+                     [](const Entry& a, const Entry& b) { return a.key < b.key; });
   } else if (panes > 1) {
-    RadixSort<11>(scratch_.data(), scratch_.data() + scratch_.size(), &radix_scratch_, by_key);
+    RadixSort<11>(scratch_.data(), scratch_.data() + scratch_.size(), &radix_scratch_,
+                  [](const Entry& e) { return e.key; });
   }
   for (size_t i = 0; i < scratch_.size();) {
     size_t j = i + 1;
@@ -290,11 +290,7 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     if (!r.ok() || !r.at_end()) return false;
     std::unique_ptr<Pane>& pane = panes_[start];
     if (pane == nullptr) pane = std::make_unique<Pane>();
-    if (FindSlot(*pane, key) != KeyTable::kNoSlot) {
-      deps_.acc->Free(slot);
-      deps_.keys->ReleaseIfUnused(key);
-      return false;  // a row twice
-    }
+    if (FindSlot(*pane, key) != KeyTable::kNoSlot) return false;  // a row twice
     AddEntry(pane.get(), key, slot);
     quiet_until_ = kMinusInfinity;
   }

@@ -14,11 +14,8 @@ SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMod
 SessionOperator::~SessionOperator() = default;
 
 SessionOperator::Session* SessionOperator::Find(uint32_t key, Nanos start, Nanos end) {
-  if (key >= sessions_.size()) return nullptr;
-  for (Session& s : sessions_[key]) {
-    if (s.start == start && s.end == end) return &s;
-  }
-  return nullptr;
+  Session* s = FindStart(key, start);
+  return s != nullptr && s->end == end ? s : nullptr;
 }
 
 SessionOperator::Session* SessionOperator::FindStart(uint32_t key, Nanos start) {

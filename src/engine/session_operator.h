@@ -37,9 +37,10 @@ class SessionOperator final : public WindowOperator {
   };
   using SessionList = absl::InlinedVector<Session, 2>;
 
-  Session* Find(uint32_t key, Nanos start, Nanos end);
-  // The key's session starting at `start` (a key's sessions never share a start).
+  // The key's session starting at `start` (a key's sessions are disjoint: no two share a
+  // start), or nullptr; Find also requires its end.
   Session* FindStart(uint32_t key, Nanos start);
+  Session* Find(uint32_t key, Nanos start, Nanos end);
   void Remove(uint32_t key, Nanos start, Nanos end);
 
   Nanos gap_;
