@@ -5,6 +5,12 @@
 #include <algorithm>
 #include <cstring>
 
+// The internal API below is the one of simdjson 3.0.1 (CMakeLists.txt checks the same).
+static_assert(simdjson::SIMDJSON_VERSION_MAJOR == 3 && simdjson::SIMDJSON_VERSION_MINOR == 0 &&
+                  simdjson::SIMDJSON_VERSION_REVISION == 1,
+              "logtide's StructuralIndex is written against simdjson 3.0.1's internal stage-1 API "
+              "(dom_parser_implementation); port it before building with another simdjson");
+
 namespace logtide {
 
 namespace {
