@@ -1,4 +1,6 @@
-// logtide: event-time windowed aggregation over NDJSON logs. See man/logtide.1.
+// The command line: flags to an engine run, results to exit codes. See man/logtide.1.
+#include "cli.h"
+
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -87,7 +89,9 @@ int UsageError(const CLI::App& app, const std::string& message) {
   return kExitUsage;
 }
 
-int Main(int argc, char** argv) {
+}  // namespace
+
+int Main(int argc, char** argv, const FaultHooks& faults) {
   Options o;
   bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
@@ -196,6 +200,7 @@ int Main(int argc, char** argv) {
 
   EngineConfig config;
   Status s = BuildConfig(o, &config);
+  config.faults = faults;
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
@@ -232,7 +237,4 @@ int Main(int argc, char** argv) {
   return kExitOk;
 }
 
-}  // namespace
 }  // namespace logtide
-
-int main(int argc, char** argv) { return logtide::Main(argc, argv); }

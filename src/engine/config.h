@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,18 @@
 namespace logtide {
 
 enum class OnError { kSkip, kFail };
+
+// Fault injection for the crash and fault tests: the test build of the binary
+// (tests/faults/faults_main.cc) sets these from its environment; the logtide binary never does.
+struct FaultHooks {
+  // Called at the named points of checkpoint N (1 for the job's first): "before-flush"
+  // (records still buffered), "before-commit" (outputs written, state not), "after-commit".
+  void (*at_checkpoint)(const char* point, uint64_t checkpoint) = nullptr;
+  // The window log is compacted once it holds more than twice the live rows plus this.
+  uint64_t compact_slack = 10000;
+  // When >= 0: the writes to the outputs after this many fail with ENOSPC, as on a full disk.
+  int64_t fail_writes_after = -1;
+};
 
 struct EngineConfig {
   std::vector<std::string> inputs;  // "-" is stdin; empty means stdin
@@ -43,6 +56,8 @@ struct EngineConfig {
   bool hold = false;             // at the end of input, keep windows open for the next run
   bool durable = false;          // fsync outputs and commit with synchronous=FULL
   bool reread_replaced = false;  // a truncated or replaced input is read from its start
+
+  FaultHooks faults;  // tests only
 };
 
 // The settings that change results, one "name=value" per line: a state file is only resumed

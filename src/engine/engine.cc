@@ -41,18 +41,6 @@ constexpr uint64_t kTailBytes = 64;
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
 
-// Test hook: LOGTIDE_TEST_KILL_AT=POINT:N sends SIGKILL to the process at checkpoint N, at POINT:
-// before-flush (records still buffered), before-commit (outputs written, state not), or
-// after-commit.
-void MaybeKill(const char* point, uint64_t checkpoint) {
-  static const char* spec = std::getenv("LOGTIDE_TEST_KILL_AT");
-  if (spec == nullptr) return;
-  std::string_view v(spec);
-  size_t colon = v.find(':');
-  if (colon == std::string_view::npos || v.substr(0, colon) != point) return;
-  if (std::strtoull(spec + colon + 1, nullptr, 10) == checkpoint) std::raise(SIGKILL);
-}
-
 }  // namespace
 
 std::string QueryText(const EngineConfig& c) {
@@ -162,6 +150,10 @@ struct Engine::Impl final : public ResultEmitter {
   Status RestoreEngine(std::string_view blob,
                        const std::vector<std::pair<std::string, std::string>>& rows);
   void Consumed(int input, const Line& line);
+  void AtCheckpoint(const char* point, uint64_t n) {
+    if (config.faults.at_checkpoint != nullptr) config.faults.at_checkpoint(point, n);
+  }
+  int64_t write_budget = -1;  // FaultHooks::fail_writes_after
   Status Finish();
 };
 
@@ -379,6 +371,10 @@ Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
   if (s.ok() && !config.late_output.empty()) s = open(&late_out, config.late_output, "late-output");
   if (s.ok() && !config.errors_output.empty())
     s = open(&errors_out, config.errors_output, "errors");
+  if (config.faults.fail_writes_after >= 0) {
+    write_budget = config.faults.fail_writes_after;
+    for (OutputFile* f : {&out, &late_out, &errors_out}) f->set_write_budget(&write_budget);
+  }
   return s;
 }
 
@@ -425,22 +421,18 @@ Status Engine::Impl::RestoreEngine(std::string_view blob,
 Status Engine::Impl::TakeCheckpoint(bool finished) {
   const auto started = std::chrono::steady_clock::now();
   const uint64_t n = checkpoints + 1;
-  MaybeKill("before-flush", n);
+  AtCheckpoint("before-flush", n);
   if (output_thread != nullptr) output_thread->Drain();
   for (OutputFile* f : {&out, &late_out, &errors_out}) {
     if (!f->is_open()) continue;
     Status s = f->Sync(config.durable);
     if (!s.ok()) return s;
   }
-  MaybeKill("before-commit", n);
+  AtCheckpoint("before-commit", n);
   Checkpoint c;
   // The window log is rewritten whole once it holds more than twice the live rows: a
   // checkpoint then costs what changed, amortized.
-  static const uint64_t slack = [] {  // test hook: LOGTIDE_TEST_COMPACT_SLACK=0 compacts often
-    const char* v = std::getenv("LOGTIDE_TEST_COMPACT_SLACK");
-    return v == nullptr ? uint64_t{10000} : std::strtoull(v, nullptr, 10);
-  }();
-  c.compact = window_log_rows > 2 * op->open_entries() + slack;
+  c.compact = window_log_rows > 2 * op->open_entries() + config.faults.compact_slack;
   c.engine = SnapshotEngine(&c.window_ops, c.compact);
   window_log_rows = (c.compact ? 0 : window_log_rows) + c.window_ops.size();
   c.finished = finished;
@@ -502,7 +494,7 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   ++stats->checkpoints;
   stats->checkpoint_seconds += std::chrono::duration<double>(last_checkpoint - started).count();
   stats->last_checkpoint_rows = c.window_ops.size();
-  MaybeKill("after-commit", n);
+  AtCheckpoint("after-commit", n);
   return Status::Ok();
 }
 

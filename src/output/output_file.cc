@@ -6,24 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 namespace logtide {
-namespace {
-
-// Test hook: with LOGTIDE_TEST_FAIL_WRITES=N, every write after the N-th fails with ENOSPC, as
-// on a full disk. Read once.
-bool TestFailWrite() {
-  static const long limit = [] {
-    const char* v = std::getenv("LOGTIDE_TEST_FAIL_WRITES");
-    return v == nullptr ? -1L : std::strtol(v, nullptr, 10);
-  }();
-  static long writes = 0;
-  return limit >= 0 && ++writes > limit;
-}
-
-}  // namespace
 
 OutputFile::~OutputFile() { (void)Close(); }
 
@@ -87,8 +72,9 @@ Status OutputFile::Sync(bool durable) {
 Status OutputFile::Flush() {
   size_t done = 0;
   while (error_.ok() && done < buf_.size()) {
-    ssize_t n = TestFailWrite() ? (errno = ENOSPC, -1)
-                                : ::write(fd_, buf_.data() + done, buf_.size() - done);
+    ssize_t n = write_budget_ != nullptr && --*write_budget_ < 0
+                    ? (errno = ENOSPC, -1)
+                    : ::write(fd_, buf_.data() + done, buf_.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       error_ = Status::IOError(fmt::format("cannot write to {}: {}", name_, std::strerror(errno)));

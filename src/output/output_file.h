@@ -43,6 +43,9 @@ class OutputFile {
   Status Close();
   // The output's length: committed bytes at open plus bytes written to the OS since.
   uint64_t bytes_written() const { return written_; }
+  // Fault injection for tests: each write(2) takes one from *budget, shared by the outputs
+  // that are given it, and fails with ENOSPC (as on a full disk) once it is used up.
+  void set_write_budget(int64_t* budget) { write_budget_ = budget; }
 
  private:
   static constexpr size_t kFlushAt = 1 << 16;
@@ -52,6 +55,7 @@ class OutputFile {
   std::string buf_;
   uint64_t written_ = 0;
   Status error_;
+  int64_t* write_budget_ = nullptr;
 };
 
 }  // namespace logtide
