@@ -44,12 +44,15 @@ std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), 
 }  // namespace
 
 std::string QueryText(const EngineConfig& c) {
+  // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
+  // name written out or left off do not make another query.
   std::string by, aggs;
   for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
-  for (size_t i = 0; i < c.aggs.size(); ++i)
-    aggs += (i ? " " : "") + c.aggs[i].name + "=" +
-            c.aggs[i].text.substr(
-                c.aggs[i].text.find('=') == std::string::npos ? 0 : c.aggs[i].text.find('=') + 1);
+  for (size_t i = 0; i < c.aggs.size(); ++i) {
+    const AggSpec& a = c.aggs[i];
+    aggs += fmt::format("{}{}={}{}", i ? " " : "", a.name, AggKindName(a.kind),
+                        a.field.empty() ? "" : "(" + a.field + ")");
+  }
   return fmt::format(
       "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"
       "}",

@@ -83,6 +83,15 @@ refuse "changed query" 5 'window: the state has "tumbling:10s", this run has "tu
   "$bin" -q --window tumbling:1m --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s --state s.db --hold -o out.ndjson app.log
 refuse "changed lateness" 5 'lateness: the state has "5s", this run has "0s"' \
   "$bin" -q --window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --state s.db --hold -o out.ndjson app.log
+refuse "changed aggregate field" 5 'agg: the state has' \
+  "$bin" -q --window tumbling:10s --by service --agg count --agg 'sum(status)' --agg 'last(path)' --delay 2s --lateness 5s --state s.db --hold -o out.ndjson app.log
+# The query's identity is canonical (issue 13): spacing inside an aggregate and a default name
+# written out are the same query, and the run resumes.
+cp out.ndjson canon-before.ndjson
+head -n 6000 all.ndjson | tail -n 1000 >> app.log
+"$bin" -q --window tumbling:10s --by service --agg 'count = count' --agg ' sum( bytes ) ' --agg 'last_path=last(path)' --delay 2s --lateness 5s --state s.db --hold -o out.ndjson app.log 2> err.txt
+check "canonical query: spacing and default names written out resume the job (exit 0)" test $? = 0
+check "canonical query: ... and the resumed run went on writing" bash -c '[ "$(wc -c < out.ndjson)" -gt "$(wc -c < canon-before.ndjson)" ]'
 # An overlapping run: a slow logtide run (a checkpoint every 20 lines) holds the state.
 "$gen" --lines 400000 --seed 4 --rate-per-s 1000 > slow.ndjson
 rm -f s2.db*
