@@ -67,6 +67,7 @@ struct Engine::Impl final : public ResultEmitter {
   const EngineConfig& config;
   EngineStats* stats;
   std::unique_ptr<EventParser> parser;  // with --threads 1
+  JsonChecker json_checker;             // late lines, before they are counted
   KeyTable keys;
   KeyCache key_cache{&keys};  // after `keys`: it holds references into it
   Accumulators acc;
@@ -582,7 +583,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   keys.ReleaseIfUnused(key);
   if (!accepted) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
-    if (!IsValidJson(std::string_view(line.data, line.size)))
+    if (!json_checker.IsValid(std::string_view(line.data, line.size)))
       return BadLine(input, line, "invalid JSON");
     LateEvent(input, line, t);
   } else {

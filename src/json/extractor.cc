@@ -578,8 +578,7 @@ Status FieldExtractor::Finish() {
 namespace {
 
 // The slow path for a line the fast path refused: full validation, for a precise message.
-Status DescribeBadLine(const char* line, size_t size) {
-  simdjson::dom::parser parser;
+Status DescribeBadLine(simdjson::dom::parser& parser, const char* line, size_t size) {
   simdjson::dom::element root;
   auto error = parser.parse(line, size, true).get(root);
   if (error)
@@ -608,16 +607,18 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
   values->assign(paths_.size(), ValueRef::Null());
   if (index == nullptr || !index->Find(line, size)) {
     index = &impl_->own;
-    if (!index->Build(line, size)) return DescribeBadLine(line, size);
+    if (!index->Build(line, size)) return DescribeBadLine(impl_->raw_checker, line, size);
   }
-  if (!impl_->Walk(index, line, size, values)) return DescribeBadLine(line, size);
+  if (!impl_->Walk(index, line, size, values)) return DescribeBadLine(impl_->raw_checker, line, size);
   return Status::Ok();
 }
 
-bool IsValidJson(std::string_view raw) {
-  simdjson::dom::parser parser;
+JsonChecker::JsonChecker() : parser_(std::make_unique<simdjson::dom::parser>()) {}
+JsonChecker::~JsonChecker() = default;
+
+bool JsonChecker::IsValid(std::string_view raw) {
   simdjson::dom::element e;
-  return parser.parse(raw.data(), raw.size(), true).get(e) == simdjson::SUCCESS;
+  return parser_->parse(raw.data(), raw.size(), true).get(e) == simdjson::SUCCESS;
 }
 
 }  // namespace logtide

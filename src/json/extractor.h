@@ -12,6 +12,10 @@
 #include "json/value.h"
 #include "util/status.h"
 
+namespace simdjson::dom {
+class parser;
+}
+
 namespace logtide {
 
 class FieldExtractor {
@@ -59,7 +63,17 @@ class FieldExtractor {
   std::vector<std::string> paths_;
 };
 
-// Returns true when `raw` is a complete, valid JSON text (full validation, slow path).
-bool IsValidJson(std::string_view raw);
+// Validates whole JSON texts (the slow path, for lines that left the fast one), reusing one
+// parser's buffers from text to text.
+class JsonChecker {
+ public:
+  JsonChecker();
+  ~JsonChecker();
+  // Returns true when `raw` is a complete, valid JSON text.
+  bool IsValid(std::string_view raw);
+
+ private:
+  std::unique_ptr<simdjson::dom::parser> parser_;
+};
 
 }  // namespace logtide

@@ -45,7 +45,7 @@ class StructuralIndex {
   }
   static constexpr size_t kPiece = 64 * 1024;
   // The deepest nesting of objects and arrays a line may have, as simdjson's DOM parser
-  // (IsValidJson) allows.
+  // (JsonChecker) allows.
   static constexpr size_t kMaxDepth = 1024;
 
   // Returns true when the tokens of the line [line, line + size) are indexed: already, or by
