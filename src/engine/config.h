@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agg/agg_spec.h"
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 #include "output/record_writer.h"
 #include "time/timestamp.h"
 #include "window/window_spec.h"

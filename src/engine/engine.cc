@@ -16,7 +16,7 @@
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
 #include "engine/result_order.h"
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
 #include "output/json_text.h"

@@ -39,7 +39,7 @@ class KeyTable {
   }
 
   std::string_view encoded(uint32_t id) const { return entries_[id].bytes; }
-  // A pane and a slot in it, kept with the key for PaneOperator (engine/pane_operator.h, whose
+  // A pane and a slot in it, kept with the key for PaneOperator (window/pane_operator.h, whose
   // pane the address is; opaque here): the key's state in the pane it was last added to,
   // found with no lookup beyond the key's own. A new key has none: nullptr and kNoSlot.
   static constexpr uint32_t kNoSlot = UINT32_MAX;

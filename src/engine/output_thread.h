@@ -17,7 +17,7 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "engine/result_order.h"
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 #include "output/record_writer.h"
 
 namespace logtide {

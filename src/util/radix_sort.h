@@ -1,6 +1,6 @@
 // Stable LSD radix sort of items by an unsigned integer key, for the large sorts of firing:
 // result records by key prefix (engine/result_order.h) and a window's pane entries by key id
-// (engine/pane_operator.h).
+// (window/pane_operator.h).
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "engine/pane_operator.h"
+#include "window/pane_operator.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -11,7 +11,7 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "engine/result_order.h"
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 #include "output/json_text.h"
 
 namespace logtide {

@@ -1,4 +1,4 @@
-#include "engine/session_operator.h"
+#include "window/session_operator.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 #include "watermark/timer_queue.h"
 
 namespace logtide {

@@ -1,7 +1,7 @@
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 
-#include "engine/pane_operator.h"
-#include "engine/session_operator.h"
+#include "window/pane_operator.h"
+#include "window/session_operator.h"
 
 namespace logtide {
 

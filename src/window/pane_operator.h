@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/window_operator.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 
