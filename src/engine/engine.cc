@@ -36,6 +36,7 @@ static_assert(sizeof(std::sig_atomic_t) == sizeof(int));
 extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
 
 constexpr uint64_t kFingerprintBytes = 4096;
+constexpr uint32_t kEngineSnapshotVersion = 2;
 constexpr uint64_t kTailBytes = 64;
 
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
@@ -141,7 +142,7 @@ struct Engine::Impl final : public ResultEmitter {
   void Advance(Nanos w) {
     if (w > watermark) {
       watermark = w;
-      op->AdvanceWatermark(w);
+      op->OnWatermark(w);
     }
   }
   Status ReadAll();
@@ -195,7 +196,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   Status s = EventParser::Create(c, &m.parser);
   if (!s.ok()) return s;
   m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
-                                WindowOperator::Deps{&m.keys, &m.acc, &m});
+                                WindowOperator::Deps{&m.keys, &m.acc, &m,
+                                                     e->stats_.ignored_values.data()});
   m.op->set_track_changes(!c.state_path.empty());
   *out = std::move(e);
   return Status::Ok();
@@ -382,13 +384,13 @@ Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
   return s;
 }
 
-// Engine snapshot: u32 version (1), i64 watermark, u64 seq, u64 lines, events, bad_lines,
+// Engine snapshot: u32 version (2: panes keep no firing cursor), i64 watermark, u64 seq, u64 lines, events, bad_lines,
 // late_events, windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported,
 // then the window operator's meta blob (its rows go to the windows table).
 std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool compact) {
   std::string b;
   ByteWriter w(&b);
-  w.U32(1);
+  w.U32(kEngineSnapshotVersion);
   w.I64(watermark);
   w.U64(seq);
   for (uint64_t v :
@@ -397,7 +399,7 @@ std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool 
   w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
   for (uint64_t v : stats->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(reported));
-  op->SnapshotChanges(window_ops, &w, compact);
+  op->Snapshot(window_ops, &w, compact);
   return b;
 }
 
@@ -405,13 +407,20 @@ Status Engine::Impl::RestoreEngine(std::string_view blob,
                                    const std::vector<std::pair<std::string, std::string>>& rows) {
   ByteReader r(blob);
   uint32_t version = r.U32();
+  if (r.ok() && version != kEngineSnapshotVersion) {
+    return Status::Refused(fmt::format(
+        "state file {} was written by another version of logtide (window state format {}, this "
+        "version reads {}); it was not changed. Finish the job with the version that wrote it, "
+        "or start a new --state file",
+        config.state_path, version, kEngineSnapshotVersion));
+  }
   watermark = r.I64();
   seq = r.U64();
   for (uint64_t* v : {&stats->lines, &stats->events, &stats->bad_lines, &stats->late_events,
                       &stats->windows_emitted})
     *v = r.U64();
   uint32_t naggs = r.U32();
-  if (version != 1 || naggs != stats->ignored_values.size()) r = ByteReader("");
+  if (naggs != stats->ignored_values.size()) r = ByteReader("");
   for (uint64_t& v : stats->ignored_values) v = r.U64();
   reported = static_cast<int>(r.U32());
   if (!r.ok() || !op->Restore(rows, &r, watermark) || !r.at_end()) {
@@ -579,7 +588,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   const Nanos t = ev.time;
   uint32_t key = key_cache.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
-  bool accepted = op->Add(key, t, ev.aggs, seq, watermark, stats->ignored_values.data());
+  bool accepted = op->Add(KeyedEvent{key, t, ev.aggs, seq});
   keys.ReleaseIfUnused(key);
   if (!accepted) {
     // Late lines leave the fast path: check the whole line before counting or copying it.

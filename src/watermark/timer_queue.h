@@ -1,5 +1,6 @@
-// Event-time timers: (time, window, key) entries popped in one fixed total order once the
-// watermark reaches their time, so firing never depends on hash order.
+// Timers: (time, window, key) entries popped in one fixed total order once their clock reaches
+// their time, so firing never depends on hash order. TimerService keeps an operator's timers in
+// the two time domains (Flink's InternalTimerService).
 #pragma once
 
 #include <absl/container/btree_map.h>
@@ -9,11 +10,14 @@
 #include <vector>
 
 #include "time/timestamp.h"
+#include "util/time_math.h"
 
 namespace logtide {
 
 struct Timer {
-  enum Kind : uint8_t { kFire = 0, kCleanup = 1 };
+  // What the owner does when the timer goes off: emit a window, drop state, or forget a
+  // window's revision count. The order of kinds breaks ties between otherwise equal timers.
+  enum Kind : uint8_t { kFire = 0, kCleanup = 1, kExpire = 2 };
   Nanos time;
   Nanos end;
   Nanos start;
@@ -35,10 +39,14 @@ class TimerQueue {
 
   void Push(const Timer& t);
   // Pops the earliest timer with time <= watermark into *out. Returns false when none is due.
-  bool PopDue(Nanos watermark, Timer* out);
+  bool PopDue(Nanos watermark, Timer* out) {
+    return watermark >= due_from_ && PopDueFromBuckets(watermark, out);
+  }
   size_t size() const { return size_; }
 
  private:
+  bool PopDueFromBuckets(Nanos watermark, Timer* out);
+
   Nanos width_;
   // Every timer in a bucket up to ready_bucket_, as a min-heap; later buckets' timers are all
   // later than these.
@@ -47,6 +55,34 @@ class TimerQueue {
   absl::btree_map<int64_t, std::vector<Timer>> later_;  // bucket -> its timers, unsorted
   std::vector<std::vector<Timer>> spare_;               // emptied buckets' vectors, for reuse
   size_t size_ = 0;
+  // No timer is due at a watermark below this (a lower bound of the earliest time): the common
+  // call, a watermark that passes no timer, is one comparison.
+  Nanos due_from_ = kPlusInfinity;
+};
+
+enum class TimeDomain { kEventTime, kProcessingTime };
+
+// One operator's timers: event-time timers are due once the watermark reaches their time,
+// processing-time timers once the wall clock does (nanoseconds since the epoch). Each domain
+// pops in Timer's total order.
+class TimerService {
+ public:
+  // REQUIRES: event_bucket > 0 (see TimerQueue).
+  explicit TimerService(Nanos event_bucket)
+      : event_(event_bucket), processing_(kProcessingBucket) {}
+
+  void Set(TimeDomain d, const Timer& t) { queue(d).Push(t); }
+  // Pops the earliest timer of domain `d` with time <= now into *out; false when none is due.
+  bool PopDue(TimeDomain d, Nanos now, Timer* out) { return queue(d).PopDue(now, out); }
+  size_t size(TimeDomain d) const {
+    return d == TimeDomain::kEventTime ? event_.size() : processing_.size();
+  }
+
+ private:
+  static constexpr Nanos kProcessingBucket = 100'000'000;  // 100 ms of wall time
+  TimerQueue& queue(TimeDomain d) { return d == TimeDomain::kEventTime ? event_ : processing_; }
+  TimerQueue event_;
+  TimerQueue processing_;
 };
 
 }  // namespace logtide

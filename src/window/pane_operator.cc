@@ -1,19 +1,19 @@
 #include "window/pane_operator.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "util/radix_sort.h"
 
 namespace logtide {
 
 PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
-    : WindowOperator(lateness, mode, deps), spec_(spec), pane_(spec.pane()) {}
+    // Fire timers come one a slide, cleanup timers one a pane: a bucket of a slide holds few.
+    : WindowOperator(lateness, mode, deps, spec.slide), spec_(spec), pane_(spec.pane()) {}
 
 PaneOperator::~PaneOperator() = default;
 
-bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
-                       uint64_t* wrong_type) {
+bool PaneOperator::Add(const KeyedEvent& e) {
+  const Nanos t = e.time;
   // Every time in one pane has the same last window (the pane divides the slide): consecutive
   // events in one pane skip the divisions.
   if (!(t >= recent_pane_ && t < recent_pane_end_)) {
@@ -22,40 +22,73 @@ bool PaneOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t s
     recent_last_end_ = spec_.LastWindowEnd(t);
     recent_ = nullptr;
   }
-  if (IsWindowLate(recent_last_end_, lateness_, watermark)) return false;
+  if (IsLate(recent_last_end_)) return false;
   const Nanos p = recent_pane_;
-  if (recent_ == nullptr) {
-    auto [pit, new_pane] = panes_.try_emplace(p);
-    if (new_pane) {
-      pit->second = std::make_unique<Pane>();
-      // Sized like the last pane that filled: panes of a stream hold similar numbers of keys.
-      pit->second->entries.reserve(last_pane_keys_);
-      quiet_until_ = kMinusInfinity;  // it may be the first pane: Purge's time moves
-    }
-    recent_ = pit->second.get();
-  }
-  uint32_t slot = FindSlot(*recent_, key);
+  if (recent_ == nullptr) recent_ = GetPane(p);
+  uint32_t slot = FindSlot(*recent_, e.key);
   if (slot == KeyTable::kNoSlot) {
     slot = deps_.acc->Allocate();
-    AddEntry(recent_, key, slot);
+    AddEntry(recent_, e.key, slot);
     last_pane_keys_ = std::max(last_pane_keys_, recent_->entries.size());
   }
-  deps_.acc->Add(slot, inputs, t, seq, wrong_type);
-  MarkDirty(p, key, slot);
+  deps_.acc->Add(slot, e.inputs, t, e.seq, deps_.wrong_type);
+  MarkDirty(p, e.key, slot);
 
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
-  if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark) {
+  if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark_) {
     for (Nanos s = SatSub(spec_.NextEndAfter(t), spec_.size); s <= spec_.LastWindowStart(t);
          s = SatAdd(s, spec_.slide)) {
-      Nanos e = SatAdd(s, spec_.size);
-      if (e > watermark || IsWindowLate(e, lateness_, watermark)) continue;
-      uint32_t slot = MergedSlot(key, s, e);
-      results_.push_back(WindowResult{s, e, key, slot, TakeRevision(s, e, key)});
+      Nanos end = SatAdd(s, spec_.size);
+      if (end > watermark_ || IsLate(end)) continue;
+      uint32_t slot = MergedSlot(e.key, s, end);
+      results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key)});
     }
     EmitAndRelease();
   }
   return true;
+}
+
+PaneOperator::Pane* PaneOperator::GetPane(Nanos start) {
+  auto [it, is_new] = panes_.try_emplace(start);
+  if (is_new) {
+    it->second = std::make_unique<Pane>();
+    // Sized like the last pane that filled: panes of a stream hold similar numbers of keys.
+    it->second->entries.reserve(last_pane_keys_);
+    SetPaneTimers(start);
+  }
+  return it->second.get();
+}
+
+void PaneOperator::SetPaneTimers(Nanos start) {
+  const Nanos last_end = spec_.LastWindowEnd(start);
+  for (Nanos e = spec_.NextEndAfter(start);; e = SatAdd(e, spec_.slide)) {
+    // A window already due has fired (or was empty) when the watermark passed it.
+    if (FireTime(e) > watermark_ && fire_set_.insert(e).second)
+      timers_.Set(TimeDomain::kEventTime,
+                  Timer{FireTime(e), e, SatSub(e, spec_.size), 0, Timer::kFire});
+    if (e >= last_end) break;
+  }
+  timers_.Set(TimeDomain::kEventTime,
+              Timer{CleanupTime(last_end), kPlusInfinity, start, 0, Timer::kCleanup});
+}
+
+void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
+  switch (t.kind) {
+    case Timer::kFire:
+      fire_set_.erase(t.end);
+      // Window by window, in end order, which is the order of the records: a watermark that
+      // passes many windows at once (the end of the input) holds one window's results, not all.
+      CollectWindow(t.start, t.end);
+      EmitAndRelease();
+      break;
+    case Timer::kCleanup:
+      Purge(t.start);
+      break;
+    case Timer::kExpire:
+      revisions_.erase(PaneKey{t.start, t.key});
+      break;
+  }
 }
 
 void PaneOperator::AddEntry(Pane* p, uint32_t key, uint32_t slot) {
@@ -95,13 +128,11 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
 int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
   if (mode_ == EmitMode::kFinal) return -1;
   if (lateness_ == 0) return 0;  // late at once: no later revision can exist
-  auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, 0);
-  if (inserted) {
-    revision_expiry_.emplace_back(SatAdd(end, lateness_), start, key);
-    quiet_until_ = kMinusInfinity;
-    std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
-  }
-  return it->second++;
+  auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, Revision{0, CleanupTime(end)});
+  if (inserted)
+    timers_.Set(TimeDomain::kEventTime,
+                Timer{it->second.expiry, kPlusInfinity, start, key, Timer::kExpire});
+  return it->second.next++;
 }
 
 void PaneOperator::CollectWindow(Nanos start, Nanos end) {
@@ -141,79 +172,23 @@ void PaneOperator::EmitAndRelease() {
   temp_slots_.clear();
 }
 
-void PaneOperator::AdvanceWatermark(Nanos w) {
-  if (w < quiet_until_) return;
-  AdvanceWatermarkNow(w);
-  // Below the next window end (+ lateness in final mode) after fired_end_, nothing fires and
-  // fired_end_ stays (every window end that could fire is at or after it); below the times at
-  // which the first pane and the oldest revision expire, nothing is purged. Until then, an
-  // advance is a no-op, unless a new pane or revision comes (both reset quiet_until_).
-  quiet_until_ = kMinusInfinity;
-  if (!fired_any_) return;
-  Nanos q = FireTime(SatAdd(fired_end_, spec_.slide));
-  if (!panes_.empty())
-    q = std::min(q, SatAdd(spec_.LastWindowEnd(panes_.begin()->first), lateness_));
-  if (!revision_expiry_.empty()) q = std::min(q, std::get<0>(revision_expiry_.front()));
-  quiet_until_ = q;
-}
-
-void PaneOperator::AdvanceWatermarkNow(Nanos w) {
-  while (!panes_.empty()) {
-    // The next window end, after the last one considered, whose window holds a pane with data.
-    Nanos e;
-    if (!fired_any_) {
-      e = spec_.NextEndAfter(panes_.begin()->first);
-    } else {
-      auto it = panes_.lower_bound(SatSub(SatAdd(fired_end_, spec_.slide), spec_.size));
-      if (it == panes_.end()) break;
-      e = std::max(spec_.NextEndAfter(it->first), SatAdd(fired_end_, spec_.slide));
-    }
-    if (FireTime(e) > w || (fired_any_ && e <= fired_end_)) break;
-    CollectWindow(SatSub(e, spec_.size), e);
-    // Window by window, in end order, which is the order of the records: a watermark that
-    // passes many windows at once (the end of the input) holds one window's results, not all.
-    EmitAndRelease();
-    fired_any_ = true;
-    fired_end_ = e;
+void PaneOperator::Purge(Nanos start) {
+  auto it = panes_.find(start);
+  if (it == panes_.end()) return;
+  const std::vector<Entry>& entries = it->second->entries;
+  if (track_changes_ && !entries.empty()) purged_.push_back(start);
+  for (const Entry& e : entries) {
+    if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
+    deps_.acc->Free(e.slot);
+    if (deps_.keys->pane(e.key) == it->second.get())
+      deps_.keys->set_pane(e.key, nullptr, KeyTable::kNoSlot);
+    deps_.keys->Unref(e.key);
   }
-  // Every window due at w has now been considered, including those that were empty: data that
-  // reaches one of their panes later must not fire them again.
-  Nanos due_until = mode_ == EmitMode::kFinal ? SatSub(w, lateness_) : w;
-  if (due_until != kMinusInfinity && due_until != kPlusInfinity) {
-    Nanos last_due_end = SatAdd(FloorTo(SatSub(due_until, spec_.size), spec_.slide), spec_.size);
-    if (!fired_any_ || last_due_end > fired_end_) {
-      fired_any_ = true;
-      fired_end_ = last_due_end;
-    }
-  }
-  Purge(w);
-}
-
-void PaneOperator::Purge(Nanos w) {
-  while (!panes_.empty()) {
-    auto it = panes_.begin();
-    if (!IsWindowLate(spec_.LastWindowEnd(it->first), lateness_, w)) break;
-    const std::vector<Entry>& entries = it->second->entries;
-    if (track_changes_ && !entries.empty()) purged_.push_back(it->first);
-    for (const Entry& e : entries) {
-      if (e.slot < dirty_.size()) dirty_[e.slot] = 0;
-      deps_.acc->Free(e.slot);
-      if (deps_.keys->pane(e.key) == it->second.get())
-        deps_.keys->set_pane(e.key, nullptr, KeyTable::kNoSlot);
-      deps_.keys->Unref(e.key);
-    }
-    open_entries_ -= entries.size();
-    // The next panes are sized like the ones purged now, not like the largest ever seen.
-    last_pane_keys_ = entries.size();
-    if (it->second.get() == recent_) recent_ = nullptr;
-    panes_.erase(it);
-  }
-  while (!revision_expiry_.empty() && std::get<0>(revision_expiry_.front()) <= w) {
-    std::pop_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
-    auto [expiry, start, key] = revision_expiry_.back();
-    revisions_.erase(PaneKey{start, key});
-    revision_expiry_.pop_back();
-  }
+  open_entries_ -= entries.size();
+  // The next panes are sized like the ones purged now, not like the largest ever seen.
+  last_pane_keys_ = entries.size();
+  if (it->second.get() == recent_) recent_ = nullptr;
+  panes_.erase(it);
 }
 
 namespace {
@@ -235,10 +210,11 @@ Nanos PaneRowStart(std::string_view k) {
 
 }  // namespace
 
-// Rows: PaneRowKey(pane start, key) -> accumulators. Meta: u8 fired_any, i64 fired_end,
-// u32 revisions, per revision (sorted): i64 window start, bytes key, i64 next revision,
-// i64 expiry.
-void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
+// Rows: PaneRowKey(pane start, key) -> accumulators. Meta: u32 revisions, per revision
+// (sorted by window start, then key bytes): i64 window start, bytes key, i64 next revision,
+// i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
+// the watermark.
+void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
   if (all) {
     purged_.clear();
     for (const auto& [start, pane] : panes_) {
@@ -261,16 +237,13 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
   }
   dirty_list_.clear();
 
-  meta->U8(fired_any_);
-  meta->I64(fired_end_);
-  std::vector<std::tuple<Nanos, std::string_view, Nanos, int64_t>>
-      revs;  // (start, key, expiry, next)
-  for (const auto& [expiry, start, key] : revision_expiry_) {
-    revs.emplace_back(start, deps_.keys->encoded(key), expiry, revisions_.at(PaneKey{start, key}));
-  }
+  std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>> revs;  // start, key, next, expiry
+  revs.reserve(revisions_.size());
+  for (const auto& [pk, rev] : revisions_)
+    revs.emplace_back(pk.start, deps_.keys->encoded(pk.key), rev.next, rev.expiry);
   std::sort(revs.begin(), revs.end());
   meta->U32(static_cast<uint32_t>(revs.size()));
-  for (const auto& [start, key, expiry, next] : revs) {
+  for (const auto& [start, key, next, expiry] : revs) {
     meta->I64(start);
     meta->Bytes(key);
     meta->I64(next);
@@ -279,7 +252,8 @@ void PaneOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, 
 }
 
 bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
-                           ByteReader* meta, Nanos) {
+                           ByteReader* meta, Nanos watermark) {
+  watermark_ = watermark;
   for (const auto& [k, v] : rows) {
     if (k.size() < 8) return false;
     Nanos start = PaneRowStart(k);
@@ -288,14 +262,10 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     ByteReader r(v);
     deps_.acc->Restore(slot, &r);
     if (!r.ok() || !r.at_end()) return false;
-    std::unique_ptr<Pane>& pane = panes_[start];
-    if (pane == nullptr) pane = std::make_unique<Pane>();
+    Pane* pane = GetPane(start);
     if (FindSlot(*pane, key) != KeyTable::kNoSlot) return false;  // a row twice
-    AddEntry(pane.get(), key, slot);
-    quiet_until_ = kMinusInfinity;
+    AddEntry(pane, key, slot);
   }
-  fired_any_ = meta->U8() != 0;
-  fired_end_ = meta->I64();
   uint32_t revs = meta->U32();
   for (uint32_t i = 0; i < revs && meta->ok(); ++i) {
     Nanos start = meta->I64();
@@ -306,9 +276,8 @@ bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>
     // so its key is already held by a restored pane.
     uint32_t key = deps_.keys->Intern(key_bytes);
     if (deps_.keys->refs(key) == 0) return false;
-    revisions_[PaneKey{start, key}] = next;
-    revision_expiry_.emplace_back(expiry, start, key);
-    std::push_heap(revision_expiry_.begin(), revision_expiry_.end(), std::greater<>());
+    if (!revisions_.try_emplace(PaneKey{start, key}, Revision{next, expiry}).second) return false;
+    timers_.Set(TimeDomain::kEventTime, Timer{expiry, kPlusInfinity, start, key, Timer::kExpire});
   }
   return meta->ok();
 }

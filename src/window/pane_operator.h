@@ -1,10 +1,17 @@
 // Tumbling and sliding windows kept as panes (see window/window_spec.h): each event updates
 // exactly one pane's state, and a window's result is the merge of its panes at firing time,
 // so a sliding window costs one update per event, not one per window.
+//
+// Timers: a new pane sets a fire timer for each of its windows not yet due (one per window
+// end, shared by the window's panes) and a cleanup timer at the CleanupTime of its last
+// window; in update mode with lateness, an emitted (window, key) sets an expire timer at its
+// window's CleanupTime, when its revision count is forgotten. At equal times windows fire
+// before state is dropped (the cleanup and expire timers carry end = +infinity).
 #pragma once
 
 #include <absl/container/btree_map.h>
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include <memory>
 #include <tuple>
@@ -20,15 +27,15 @@ class PaneOperator final : public WindowOperator {
   PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~PaneOperator() override;
 
-  bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
-           uint64_t* wrong_type) override;
-  void AdvanceWatermark(Nanos w) override;
-  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
+  bool Add(const KeyedEvent& e) override;
+  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   size_t open_entries() const override { return open_entries_; }
-  size_t pending_timers() const override { return panes_.size(); }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
+
+ protected:
+  void OnTimer(TimeDomain domain, const Timer& t) override;
 
  private:
   struct PaneKey {
@@ -65,6 +72,10 @@ class PaneOperator final : public WindowOperator {
   // REQUIRES: the key has no slot in p.
   void AddEntry(Pane* p, uint32_t key, uint32_t slot);
 
+  // Returns the pane starting at `start`, making it (and setting its timers) if it is new.
+  Pane* GetPane(Nanos start);
+  // Sets the timers of a new pane: its windows' fire timers not yet set or due, its cleanup.
+  void SetPaneTimers(Nanos start);
   // Appends the results of window [start, end) for every key with data in it.
   void CollectWindow(Nanos start, Nanos end);
   // Returns the slot holding `key`'s merged state over [start, end), or UINT32_MAX if none.
@@ -72,28 +83,30 @@ class PaneOperator final : public WindowOperator {
   // Returns the revision to emit next for (window, key) in update mode, and remembers it.
   int64_t TakeRevision(Nanos start, Nanos end, uint32_t key);
   void EmitAndRelease();
-  void Purge(Nanos w);
-  void AdvanceWatermarkNow(Nanos w);
+  // Drops the pane starting at `start` and every key's state in it.
+  void Purge(Nanos start);
 
   WindowSpec spec_;
   Nanos pane_;
   // The pane of the last event added, [recent_pane_, recent_pane_end_), and the end of its
   // last window.
   Nanos recent_pane_ = kPlusInfinity, recent_pane_end_ = kPlusInfinity, recent_last_end_ = 0;
-  // AdvanceWatermark does nothing for a watermark below this (kMinusInfinity: unknown).
-  Nanos quiet_until_ = kMinusInfinity;
   // Pane start -> its state (held by pointer: btree values move when the tree changes).
   absl::btree_map<Nanos, std::unique_ptr<Pane>> panes_;
   Pane* recent_ = nullptr;     // the pane starting at recent_pane_, once it exists
   size_t open_entries_ = 0;    // (pane, key) entries in all panes
   size_t last_pane_keys_ = 0;  // keys in a recent pane: the size to reserve for a new one
-  bool fired_any_ = false;
-  Nanos fired_end_ = kMinusInfinity;  // end of the last window considered for firing
+  // Ends of the windows whose fire timer is set and has not gone off: a window's panes share
+  // one timer.
+  absl::flat_hash_set<Nanos> fire_set_;
 
   // update mode: the next revision of each emitted (window start, key) that is not yet late,
-  // and a min-heap of (late time, window start, key) to forget them.
-  absl::flat_hash_map<PaneKey, int64_t> revisions_;
-  std::vector<std::tuple<Nanos, Nanos, uint32_t>> revision_expiry_;
+  // and when it is forgotten (its expire timer's time).
+  struct Revision {
+    int64_t next;
+    Nanos expiry;
+  };
+  absl::flat_hash_map<PaneKey, Revision> revisions_;
 
   std::vector<WindowResult> results_;
   std::vector<uint32_t> temp_slots_;

@@ -5,11 +5,9 @@
 namespace logtide {
 
 SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
-    : WindowOperator(lateness, mode, deps),
-      gap_(spec.gap),
-      // Timers of open sessions spread over about a gap (plus lateness) ahead of the watermark:
-      // a sixteenth of it a bucket.
-      timers_(std::max<Nanos>(spec.gap / 16, 1)) {}
+    // Timers of open sessions spread over about a gap (plus lateness) ahead of the watermark:
+    // a sixteenth of it a bucket.
+    : WindowOperator(lateness, mode, deps, std::max<Nanos>(spec.gap / 16, 1)), gap_(spec.gap) {}
 
 SessionOperator::~SessionOperator() = default;
 
@@ -47,8 +45,9 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
   }
 }
 
-bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq,
-                          Nanos watermark, uint64_t* wrong_type) {
+bool SessionOperator::Add(const KeyedEvent& e) {
+  const uint32_t key = e.key;
+  const Nanos t = e.time;
   Nanos start = t, end = SatAdd(t, gap_);
   SessionList* list = key < sessions_.size() ? &sessions_[key] : nullptr;
   // Sessions overlapping or touching [t, t + gap) merge with it: they form one run in the
@@ -64,7 +63,7 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     }
   }
   // The session the event would end up in decides lateness (Flink: merge, then isWindowLate).
-  if (IsWindowLate(end, lateness_, watermark)) return false;
+  if (IsLate(end)) return false;
 
   if (list == nullptr) {
     sessions_.resize(key + 1);
@@ -97,10 +96,10 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
     target->start = start;
     target->end = end;
   }
-  deps_.acc->Add(target->slot, inputs, t, seq, wrong_type);
+  deps_.acc->Add(target->slot, e.inputs, t, e.seq, deps_.wrong_type);
   MarkDirty(key);
 
-  if (mode_ == EmitMode::kUpdate && target->end <= watermark) {
+  if (mode_ == EmitMode::kUpdate && target->end <= watermark_) {
     // A session that is complete at the current watermark (late, not too late): its next
     // revision goes out now, and it is dropped once it is late.
     target->last_revision++;
@@ -108,43 +107,47 @@ bool SessionOperator::Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_
         WindowResult{target->start, target->end, key, target->slot, target->last_revision});
     Emit(&results_);
     if (changed)
-      timers_.Push(
-          Timer{SatAdd(target->end, lateness_), target->end, target->start, key, Timer::kCleanup});
+      timers_.Set(TimeDomain::kEventTime, Timer{CleanupTime(target->end), target->end,
+                                                target->start, key, Timer::kCleanup});
   } else if (mode_ == EmitMode::kFinal ? new_start : changed) {
     // In final mode a session keeps one timer, found by its start: a session that only grew
-    // later is set again when that timer goes off (AdvanceWatermark), not at every event.
-    timers_.Push(Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
+    // later is set again when that timer goes off (OnTimer), not at every event.
+    timers_.Set(TimeDomain::kEventTime,
+                Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
   }
   return true;
 }
 
-void SessionOperator::AdvanceWatermark(Nanos w) {
-  Timer timer;
-  while (timers_.PopDue(w, &timer)) {
-    if (mode_ == EmitMode::kFinal) {
-      Session* s = FindStart(timer.key, timer.start);
-      if (s == nullptr) continue;  // merged into a session that starts earlier
-      if (FireTime(s->end) > w) {  // it grew since the timer was set
-        timers_.Push(Timer{FireTime(s->end), s->end, s->start, timer.key, Timer::kFire});
-        continue;
-      }
-      to_remove_.push_back(Timer{timer.time, s->end, s->start, timer.key, timer.kind});
-      results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, -1});
-      continue;
+void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {
+  const Nanos w = watermark_;
+  if (mode_ == EmitMode::kFinal) {
+    Session* s = FindStart(timer.key, timer.start);
+    if (s == nullptr) return;    // merged into a session that starts earlier
+    if (FireTime(s->end) > w) {  // it grew since the timer was set
+      timers_.Set(TimeDomain::kEventTime,
+                  Timer{FireTime(s->end), s->end, s->start, timer.key, Timer::kFire});
+      return;
     }
-    // update mode: a timer is set at every change and names the session's (start, end).
-    Session* s = Find(timer.key, timer.start, timer.end);
-    if (s == nullptr) continue;  // merged into another session since the timer was set
-    if (timer.kind == Timer::kCleanup) {
-      to_remove_.push_back(timer);
-      continue;
-    }
-    // update mode: the next revision now, then the session waits for its cleanup.
-    const int64_t revision = ++s->last_revision;
-    MarkDirty(timer.key);
-    timers_.Push(Timer{SatAdd(s->end, lateness_), s->end, s->start, timer.key, Timer::kCleanup});
-    results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
+    to_remove_.push_back(Timer{timer.time, s->end, s->start, timer.key, timer.kind});
+    results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, -1});
+    return;
   }
+  // update mode: a timer is set at every change and names the session's (start, end).
+  Session* s = Find(timer.key, timer.start, timer.end);
+  if (s == nullptr) return;  // merged into another session since the timer was set
+  if (timer.kind == Timer::kCleanup) {
+    to_remove_.push_back(timer);
+    return;
+  }
+  // update mode: the next revision now, then the session waits for its cleanup.
+  const int64_t revision = ++s->last_revision;
+  MarkDirty(timer.key);
+  timers_.Set(TimeDomain::kEventTime,
+              Timer{CleanupTime(s->end), s->end, s->start, timer.key, Timer::kCleanup});
+  results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
+}
+
+void SessionOperator::AfterTimers() {
   Emit(&results_);
   for (const Timer& t : to_remove_) Remove(t.key, t.start, t.end);
   to_remove_.clear();
@@ -153,7 +156,7 @@ void SessionOperator::AdvanceWatermark(Nanos w) {
 // Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
 // revision, accumulators. Meta: nothing. Timers are not stored: Restore derives them from the
 // sessions and the watermark.
-void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*, bool all) {
+void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all) {
   if (all) {
     erased_.clear();
     for (uint32_t key = 0; key < sessions_.size(); ++key) {
@@ -183,6 +186,7 @@ void SessionOperator::SnapshotChanges(std::vector<StateOp>* ops, ByteWriter*, bo
 
 bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
                               ByteReader*, Nanos watermark) {
+  watermark_ = watermark;
   for (const auto& [k, v] : rows) {
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);
@@ -202,9 +206,10 @@ bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::stri
       // An emitted session that is still complete waits only for its cleanup; any other waits
       // to fire (final mode keeps no emitted session).
       if (mode_ == EmitMode::kUpdate && s.last_revision >= 0 && s.end <= watermark) {
-        timers_.Push(Timer{SatAdd(s.end, lateness_), s.end, s.start, key, Timer::kCleanup});
+        timers_.Set(TimeDomain::kEventTime,
+                    Timer{CleanupTime(s.end), s.end, s.start, key, Timer::kCleanup});
       } else {
-        timers_.Push(Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
+        timers_.Set(TimeDomain::kEventTime, Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
       }
     }
     if (!r.ok() || !r.at_end() || list.empty()) return false;

@@ -1,7 +1,9 @@
 // Session windows: per key, the open sessions sorted by start. An event at t is the window
 // [t, t + gap); it merges with every session it overlaps or touches, and the merged session
 // keeps one accumulator slot (Flink's MergingWindowSet). Timers fire sessions in a fixed order;
-// in final mode a session has one timer at a time, set again when it goes off early.
+// in final mode a session has one timer at a time, set again when it goes off early. In
+// update mode each change sets a timer naming the session's (start, end): a fire timer while
+// the session is not yet complete, a cleanup timer at its CleanupTime once it is.
 #pragma once
 
 #include <absl/container/inlined_vector.h>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "window/window_operator.h"
-#include "watermark/timer_queue.h"
 
 namespace logtide {
 
@@ -18,15 +19,18 @@ class SessionOperator final : public WindowOperator {
   SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~SessionOperator() override;
 
-  bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
-           uint64_t* wrong_type) override;
-  void AdvanceWatermark(Nanos w) override;
-  void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
                Nanos watermark) override;
+  bool Add(const KeyedEvent& e) override;
+  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   size_t open_entries() const override { return open_; }
-  size_t pending_timers() const override { return open_; }
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
+
+ protected:
+  // Collects the sessions that fire; AfterTimers emits them together, then drops the ones
+  // whose state is done.
+  void OnTimer(TimeDomain domain, const Timer& t) override;
+  void AfterTimers() override;
 
  private:
   struct Session {
@@ -47,7 +51,6 @@ class SessionOperator final : public WindowOperator {
   // By key id (ids are dense: KeyTable recycles them); a key with no session has an empty
   // list. One indexed load finds a key's sessions, where a hash map took two.
   std::vector<SessionList> sessions_;
-  TimerQueue timers_;
   size_t open_ = 0;
   std::vector<WindowResult> results_;
   std::vector<Timer> to_remove_;

@@ -1,19 +1,34 @@
-// The window operator: keyed window state, firing and purging, following Flink's
-// WindowOperator. Two implementations: panes for tumbling and sliding windows, merging
-// sessions for session windows.
+// The window operator contract: keyed window state, firing and purging, following Flink's
+// WindowOperator. Two implementations: panes for tumbling and sliding windows
+// (pane_operator.h), merging sessions for session windows (session_operator.h).
 //
-// Contract (see man/logtide.1, SEMANTICS):
-//  - Add() is called with the watermark as it was before the event; an event is late, and
-//    changes nothing, when every window it belongs to is late (IsWindowLate).
-//  - AdvanceWatermark(w) emits every window due at w, then drops state whose windows are
-//    late. The emitter writes the windows of one call sorted by (end, start, key). final
-//    mode: a window is due at end + lateness. update mode: due at end with revision 0; each
-//    late event accepted into an already emitted window emits that window's next revision
-//    from inside Add().
+// Lifecycle (Arroyo's operator hooks), in call order:
+//   Restore           once, before anything else, when a run resumes from a checkpoint;
+//   Add               an event (late events are refused and change nothing);
+//   OnWatermark       event time moved: due timers go off, in timer order;
+//   OnProcessingTime  the wall clock moved: due processing-time timers go off;
+//   Snapshot          at each checkpoint: the rows that changed and a small meta blob.
+// The end of the input is OnWatermark(kPlusInfinity): every open window fires and all state
+// is dropped, so there is no separate finish hook.
+//
+// Every firing and every drop of state goes through the operator's TimerService: an
+// operator sets a timer for each thing that will happen (a window firing, a pane or session
+// cleaned up, a revision count forgotten) and acts when it pops. When a window fires and when
+// it is late are the named predicates below (see man/logtide.1, SEMANTICS):
+//  - FireTime(end): final mode, end + lateness; update mode, end (revision 0). In update mode
+//    each late event accepted into an already emitted window emits that window's next
+//    revision from inside Add().
+//  - CleanupTime(end) = end + lateness: the window is late (IsLate) from then on, takes no
+//    more events, and its state is dropped.
+//  - An event is late, and changes nothing, when every window it belongs to is late.
+// The emitter writes the windows handed over in one EmitWindows call sorted by (end, start,
+// key); operators hand windows over in end order.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "agg/accumulators.h"
@@ -21,6 +36,7 @@
 #include "json/value.h"
 #include "state/state_store.h"
 #include "util/bytes.h"
+#include "watermark/timer_queue.h"
 #include "window/window_spec.h"
 
 namespace logtide {
@@ -43,61 +59,106 @@ class ResultEmitter {
   virtual void EmitWindows(const std::vector<WindowResult>& results) = 0;
 };
 
+// One event as the operator sees it: its key's id, its time, and the aggregates' inputs
+// (valid during Add only).
+struct KeyedEvent {
+  uint32_t key;
+  Nanos time;
+  const ValueRef* inputs;
+  uint64_t seq;  // the event's position in the stream, for first()/last()
+};
+
 class WindowOperator {
  public:
   struct Deps {
     KeyTable* keys;
     Accumulators* acc;
     ResultEmitter* emitter;
+    uint64_t* wrong_type;  // per aggregate: values of the wrong type (Accumulators::Add)
   };
   static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
                                                 EmitMode mode, Deps deps);
   virtual ~WindowOperator() = default;
 
-  // Adds one event of `key` at time t with the aggregates' inputs. Returns false, changing
-  // nothing, when the event is late. wrong_type as in Accumulators::Add.
-  virtual bool Add(uint32_t key, Nanos t, const ValueRef* inputs, uint64_t seq, Nanos watermark,
-                   uint64_t* wrong_type) = 0;
-  // REQUIRES: w is not smaller than any watermark passed before.
-  virtual void AdvanceWatermark(Nanos w) = 0;
-  // Number of open (window or pane, key) states.
-  virtual size_t open_entries() const = 0;
-  // Number of event-time timers still to go off: for panes, one per pane start (its windows
-  // fire and it is dropped as the watermark passes); for sessions, one per open session.
-  virtual size_t pending_timers() const = 0;
-
-  // Checkpointing (Arroyo's snapshot/restore hooks). The state is a set of rows (open panes or
-  // sessions with their keys and accumulators) plus a small `meta` blob (cursors, revisions).
-  // Appends to `ops` the row changes since the last call (with `all`, a put for every row
-  // instead), and writes the meta blob.
-  virtual void SnapshotChanges(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
-  // Whether row changes are recorded for SnapshotChanges (only with a state store: without
-  // one nothing would ever take them, and the record would grow with the input).
-  // REQUIRES: set before the first Add.
-  void set_track_changes(bool on) { track_changes_ = on; }
-  // Number of row changes recorded for the next SnapshotChanges (0 when not tracking).
-  virtual size_t recorded_changes() const = 0;
-  // Restores into a new operator from every row and the meta blob; `watermark` is the
-  // restored watermark. Returns false when the bytes are damaged.
+  // Restores into a new operator from every row and the meta blob of a Snapshot; `watermark`
+  // is the watermark the snapshot was taken at. Sets the timers the state implies. Returns
+  // false when the bytes are damaged.
   virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows,
                        ByteReader* meta, Nanos watermark) = 0;
 
+  // Adds one event at the current watermark. Returns false, changing nothing, when it is late.
+  virtual bool Add(const KeyedEvent& e) = 0;
+
+  // Fires every event-time timer due at w, in timer order.
+  // REQUIRES: w is not smaller than any watermark passed before.
+  void OnWatermark(Nanos w) {
+    watermark_ = w;
+    Timer t;
+    if (!timers_.PopDue(TimeDomain::kEventTime, w, &t)) return;
+    do {
+      OnTimer(TimeDomain::kEventTime, t);
+    } while (timers_.PopDue(TimeDomain::kEventTime, w, &t));
+    AfterTimers();
+  }
+  // Fires every processing-time timer due at `now` (wall-clock nanoseconds since the epoch).
+  // (No operator sets one yet: triggers on the clock will.)
+  void OnProcessingTime(Nanos now) {
+    Timer t;
+    if (!timers_.PopDue(TimeDomain::kProcessingTime, now, &t)) return;
+    do {
+      OnTimer(TimeDomain::kProcessingTime, t);
+    } while (timers_.PopDue(TimeDomain::kProcessingTime, now, &t));
+    AfterTimers();
+  }
+
+  // Checkpointing. The state is a set of rows (open panes or sessions with their keys and
+  // accumulators) plus a small `meta` blob. Appends to `ops` the row changes since the last
+  // call (with `all`, a put for every row instead), and writes the meta blob.
+  virtual void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
+  // Whether row changes are recorded for Snapshot (only with a state store: without one
+  // nothing would ever take them, and the record would grow with the input).
+  // REQUIRES: set before the first Add.
+  void set_track_changes(bool on) { track_changes_ = on; }
+  // Number of row changes recorded for the next Snapshot (0 when not tracking).
+  virtual size_t recorded_changes() const = 0;
+
+  // Number of open (window or pane, key) states.
+  virtual size_t open_entries() const = 0;
+  // Number of timers still to go off, both domains.
+  size_t pending_timers() const {
+    return timers_.size(TimeDomain::kEventTime) + timers_.size(TimeDomain::kProcessingTime);
+  }
+  Nanos watermark() const { return watermark_; }
+
  protected:
-  WindowOperator(Nanos lateness, EmitMode mode, Deps deps)
-      : lateness_(lateness), mode_(mode), deps_(deps) {}
+  WindowOperator(Nanos lateness, EmitMode mode, Deps deps, Nanos timer_bucket)
+      : lateness_(lateness), mode_(mode), deps_(deps), timers_(timer_bucket) {}
+
+  // Acts on one timer that went off.
+  virtual void OnTimer(TimeDomain domain, const Timer& t) = 0;
+  // Called after the timers that went off at one OnWatermark / OnProcessingTime, if any.
+  virtual void AfterTimers() {}
+
   // Emits `results` (when there are any) and clears the vector.
   void Emit(std::vector<WindowResult>* results) {
     if (!results->empty()) deps_.emitter->EmitWindows(*results);
     results->clear();
   }
+
   // The watermark at which a window ending at `end` is emitted for the first time.
   Nanos FireTime(Nanos end) const {
     return mode_ == EmitMode::kFinal ? SatAdd(end, lateness_) : end;
   }
+  // The watermark from which a window ending at `end` is late and its state dropped.
+  Nanos CleanupTime(Nanos end) const { return SatAdd(end, lateness_); }
+  // Whether a window ending at `end` is late at the current watermark.
+  bool IsLate(Nanos end) const { return IsWindowLate(end, lateness_, watermark_); }
 
   Nanos lateness_;
   EmitMode mode_;
   Deps deps_;
+  TimerService timers_;
+  Nanos watermark_ = kMinusInfinity;
   bool track_changes_ = false;
 };
 

@@ -89,5 +89,31 @@ TEST_CASE("bucketed timers pop in the same order as one sorted set of them, for 
   }
 }
 
+TEST_CASE("TimerService keeps event-time and processing-time timers apart") {
+  TimerService timers(10);
+  timers.Set(TimeDomain::kEventTime, Timer{5, 5, 0, 1, Timer::kFire});
+  timers.Set(TimeDomain::kProcessingTime, Timer{1'000, 1'000, 0, 2, Timer::kFire});
+  timers.Set(TimeDomain::kProcessingTime, Timer{3, 3, 0, 3, Timer::kFire});
+  CHECK(timers.size(TimeDomain::kEventTime) == 1);
+  CHECK(timers.size(TimeDomain::kProcessingTime) == 2);
+  Timer t;
+  // A watermark far past every time pops only event-time timers, and the clock only its own.
+  CHECK(timers.PopDue(TimeDomain::kEventTime, kPlusInfinity, &t));
+  CHECK(t.key == 1);
+  CHECK_FALSE(timers.PopDue(TimeDomain::kEventTime, kPlusInfinity, &t));
+  CHECK_FALSE(timers.PopDue(TimeDomain::kProcessingTime, 2, &t));
+  CHECK(timers.PopDue(TimeDomain::kProcessingTime, 999, &t));
+  CHECK(t.key == 3);
+  CHECK_FALSE(timers.PopDue(TimeDomain::kProcessingTime, 999, &t));
+  // A timer set before the earliest one waiting is still found (the queue's "nothing due
+  // before" bound moves down with it).
+  timers.Set(TimeDomain::kProcessingTime, Timer{500, 500, 0, 4, Timer::kFire});
+  CHECK(timers.PopDue(TimeDomain::kProcessingTime, 999, &t));
+  CHECK(t.key == 4);
+  CHECK(timers.PopDue(TimeDomain::kProcessingTime, 1'000, &t));
+  CHECK(t.key == 2);
+  CHECK(timers.size(TimeDomain::kProcessingTime) == 0);
+}
+
 }  // namespace
 }  // namespace logtide

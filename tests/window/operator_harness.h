@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ namespace logtide {
 class OperatorHarness : public ResultEmitter, public ValueSink {
  public:
   OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode) : acc_(Specs()) {
-    op_ = WindowOperator::Create(spec, lateness, mode, WindowOperator::Deps{&keys_, &acc_, this});
+    op_ = WindowOperator::Create(spec, lateness, mode,
+                                 WindowOperator::Deps{&keys_, &acc_, this, ignored_});
   }
 
   // Adds an event with key `key` and value x at time t; returns whether it was accepted.
@@ -28,15 +30,11 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
     EncodeValue(ValueRef::String(key), &enc);
     uint32_t id = keys_.Intern(enc);
     ValueRef in[2] = {ValueRef::Null(), ValueRef::Int(x)};
-    uint64_t ignored[2] = {0, 0};
-    bool ok = op_->Add(id, t, in, ++seq_, watermark_, ignored);
+    bool ok = op_->Add(KeyedEvent{id, t, in, ++seq_});
     keys_.ReleaseIfUnused(id);
     return ok;
   }
-  void Advance(Nanos w) {
-    watermark_ = w;
-    op_->AdvanceWatermark(w);
-  }
+  void Advance(Nanos w) { op_->OnWatermark(w); }
   // Returns and clears the records emitted so far.
   std::vector<std::string> Take() {
     std::vector<std::string> r;
@@ -49,6 +47,33 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   // Records changes for checkpoints, as with --state. REQUIRES: before the first Add.
   void TrackChanges() { op_->set_track_changes(true); }
   size_t live_slots() const { return acc_.live(); }
+
+  // A whole snapshot, as a compacting checkpoint stores it: rows by key, the meta blob, and
+  // the watermark. REQUIRES: TrackChanges().
+  struct Saved {
+    std::vector<std::pair<std::string, std::string>> rows;
+    std::string meta;
+    Nanos watermark;
+  };
+  Saved Save() {
+    std::vector<StateOp> ops;
+    Saved s;
+    ByteWriter w(&s.meta);
+    op_->Snapshot(&ops, &w, true);
+    std::map<std::string, std::string> live;
+    for (StateOp& op : ops) {
+      if (op.kind == StateOp::kPut) live[op.key] = std::move(op.value);
+    }
+    s.rows.assign(live.begin(), live.end());
+    s.watermark = op_->watermark();
+    return s;
+  }
+  // Restores a snapshot into this harness's new operator. Returns false when it is refused.
+  bool Load(const Saved& s) {
+    ByteReader r(s.meta);
+    return op_->Restore(s.rows, &r, s.watermark) && r.ok() && r.at_end();
+  }
+  size_t pending_timers() const { return op_->pending_timers(); }
 
   // The most records handed over in one EmitWindows call so far.
   size_t largest_call() const { return largest_call_; }
@@ -92,7 +117,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   Accumulators acc_;
   std::unique_ptr<WindowOperator> op_;
   ResultOrder order_;
-  Nanos watermark_ = kMinusInfinity;
+  uint64_t ignored_[2] = {0, 0};
   uint64_t seq_ = 0;
   std::vector<std::string> out_;
   std::string line_;
