@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "explain.h"
 #include "flags.h"
+#include "inspect.h"
 #include "progress.h"
 #include "state/state_store.h"
 
@@ -189,10 +190,12 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
 
   if (inspect->parsed()) {
     std::string json;
-    Status st = StateStore::Inspect(inspect_path, &json);
+    Status st = InspectState(inspect_path, &json);
     if (!st.ok()) {
       fmt::print(stderr, "logtide: error: {}\n", st.message());
-      return st.code() == Status::Code::kCorruption ? kExitStateRefused : kExitIoError;
+      return st.code() == Status::Code::kCorruption || st.code() == Status::Code::kRefused
+                 ? kExitStateRefused
+                 : kExitIoError;
     }
     fmt::print("{}\n", json);
     return kExitOk;

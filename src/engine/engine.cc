@@ -1,31 +1,28 @@
 #include "engine/engine.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <xxhash.h>
 
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
 
 #include "agg/accumulators.h"
+#include "engine/checkpointer.h"
+#include "engine/counters.h"
 #include "engine/event_parser.h"
 #include "engine/key_table.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
-#include "engine/result_order.h"
-#include "window/window_operator.h"
+#include "engine/result_sink.h"
+#include "input/input_set.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
-#include "output/json_text.h"
-#include "output/output_file.h"
+#include "output/output_set.h"
 #include "output/record_writer.h"
+#include "output/side_records.h"
 #include "state/state_store.h"
-#include "time/duration.h"
-#include "time/time_format.h"
+#include "time/timestamp.h"
 #include "watermark/watermark.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 
@@ -35,35 +32,17 @@ volatile int g_stop_signal = 0;  // sig_atomic_t is int here; LineReader takes a
 static_assert(sizeof(std::sig_atomic_t) == sizeof(int));
 extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
 
-constexpr uint64_t kFingerprintBytes = 4096;
-constexpr uint32_t kEngineSnapshotVersion = 2;
-constexpr uint64_t kTailBytes = 64;
-
-std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
-std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
-
 }  // namespace
 
-std::string QueryText(const EngineConfig& c) {
-  // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
-  // name written out or left off do not make another query.
-  std::string by, aggs;
-  for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
-  for (size_t i = 0; i < c.aggs.size(); ++i) {
-    const AggSpec& a = c.aggs[i];
-    aggs += fmt::format("{}{}={}{}", i ? " " : "", a.name, AggKindName(a.kind),
-                        a.field.empty() ? "" : "(" + a.field + ")");
-  }
-  return fmt::format(
-      "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"
-      "}",
-      c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
-      FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
-      c.format == OutputFormat::kCsv ? "csv" : "ndjson");
-}
-
-struct Engine::Impl final : public ResultEmitter {
-  Impl(const EngineConfig& c, EngineStats* s) : config(c), stats(s), acc(c.aggs) {}
+struct Engine::Impl {
+  Impl(const EngineConfig& c, EngineStats* s)
+      : config(c),
+        stats(s),
+        acc(c.aggs),
+        sink(&keys, &acc, &s->windows_emitted),
+        outputs(c.output, c.late_output, c.errors_output, !c.state_path.empty()),
+        tracker(static_cast<int>(c.inputs.size()), c.delay),
+        counters(s, &seq, &reported) {}
 
   const EngineConfig& config;
   EngineStats* stats;
@@ -72,36 +51,30 @@ struct Engine::Impl final : public ResultEmitter {
   KeyTable keys;
   KeyCache key_cache{&keys};  // after `keys`: it holds references into it
   Accumulators acc;
+  ResultSink sink;
   std::unique_ptr<WindowOperator> op;
-  OutputFile out, late_out, errors_out;
+  OutputSet outputs;
   std::unique_ptr<RecordWriter> writer;
-  ResultOrder result_order;  // without an output thread
-  // With worker threads: writes the records through `writer` (so declared after it and `out`).
+  // With worker threads: writes the records through `writer` (so declared after it and
+  // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
-  std::vector<std::unique_ptr<LineReader>> readers;
-  std::vector<uint64_t> read_to;     // per input: the end of the last line processed
-  std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `readers`, so declared after
-  std::unique_ptr<WatermarkTracker> tracker;
+  std::unique_ptr<InputSet> inputs;
+  std::vector<uint64_t> read_to;    // per input: the end of the last line processed
+  std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `inputs`, so declared after
+  std::vector<std::unique_ptr<StructuralIndex>> indexes;  // per input: its current run of lines
+  WatermarkTracker tracker;
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
   int reported = 0;
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
   std::chrono::steady_clock::time_point last_progress;
+  int64_t write_budget = -1;  // FaultHooks::fail_writes_after
 
   // Durable state (--state).
-  struct Track {
-    uint64_t offset = 0;  // just past the last line processed
-    uint64_t line = 0;
-    uint64_t start_offset = 0;      // where this run began
-    XXH64_state_t* hash = nullptr;  // stdin: hash of all bytes consumed so far
-    ~Track() {
-      if (hash != nullptr) XXH64_freeState(hash);
-    }
-  };
+  CountersState counters;
   std::unique_ptr<StateStore> store;
-  std::vector<std::unique_ptr<Track>> tracks;
-  std::vector<std::unique_ptr<StructuralIndex>> indexes;  // per input: its current run of lines
+  std::unique_ptr<Checkpointer> checkpointer;
   uint64_t checkpoints = 0;
   uint64_t window_log_rows = 0;
   uint64_t since_checkpoint = 0;
@@ -109,32 +82,9 @@ struct Engine::Impl final : public ResultEmitter {
   bool nothing_to_do = false;
   int stopped_by = 0;
 
-  void EmitWindows(const std::vector<WindowResult>& results) override {
-    stats->windows_emitted += results.size();
-    if (output_thread != nullptr) {
-      output_thread->Add(results, keys, acc);
-      return;
-    }
-    const size_t n = results.size();
-    result_order.Clear();
-    for (size_t i = 0; i < n; ++i) {
-      // Results come in id order of their keys at best: fetch a few keys ahead.
-      if (i + 8 < n) keys.Prefetch(results[i + 8].key);
-      result_order.Add(results[i].start, results[i].end, keys.encoded(results[i].key));
-    }
-    const std::vector<uint32_t>& order = result_order.Sort();
-    for (size_t i = 0; i < n; ++i) {
-      if (i + 8 < n) keys.Prefetch(results[order[i + 8]].key);
-      const WindowResult& r = results[order[i]];
-      writer->BeginRecord(r.start, r.end);
-      std::string_view k = keys.encoded(r.key);
-      while (!k.empty()) writer->Key(DecodeValue(&k));
-      for (size_t a = 0; a < acc.num_aggs(); ++a) acc.Result(r.slot, a, writer.get());
-      writer->EndRecord(r.revision);
-    }
-  }
-
   Status Open();
+  Status OpenState(bool* resumed);
+  Status CheckFinished();
   Status NextLine(int input, Line* line, Event* event, bool* have, bool* interrupted);
   Status ProcessLine(int input, const Line& line, const Event& event);
   Status BadLine(int input, const Line& line, std::string_view reason);
@@ -147,18 +97,15 @@ struct Engine::Impl final : public ResultEmitter {
   }
   Status ReadAll();
   void ReportProgress(bool done);
-  Status OpenState(bool* resumed, Checkpoint* cp);
-  Status MatchInputs(const Checkpoint& cp);
-  Status OpenOutputs(const Checkpoint* cp);
   Status TakeCheckpoint(bool finished);
-  std::string SnapshotEngine(std::vector<StateOp>* window_ops, bool compact);
-  Status RestoreEngine(std::string_view blob,
-                       const std::vector<std::pair<std::string, std::string>>& rows);
-  void Consumed(int input, const Line& line);
   void AtCheckpoint(const char* point, uint64_t n) {
     if (config.faults.at_checkpoint != nullptr) config.faults.at_checkpoint(point, n);
   }
-  int64_t write_budget = -1;  // FaultHooks::fail_writes_after
+  void Warn(const std::string& message) {
+    if (config.quiet) return;
+    if (progress != nullptr) progress->Clear();
+    fmt::print(diag, "logtide: warning: {}\n", message);
+  }
   Status Finish();
 };
 
@@ -196,7 +143,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   Status s = EventParser::Create(c, &m.parser);
   if (!s.ok()) return s;
   m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
-                                WindowOperator::Deps{&m.keys, &m.acc, &m,
+                                WindowOperator::Deps{&m.keys, &m.acc, &m.sink,
                                                      e->stats_.ignored_values.data()});
   m.op->set_track_changes(!c.state_path.empty());
   *out = std::move(e);
@@ -204,24 +151,27 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
 }
 
 Status Engine::Impl::Open() {
-  for (const std::string& path : config.inputs) {
-    std::unique_ptr<LineReader> r;
-    Status s = LineReader::Open(path, config.buffer_size, &r);
-    if (!s.ok()) return s;
-    if (!config.state_path.empty()) r->set_stop_flag(&g_stop_signal);
-    readers.push_back(std::move(r));
-    tracks.push_back(std::make_unique<Track>());
+  InputSet::Options opts;
+  opts.buffer_size = config.buffer_size;
+  opts.reread_replaced = config.reread_replaced;
+  opts.state_path = config.state_path;
+  opts.warn = [this](const std::string& m) { Warn(m); };
+  opts.max_time = [this](int i) { return tracker.max_time(i); };
+  Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    if (!config.state_path.empty()) inputs->reader(i).set_stop_flag(&g_stop_signal);
     indexes.push_back(std::make_unique<StructuralIndex>());
   }
-  tracker = std::make_unique<WatermarkTracker>(static_cast<int>(readers.size()), config.delay);
-  Checkpoint cp;
-  bool resumed = false;
   if (!config.state_path.empty()) {
-    Status s = OpenState(&resumed, &cp);
-    if (!s.ok() || nothing_to_do) return s;
+    bool resumed = false;
+    if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;
   }
-  Status s = OpenOutputs(resumed ? &cp : nullptr);
-  if (!s.ok()) return s;
+  if (!(s = outputs.Open()).ok()) return s;
+  if (config.faults.fail_writes_after >= 0) {
+    write_budget = config.faults.fail_writes_after;
+    outputs.set_write_budget(&write_budget);
+  }
   writer = std::make_unique<RecordWriter>(
       config.format, config.by,
       [&] {
@@ -229,205 +179,53 @@ Status Engine::Impl::Open() {
         for (const AggSpec& a : config.aggs) n.push_back(a.name);
         return n;
       }(),
-      config.emit == EmitMode::kUpdate, &out);
-  if (out.bytes_written() == 0) writer->WriteHeader();
+      config.emit == EmitMode::kUpdate, &outputs.results());
+  sink.set_writer(writer.get());
+  if (outputs.results().bytes_written() == 0) writer->WriteHeader();
   return Status::Ok();
 }
 
-Status Engine::Impl::OpenState(bool* resumed, Checkpoint* cp) {
+// The job's checkpoint components, restored in this order: the counters, the watermark (which
+// the operator's timers depend on), the inputs, the window operator, the outputs.
+Status Engine::Impl::OpenState(bool* resumed) {
   Status s = StateStore::Open(config.state_path, config.durable, &store);
   if (!s.ok()) return s;
   if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
-  for (size_t i = 0; i < readers.size(); ++i) {
-    if (readers[i]->is_stdin()) {
-      tracks[i]->hash = XXH64_createState();
-      XXH64_reset(tracks[i]->hash, 0);
-    }
-  }
+  inputs->TrackForCheckpoints();
+  checkpointer = std::make_unique<Checkpointer>(store.get());
+  for (CheckpointComponent* c : std::initializer_list<CheckpointComponent*>{
+           &counters, &tracker, inputs.get(), op.get(), &outputs})
+    checkpointer->Add(c);
   if (store->is_new()) return Status::Ok();
-  if (!(s = store->Load(cp)).ok()) return s;
-  if (!(s = RestoreEngine(cp->engine, cp->windows)).ok()) return s;
-  cp->windows.clear();
-  window_log_rows = cp->window_log_rows;
-  checkpoints = cp->checkpoints;
+  Checkpoint cp;
+  if (!(s = store->Load(&cp)).ok()) return s;
+  if (!(s = checkpointer->Restore(cp)).ok()) return s;
+  watermark = tracker.current();
+  for (size_t i = 0; i < inputs->size(); ++i)
+    tracker.Observe(static_cast<int>(i), inputs->restored_max_time(i));
+  window_log_rows = cp.window_log_rows;
+  checkpoints = cp.checkpoints;
   *resumed = true;
-  if (!(s = MatchInputs(*cp)).ok()) return s;
-  if (cp->finished) {
-    // The stream ended in an earlier run: with no new input there is nothing to do.
-    for (size_t i = 0; i < readers.size(); ++i) {
-      Line line;
-      bool have = false;
-      if (!(s = readers[i]->Next(&line, &have)).ok()) return s;
-      if (have) {
-        return Status::Refused(
-            fmt::format("state file {} belongs to a stream that has ended (a run without --hold "
-                        "read it to the end), but {} has new "
-                        "data; start a new --state file, and use --hold on runs over a growing log",
-                        config.state_path, readers[i]->name()));
-      }
-    }
-    nothing_to_do = true;
-  }
+  if (cp.finished) return CheckFinished();
   return Status::Ok();
 }
 
-// Finds each input's saved position: files by the hash of their first bytes (so a rotated file
-// is found under its new name), standard input by the hash of the bytes already consumed.
-Status Engine::Impl::MatchInputs(const Checkpoint& cp) {
-  std::vector<bool> used(cp.inputs.size(), false);
-  for (size_t i = 0; i < readers.size(); ++i) {
-    LineReader& r = *readers[i];
-    Track& t = *tracks[i];
-    int found = -1;
-    Status s;
-    if (r.is_stdin()) {
-      for (size_t k = 0; k < cp.inputs.size() && found < 0; ++k) {
-        if (!used[k] && cp.inputs[k].kind == "stdin") found = static_cast<int>(k);
-      }
-      if (found < 0) continue;
-      const InputPosition& p = cp.inputs[found];
-      s = r.SkipTo(p.offset, p.line,
-                   [&](std::string_view b) { XXH64_update(t.hash, b.data(), b.size()); });
-      if (!s.ok()) return s;
-      if (HashHex(XXH64_digest(t.hash)) != p.fingerprint) {
-        return Status::Refused(fmt::format(
-            "standard input is not the stream the state file {} was made from: its first {} "
-            "bytes differ; nothing was written",
-            config.state_path, p.offset));
-      }
-    } else {
-      std::string head;
-      for (size_t k = 0; k < cp.inputs.size(); ++k) {
-        const InputPosition& p = cp.inputs[k];
-        if (used[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
-        if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
-        if (HashOf(head) != p.fingerprint) continue;
-        // Among files that share their first bytes, the same file (device and inode) wins,
-        // then the same name.
-        auto rank = [&](const InputPosition& q) {
-          return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) +
-                 (q.name == config.inputs[i] ? 1 : 0);
-        };
-        if (found < 0 || rank(p) > rank(cp.inputs[found])) found = static_cast<int>(k);
-      }
-      if (found < 0) continue;  // a new file: read from its start
-      const InputPosition& p = cp.inputs[found];
-      std::string problem;
-      if (r.file_size() < p.offset) {
-        problem = fmt::format(
-            "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
-            "or "
-            "replaced",
-            r.name(), r.file_size(), p.offset);
-      } else {
-        std::string tail;
-        uint64_t from = p.offset - std::min(p.offset, kTailBytes);
-        if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
-        if (HashOf(tail) != p.tail_hash) {
-          problem = fmt::format(
-              "{}: the bytes before offset {}, where the last run stopped, have changed: the file "
-              "was "
-              "replaced or rewritten",
-              r.name(), p.offset);
-        }
-      }
-      if (!problem.empty()) {
-        if (!config.reread_replaced) {
-          return Status::Refused(
-              problem +
-              "; nothing was written (--reread-replaced reads such a file from its start)");
-        }
-        if (!config.quiet)
-          fmt::print(diag, "logtide: warning: {}; reading it from its start (--reread-replaced)\n",
-                     problem);
-        continue;
-      }
-      if (!(s = r.SkipTo(p.offset, p.line, [](std::string_view) {})).ok()) return s;
+// The stream ended in an earlier run: with no new input there is nothing to do.
+Status Engine::Impl::CheckFinished() {
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    Line line;
+    bool have = false;
+    Status s = inputs->reader(i).Next(&line, &have);
+    if (!s.ok()) return s;
+    if (have) {
+      return Status::Refused(
+          fmt::format("state file {} belongs to a stream that has ended (a run without --hold "
+                      "read it to the end), but {} has new "
+                      "data; start a new --state file, and use --hold on runs over a growing log",
+                      config.state_path, inputs->reader(i).name()));
     }
-    used[found] = true;
-    const InputPosition& p = cp.inputs[found];
-    t.offset = t.start_offset = p.offset;
-    t.line = p.line;
-    tracker->Observe(static_cast<int>(i), p.max_time);
   }
-  return Status::Ok();
-}
-
-Status Engine::Impl::OpenOutputs(const Checkpoint* cp) {
-  auto committed = [&](const char* role) -> uint64_t {
-    if (cp == nullptr) return 0;
-    for (const OutputPosition& o : cp->outputs) {
-      if (o.role == role) return o.length;
-    }
-    return 0;
-  };
-  auto open = [&](OutputFile* f, const std::string& path, const char* role) -> Status {
-    if (cp != nullptr) return f->OpenResume(path, committed(role));
-    if (path == "-" && !config.state_path.empty()) {
-      // A new job writing to a regular file through '>>': keep what the file already holds.
-      struct stat st;
-      uint64_t size = ::fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)
-                          ? static_cast<uint64_t>(st.st_size)
-                          : 0;
-      return f->OpenResume(path, size);
-    }
-    return f->Open(path);
-  };
-  Status s = open(&out, config.output, "output");
-  if (s.ok() && !config.late_output.empty()) s = open(&late_out, config.late_output, "late-output");
-  if (s.ok() && !config.errors_output.empty())
-    s = open(&errors_out, config.errors_output, "errors");
-  if (config.faults.fail_writes_after >= 0) {
-    write_budget = config.faults.fail_writes_after;
-    for (OutputFile* f : {&out, &late_out, &errors_out}) f->set_write_budget(&write_budget);
-  }
-  return s;
-}
-
-// Engine snapshot: u32 version (2: panes keep no firing cursor), i64 watermark, u64 seq, u64 lines, events, bad_lines,
-// late_events, windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported,
-// then the window operator's meta blob (its rows go to the windows table).
-std::string Engine::Impl::SnapshotEngine(std::vector<StateOp>* window_ops, bool compact) {
-  std::string b;
-  ByteWriter w(&b);
-  w.U32(kEngineSnapshotVersion);
-  w.I64(watermark);
-  w.U64(seq);
-  for (uint64_t v :
-       {stats->lines, stats->events, stats->bad_lines, stats->late_events, stats->windows_emitted})
-    w.U64(v);
-  w.U32(static_cast<uint32_t>(stats->ignored_values.size()));
-  for (uint64_t v : stats->ignored_values) w.U64(v);
-  w.U32(static_cast<uint32_t>(reported));
-  op->Snapshot(window_ops, &w, compact);
-  return b;
-}
-
-Status Engine::Impl::RestoreEngine(std::string_view blob,
-                                   const std::vector<std::pair<std::string, std::string>>& rows) {
-  ByteReader r(blob);
-  uint32_t version = r.U32();
-  if (r.ok() && version != kEngineSnapshotVersion) {
-    return Status::Refused(fmt::format(
-        "state file {} was written by another version of logtide (window state format {}, this "
-        "version reads {}); it was not changed. Finish the job with the version that wrote it, "
-        "or start a new --state file",
-        config.state_path, version, kEngineSnapshotVersion));
-  }
-  watermark = r.I64();
-  seq = r.U64();
-  for (uint64_t* v : {&stats->lines, &stats->events, &stats->bad_lines, &stats->late_events,
-                      &stats->windows_emitted})
-    *v = r.U64();
-  uint32_t naggs = r.U32();
-  if (naggs != stats->ignored_values.size()) r = ByteReader("");
-  for (uint64_t& v : stats->ignored_values) v = r.U64();
-  reported = static_cast<int>(r.U32());
-  if (!r.ok() || !op->Restore(rows, &r, watermark) || !r.at_end()) {
-    return Status::Corruption(fmt::format(
-        "state file {}: the saved window state is damaged; it was not changed", config.state_path));
-  }
-  tracker->Restore(watermark);
+  nothing_to_do = true;
   return Status::Ok();
 }
 
@@ -436,59 +234,15 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   const uint64_t n = checkpoints + 1;
   AtCheckpoint("before-flush", n);
   if (output_thread != nullptr) output_thread->Drain();
-  for (OutputFile* f : {&out, &late_out, &errors_out}) {
-    if (!f->is_open()) continue;
-    Status s = f->Sync(config.durable);
-    if (!s.ok()) return s;
-  }
+  Status s = outputs.Sync(config.durable);
+  if (!s.ok()) return s;
   AtCheckpoint("before-commit", n);
   Checkpoint c;
   // The window log is rewritten whole once it holds more than twice the live rows: a
   // checkpoint then costs what changed, amortized.
   c.compact = window_log_rows > 2 * op->open_entries() + config.faults.compact_slack;
-  c.engine = SnapshotEngine(&c.window_ops, c.compact);
-  window_log_rows = (c.compact ? 0 : window_log_rows) + c.window_ops.size();
   c.finished = finished;
   c.checkpoints = n;
-  for (size_t i = 0; i < readers.size(); ++i) {
-    LineReader& r = *readers[i];
-    const Track& t = *tracks[i];
-    InputPosition p;
-    p.name = config.inputs[i];
-    p.offset = t.offset;
-    p.line = t.line;
-    p.max_time = tracker->max_time(static_cast<int>(i));
-    if (r.is_stdin()) {
-      p.kind = "stdin";
-      p.fingerprint = HashHex(XXH64_digest(t.hash));
-      p.fingerprint_len = t.offset;
-    } else {
-      p.kind = "file";
-      std::string bytes;
-      Status s = r.ReadAt(0,
-                          std::min(kFingerprintBytes,
-                                   std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-                          &bytes);
-      if (!s.ok()) return s;
-      p.fingerprint = HashOf(bytes);
-      p.fingerprint_len = bytes.size();
-      uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-      if (!(s = r.ReadAt(from, t.offset - from, &bytes)).ok()) return s;
-      p.tail_hash = HashOf(bytes);
-      p.dev = r.dev();
-      p.ino = r.ino();
-    }
-    c.inputs.push_back(std::move(p));
-  }
-  const std::pair<OutputFile*, const char*> outputs[] = {
-      {&out, "output"}, {&late_out, "late-output"}, {&errors_out, "errors"}};
-  for (const auto& [f, role] : outputs) {
-    if (!f->is_open()) continue;
-    const std::string& path = f == &out        ? config.output
-                              : f == &late_out ? config.late_output
-                                               : config.errors_output;
-    c.outputs.push_back(OutputPosition{role, path, f->bytes_written()});
-  }
   std::string wm = "null";
   if (watermark != kMinusInfinity && watermark != kPlusInfinity)
     wm = "\"" + FormatRfc3339(watermark) + "\"";
@@ -499,8 +253,8 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
                                      "events\":{},\"windows_emitted\":{}}}",
                                      stats->lines, stats->events, stats->bad_lines,
                                      stats->late_events, stats->windows_emitted)}};
-  Status s = store->Commit(c);
-  if (!s.ok()) return s;
+  if (!(s = checkpointer->Commit(&c)).ok()) return s;
+  window_log_rows = (c.compact ? 0 : window_log_rows) + c.window_ops.size();
   checkpoints = n;
   since_checkpoint = 0;
   last_checkpoint = std::chrono::steady_clock::now();
@@ -511,57 +265,36 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   return Status::Ok();
 }
 
-void Engine::Impl::Consumed(int input, const Line& line) {
-  Track& t = *tracks[input];
-  if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
-  t.offset = line.end_offset;
-  t.line = line.number;
-}
-
 Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reason) {
   ++stats->bad_lines;
-  const std::string& name = readers[input]->name();
+  const std::string& name = inputs->reader(input).name();
   if (config.on_error == OnError::kFail) {
     return Status::DataError(fmt::format(
         "{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)",
         name, line.number, reason));
   }
+  OutputFile& errors = outputs.errors();
   // With --errors, every bad line goes to that file and none to the terminal.
-  if (!config.quiet && !errors_out.is_open() && reported < config.max_reported_errors) {
+  if (!config.quiet && !errors.is_open() && reported < config.max_reported_errors) {
     ++reported;
     if (progress != nullptr) progress->Clear();
     fmt::print(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
   }
-  if (errors_out.is_open()) {
-    std::string* b = errors_out.buffer();
-    b->append("{\"input\":");
-    AppendJsonString(name, b);
-    fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"reason\":", line.number,
-                   line.offset);
-    AppendJsonString(reason, b);
-    b->append(",\"raw\":");
-    AppendJsonString(std::string_view(line.data, line.size), b);
-    b->append("}\n");
-    errors_out.MaybeFlush();
+  if (errors.is_open()) {
+    AppendBadLineRecord(LineOrigin{name, line.number, line.offset}, reason,
+                        std::string_view(line.data, line.size), errors.buffer());
+    errors.MaybeFlush();
   }
   return Status::Ok();
 }
 
 void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   ++stats->late_events;
-  if (!late_out.is_open()) return;
-  std::string* b = late_out.buffer();
-  b->append("{\"input\":");
-  AppendJsonString(readers[input]->name(), b);
-  fmt::format_to(std::back_inserter(*b), ",\"line\":{},\"offset\":{},\"event_time\":\"",
-                 line.number, line.offset);
-  AppendRfc3339(t, b);
-  b->append("\",\"watermark\":\"");
-  AppendRfc3339(watermark, b);
-  b->append("\",\"reason\":\"late\",\"event\":");
-  b->append(line.data, line.size);
-  b->append("}\n");
-  late_out.MaybeFlush();
+  OutputFile& late = outputs.late();
+  if (!late.is_open()) return;
+  AppendLateRecord(LineOrigin{inputs->reader(input).name(), line.number, line.offset}, t,
+                   watermark, std::string_view(line.data, line.size), late.buffer());
+  late.MaybeFlush();
 }
 
 Status Engine::Impl::NextLine(int input, Line* line, Event* event, bool* have,
@@ -571,7 +304,7 @@ Status Engine::Impl::NextLine(int input, Line* line, Event* event, bool* have,
     *interrupted = pool->interrupted();
     return s;
   }
-  LineReader& r = *readers[input];
+  LineReader& r = inputs->reader(input);
   Status s = r.Next(line, have);
   *interrupted = r.interrupted();
   if (!s.ok() || !*have) return s;
@@ -598,8 +331,8 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   } else {
     ++stats->events;
   }
-  tracker->Observe(input, t);
-  Advance(tracker->Update());
+  tracker.Observe(input, t);
+  Advance(tracker.Update());
   return Status::Ok();
 }
 
@@ -608,9 +341,9 @@ void Engine::Impl::ReportProgress(bool done) {
   if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
   last_progress = now;
   Progress p;
-  for (size_t i = 0; i < readers.size(); ++i) {
+  for (size_t i = 0; i < inputs->size(); ++i) {
     p.bytes_read += read_to[i];
-    p.total_bytes += readers[i]->file_size();
+    p.total_bytes += inputs->reader(i).file_size();
   }
   p.events = stats->events;
   p.watermark = watermark;
@@ -620,19 +353,19 @@ void Engine::Impl::ReportProgress(bool done) {
 }
 
 Status Engine::Impl::ReadAll() {
-  const size_t n = readers.size();
+  const size_t n = inputs->size();
   uint32_t until_progress = 0;
   last_progress = last_checkpoint = std::chrono::steady_clock::now();
   // Threads cannot pay for their start on files that fit in one block.
   uint64_t total = 0;
   bool all_files = true;
-  for (const auto& r : readers) {
-    all_files = all_files && r->is_regular();
-    total += r->file_size();
+  for (size_t i = 0; i < n; ++i) {
+    all_files = all_files && inputs->reader(i).is_regular();
+    total += inputs->reader(i).file_size();
   }
   if (config.threads > 1 && !(all_files && total <= config.buffer_size)) {
     std::vector<LineReader*> rs;
-    for (const auto& r : readers) rs.push_back(r.get());
+    for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
     // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
     // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
     pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
@@ -643,9 +376,10 @@ Status Engine::Impl::ReadAll() {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
     output_thread = std::make_unique<OutputThread>(writer.get(), acc.num_aggs());
+    sink.set_output_thread(output_thread.get());
   }
   read_to.assign(n, 0);
-  for (size_t i = 0; i < n; ++i) read_to[i] = tracks[i]->start_offset;
+  for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
   std::vector<bool> done(n, false);
   size_t remaining = n;
   Line line;
@@ -655,8 +389,8 @@ Status Engine::Impl::ReadAll() {
     // time so far; ties go to the earlier input.
     size_t pick = n;
     for (size_t i = 0; i < n; ++i) {
-      if (!done[i] && (pick == n || tracker->max_time(static_cast<int>(i)) <
-                                        tracker->max_time(static_cast<int>(pick))))
+      if (!done[i] && (pick == n || tracker.max_time(static_cast<int>(i)) <
+                                        tracker.max_time(static_cast<int>(pick))))
         pick = i;
     }
     // Keep reading the picked input while it stays the lowest (always, with one input).
@@ -674,17 +408,17 @@ Status Engine::Impl::ReadAll() {
         done[pick] = true;
         --remaining;
         if (!config.hold) {
-          tracker->Finish(static_cast<int>(pick));
-          Advance(tracker->Update());
+          tracker.Finish(static_cast<int>(pick));
+          Advance(tracker.Update());
         }
         break;
       }
-      Nanos before = tracker->max_time(static_cast<int>(pick));
+      Nanos before = tracker.max_time(static_cast<int>(pick));
       s = ProcessLine(static_cast<int>(pick), line, event);
       if (!s.ok()) return s;
       read_to[pick] = line.end_offset;
       if (store != nullptr) {
-        Consumed(static_cast<int>(pick), line);
+        inputs->Consumed(pick, line);
         if (g_stop_signal != 0) {
           stopped_by = g_stop_signal;
           return TakeCheckpoint(false);
@@ -701,14 +435,14 @@ Status Engine::Impl::ReadAll() {
         until_progress = 0;
         ReportProgress(false);
       }
-      if (n > 1 && tracker->max_time(static_cast<int>(pick)) != before) break;
+      if (n > 1 && tracker.max_time(static_cast<int>(pick)) != before) break;
     }
   }
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.
   pool.reset();
-  for (size_t i = 0; i < readers.size(); ++i)
-    stats->bytes_read += readers[i]->bytes_consumed() - tracks[i]->start_offset;
+  for (size_t i = 0; i < n; ++i)
+    stats->bytes_read += inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
   if (progress != nullptr) ReportProgress(true);
   if (store != nullptr) return TakeCheckpoint(!config.hold);
   return Status::Ok();
@@ -716,12 +450,7 @@ Status Engine::Impl::ReadAll() {
 
 Status Engine::Impl::Finish() {
   output_thread.reset();  // writes what it holds
-  Status s = out.Close();
-  Status l = late_out.Close();
-  Status e = errors_out.Close();
-  if (!s.ok()) return s;
-  if (!l.ok()) return l;
-  return e;
+  return outputs.Close();
 }
 
 Status Engine::Run(std::FILE* diag, ProgressListener* progress) {

@@ -10,24 +10,11 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/counters.h"
 #include "time/timestamp.h"
 #include "util/status.h"
 
 namespace logtide {
-
-struct EngineStats {
-  uint64_t lines = 0;   // lines read, blank ones included
-  uint64_t events = 0;  // lines that became events
-  uint64_t bad_lines = 0;
-  uint64_t late_events = 0;
-  uint64_t windows_emitted = 0;          // result records written
-  uint64_t bytes_read = 0;               // by this run
-  uint64_t checkpoints = 0;              // committed by this run
-  double checkpoint_seconds = 0;         // spent in them
-  uint64_t last_checkpoint_rows = 0;     // window rows written by the last one
-  std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
-  // Counts above are for the whole job: a run resumed from --state continues them.
-};
 
 // A snapshot of a run's progress, for a progress display.
 struct Progress {

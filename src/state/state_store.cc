@@ -11,22 +11,16 @@
 #include <cstring>
 #include <map>
 
-#include "output/json_text.h"
-#include "time/timestamp.h"
 
 namespace logtide {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 constexpr int kApplicationId = 0x4C544944;  // "LTID"
 
 const char* kSchema = R"(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
-CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
-                    fingerprint BLOB NOT NULL, fingerprint_len INTEGER NOT NULL, offset INTEGER NOT NULL,
-                    line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL,
-                    dev INTEGER NOT NULL, ino INTEGER NOT NULL);
-CREATE TABLE outputs(role TEXT PRIMARY KEY, path TEXT NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE sections(name TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL);
 )";
 
@@ -112,9 +106,11 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank) {
         path));
   }
   if (version != kSchemaVersion) {
-    return Status::Corruption(
-        fmt::format("state file {} has schema version {}, this logtide reads version {}", path,
-                    version, kSchemaVersion));
+    return Status::Refused(fmt::format(
+        "state file {} was written by {} version of logtide (state format {}; this version reads "
+        "format {}); it was not changed. Finish the job with the logtide that wrote it, or start "
+        "a new --state file",
+        path, version < kSchemaVersion ? "an older" : "a newer", version, kSchemaVersion));
   }
   Stmt check(db, "PRAGMA quick_check");
   if (!check.ok() || check.Step() != SQLITE_ROW) return DbError(db, path, "checking integrity");
@@ -186,7 +182,7 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
     } else {
       std::string v;
       bool found = false;
-      if (!(s = GetMeta(st->db_, path, "engine", &v, &found)).ok()) return s;
+      if (!(s = GetMeta(st->db_, path, "checkpoints", &v, &found)).ok()) return s;
       st->is_new_ = !found;
     }
   }
@@ -243,7 +239,7 @@ Status StateStore::CheckQuery(const std::string& query) {
 }
 
 Status StateStore::Load(Checkpoint* c) {
-  Status s = LoadRows(c);
+  Status s = LoadRows(c, true);
   // A state that passed the integrity check but cannot be read as our schema was damaged.
   if (!s.ok() && s.code() == Status::Code::kIOError) {
     return Status::Corruption(s.message() + " (the state file is damaged; it was not changed)");
@@ -251,42 +247,32 @@ Status StateStore::Load(Checkpoint* c) {
   return s;
 }
 
-Status StateStore::LoadRows(Checkpoint* c) {
+Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   bool found = false;
-  Status s = GetMeta(db_, path_, "engine", &c->engine, &found);
   std::string v;
-  if (s.ok()) s = GetMeta(db_, path_, "finished", &v, &found);
+  Status s = GetMeta(db_, path_, "finished", &v, &found);
   c->finished = found && v == "1";
   if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &found);
   c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
-  Stmt in(db_,
-          "SELECT name, kind, fingerprint, fingerprint_len, offset, line, max_time, tail_hash, "
-          "dev, ino FROM inputs ORDER BY id");
-  if (!in.ok()) return DbError(db_, path_, "reading inputs");
   int rc;
-  while ((rc = in.Step()) == SQLITE_ROW) {
-    InputPosition p;
-    p.name = in.ColText(0);
-    p.kind = in.ColText(1);
-    p.fingerprint = in.ColText(2);
-    p.fingerprint_len = static_cast<uint64_t>(in.ColInt(3));
-    p.offset = static_cast<uint64_t>(in.ColInt(4));
-    p.line = static_cast<uint64_t>(in.ColInt(5));
-    p.max_time = in.ColInt(6);
-    p.tail_hash = in.ColText(7);
-    p.dev = static_cast<uint64_t>(in.ColInt(8));
-    p.ino = static_cast<uint64_t>(in.ColInt(9));
-    c->inputs.push_back(std::move(p));
+  Stmt info(db_, "SELECT key, value FROM meta WHERE key LIKE 'info.%' ORDER BY key");
+  if (!info.ok()) return DbError(db_, path_, "reading meta");
+  while ((rc = info.Step()) == SQLITE_ROW) c->info.emplace_back(info.ColText(0).substr(5), info.ColText(1));
+  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading meta");
+  Stmt sec(db_, "SELECT name, version, data FROM sections ORDER BY name");
+  if (!sec.ok()) return DbError(db_, path_, "reading sections");
+  while ((rc = sec.Step()) == SQLITE_ROW) {
+    c->sections.push_back(
+        Section{sec.ColText(0), static_cast<uint32_t>(sec.ColInt(1)), sec.ColText(2)});
   }
-  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading inputs");
-  Stmt outs(db_, "SELECT role, path, length FROM outputs ORDER BY role");
-  if (!outs.ok()) return DbError(db_, path_, "reading outputs");
-  while ((rc = outs.Step()) == SQLITE_ROW) {
-    c->outputs.push_back(
-        OutputPosition{outs.ColText(0), outs.ColText(1), static_cast<uint64_t>(outs.ColInt(2))});
+  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading sections");
+  if (!replay) {
+    Stmt count(db_, "SELECT count(*) FROM window_log");
+    if (!count.ok() || count.Step() != SQLITE_ROW) return DbError(db_, path_, "reading windows");
+    c->window_log_rows = static_cast<uint64_t>(count.ColInt(0));
+    return Status::Ok();
   }
-  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading outputs");
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
   std::map<std::string, std::string> live;
   Stmt win(db_, "SELECT op, k, v FROM window_log ORDER BY id");
@@ -324,7 +310,6 @@ Status StateStore::Commit(const Checkpoint& c) {
     Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
     std::vector<std::pair<std::string, std::string>> meta = {
-        {"engine", c.engine},
         {"finished", c.finished ? "1" : "0"},
         {"checkpoints", std::to_string(c.checkpoints)}};
     for (const auto& [k, v] : c.info) meta.emplace_back("info." + k, v);
@@ -335,42 +320,17 @@ Status StateStore::Commit(const Checkpoint& c) {
       if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
     }
   }
-  if (sqlite3_exec(db_, "DELETE FROM inputs; DELETE FROM outputs;", nullptr, nullptr, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_exec(db_, "DELETE FROM sections", nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail("saving the checkpoint");
-  }
   {
-    Stmt put(db_,
-             "INSERT INTO inputs(id, name, kind, fingerprint, fingerprint_len, offset, line, "
-             "max_time, tail_hash, "
-             "dev, ino) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!put.ok()) return fail("saving inputs");
-    for (size_t i = 0; i < c.inputs.size(); ++i) {
-      const InputPosition& p = c.inputs[i];
+    Stmt put(db_, "INSERT INTO sections(name, version, data) VALUES(?, ?, ?)");
+    if (!put.ok()) return fail("saving the checkpoint");
+    for (const Section& sec : c.sections) {
       sqlite3_reset(put.get());
-      put.Int(1, static_cast<int64_t>(i));
-      put.Text(2, p.name);
-      put.Text(3, p.kind);
-      put.Blob(4, p.fingerprint);
-      put.Int(5, static_cast<int64_t>(p.fingerprint_len));
-      put.Int(6, static_cast<int64_t>(p.offset));
-      put.Int(7, static_cast<int64_t>(p.line));
-      put.Int(8, p.max_time);
-      put.Blob(9, p.tail_hash);
-      put.Int(10, static_cast<int64_t>(p.dev));
-      put.Int(11, static_cast<int64_t>(p.ino));
-      if (put.Step() != SQLITE_DONE) return fail("saving inputs");
-    }
-  }
-  {
-    Stmt put(db_, "INSERT INTO outputs(role, path, length) VALUES(?, ?, ?)");
-    if (!put.ok()) return fail("saving outputs");
-    for (const OutputPosition& o : c.outputs) {
-      sqlite3_reset(put.get());
-      put.Text(1, o.role);
-      put.Text(2, o.path);
-      put.Int(3, static_cast<int64_t>(o.length));
-      if (put.Step() != SQLITE_DONE) return fail("saving outputs");
+      put.Text(1, sec.name);
+      put.Int(2, sec.version);
+      put.Blob(3, sec.data);
+      if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
     }
   }
   {
@@ -393,87 +353,22 @@ Status StateStore::Commit(const Checkpoint& c) {
   return Status::Ok();
 }
 
-Status StateStore::Inspect(const std::string& path, std::string* json) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    Status s = DbError(db, path, "opening");
-    sqlite3_close(db);
-    return s;
-  }
-  std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(db, sqlite3_close);
+Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint* out) {
+  std::unique_ptr<StateStore> st(new StateStore());
+  st->path_ = path;
+  if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    return DbError(st->db_, path, "opening");
   bool blank = false;
-  Status s = Validate(db, path, &blank);
+  Status s = Validate(st->db_, path, &blank);
   if (!s.ok()) return s;
   if (blank) return Status::Corruption(fmt::format("state file {} holds no checkpoint yet", path));
-  std::string& j = *json;
-  j = "{";
-  std::string v;
   bool found = false;
-  if (!(s = GetMeta(db, path, "query", &v, &found)).ok()) return s;
-  j += "\"query\":{";
-  bool first = true;
-  size_t pos = 0;
-  while (found && pos < v.size()) {
-    size_t nl = v.find('\n', pos);
-    std::string line = v.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    size_t eq = line.find('=');
-    if (!first) j += ",";
-    first = false;
-    AppendJsonString(line.substr(0, eq), &j);
-    j += ":";
-    AppendJsonString(line.substr(eq + 1), &j);
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
-  }
-  j += "}";
-  if (!(s = GetMeta(db, path, "finished", &v, &found)).ok()) return s;
-  j += fmt::format(",\"finished\":{}", found && v == "1" ? "true" : "false");
-  if (!(s = GetMeta(db, path, "checkpoints", &v, &found)).ok()) return s;
-  j += fmt::format(",\"checkpoints\":{}", found ? v : "0");
-  Stmt info(db, "SELECT key, value FROM meta WHERE key LIKE 'info.%' ORDER BY key");
-  while (info.ok() && info.Step() == SQLITE_ROW) {
-    j += ",";
-    AppendJsonString(info.ColText(0).substr(5), &j);
-    j += ":" + info.ColText(1);
-  }
-  j += ",\"inputs\":[";
-  Stmt in(db,
-          "SELECT name, kind, offset, line, max_time, fingerprint, fingerprint_len, dev, ino FROM "
-          "inputs ORDER BY id");
-  first = true;
-  while (in.ok() && in.Step() == SQLITE_ROW) {
-    j += first ? "{" : ",{";
-    first = false;
-    j += "\"name\":";
-    AppendJsonString(in.ColText(0), &j);
-    j += ",\"kind\":";
-    AppendJsonString(in.ColText(1), &j);
-    j += fmt::format(",\"fingerprint\":\"{}\",\"fingerprint_bytes\":{},\"dev\":{},\"inode\":{}",
-                     in.ColText(5), in.ColInt(6), in.ColInt(7), in.ColInt(8));
-    j += fmt::format(",\"offset\":{},\"line\":{},\"max_event_time\":", in.ColInt(2), in.ColInt(3));
-    int64_t t = in.ColInt(4);
-    if (t == INT64_MIN) {
-      j += "null";
-    } else {
-      std::string ts;
-      AppendRfc3339(t, &ts);
-      AppendJsonString(ts, &j);
-    }
-    j += "}";
-  }
-  j += "],\"outputs\":[";
-  Stmt outs(db, "SELECT role, path, length FROM outputs ORDER BY role");
-  first = true;
-  while (outs.ok() && outs.Step() == SQLITE_ROW) {
-    j += first ? "{\"role\":" : ",{\"role\":";
-    first = false;
-    AppendJsonString(outs.ColText(0), &j);
-    j += ",\"path\":";
-    AppendJsonString(outs.ColText(1), &j);
-    j += fmt::format(",\"length\":{}}}", outs.ColInt(2));
-  }
-  j += "]}";
-  return Status::Ok();
+  if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
+  if (!found) query->clear();
+  s = st->LoadRows(out, false);
+  if (!s.ok() && s.code() == Status::Code::kIOError)
+    return Status::Corruption(s.message() + " (the state file is damaged)");
+  return s;
 }
 
 }  // namespace logtide

@@ -1,12 +1,12 @@
-// The checkpoint store: one SQLite database per job (--state FILE). It holds the query, the
-// engine's state, every input's identity and position, and every output's committed length,
-// and replaces them all in one transaction per checkpoint. It is the only user of sqlite3.h.
+// The checkpoint store: one SQLite database per job (--state FILE). It holds the query, one
+// section per checkpoint component (state/checkpoint.h) and the window log, and replaces them
+// all in one transaction per checkpoint. It is the only user of sqlite3.h.
 //
-// Schema (PRAGMA user_version = 1, application_id = 0x4C544944 "LTID"):
-//   meta(key TEXT PRIMARY KEY, value BLOB)      query, engine, finished, checkpoints, info.NAME
-//   inputs(id INTEGER PRIMARY KEY, name TEXT, kind TEXT, fingerprint BLOB, fingerprint_len INT,
-//          offset INT, line INT, max_time INT, tail_hash BLOB, dev INT, ino INT)
-//   outputs(role TEXT PRIMARY KEY, path TEXT, length INT)
+// Schema (PRAGMA user_version = 2, application_id = 0x4C544944 "LTID"):
+//   meta(key TEXT PRIMARY KEY, value BLOB)      query, finished, checkpoints, info.NAME
+//   sections(name TEXT PRIMARY KEY, version INT, data BLOB)
+//                                               one per component: "counters", "watermark",
+//                                               "inputs", "outputs", "windows"
 //   window_log(id INTEGER PRIMARY KEY, op INT, k BLOB, v BLOB)
 //                                               open window state as a log of changes (op 0 put
 //                                               k=v, 1 erase k, 2 erase keys starting with k):
@@ -14,6 +14,8 @@
 //                                               writes pages in proportion to the changes;
 //                                               replayed in id order on load, and rewritten
 //                                               whole (compacted) when it outgrows the state
+// Version 1 (logtide before the checkpoint components) kept the engine's state in one meta
+// blob and the positions in tables of their own; it is refused with a message that says so.
 #pragma once
 
 #include <cstdint>
@@ -21,53 +23,31 @@
 #include <string>
 #include <vector>
 
+#include "state/checkpoint.h"
 #include "util/status.h"
 
 struct sqlite3;
 
 namespace logtide {
 
-// Where one input stands.
-struct InputPosition {
-  std::string name;  // as given on the command line ("-" for stdin)
-  std::string kind;  // "file" or "stdin"
-  std::string
-      fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all consumed bytes
-  uint64_t fingerprint_len = 0;
-  uint64_t offset = 0;    // byte offset just past the last processed line
-  uint64_t line = 0;      // lines processed
-  int64_t max_time = 0;   // largest event time read (INT64_MIN: none)
-  std::string tail_hash;  // files: hash of the bytes just before `offset`
-  uint64_t dev = 0;       // files: device and inode, a hint when several files match
-  uint64_t ino = 0;
-};
-
-struct OutputPosition {
-  std::string role;  // "output", "late-output", "errors"
-  std::string path;
-  uint64_t length = 0;
-};
-
-// A change to the windows table since the last checkpoint.
-struct StateOp {
-  enum Kind : uint8_t { kPut, kErase, kErasePrefix };
-  Kind kind;
-  std::string key;
-  std::string value;  // kPut only
-};
-
 struct Checkpoint {
-  std::string engine;  // Engine snapshot (engine.cc)
+  std::vector<Section> sections;
   // Readable facts for `logtide inspect`: name and JSON value ("watermark", "open_windows", ...).
   std::vector<std::pair<std::string, std::string>> info;
-  std::vector<InputPosition> inputs;
-  std::vector<OutputPosition> outputs;
   bool finished = false;  // a run without --hold reached the end of its input
   uint64_t checkpoints = 0;
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
-  std::vector<std::pair<std::string, std::string>> windows;  // Load: the live rows, by key
-  uint64_t window_log_rows = 0;                              // Load: rows in the log
+  WindowRows windows;               // Load: the live rows, by key
+  uint64_t window_log_rows = 0;     // Load: rows in the log
+
+  // Returns the section named `name`, or nullptr.
+  const Section* Find(std::string_view name) const {
+    for (const Section& s : sections) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
 };
 
 class StateStore {
@@ -90,13 +70,14 @@ class StateStore {
   // Replaces the stored checkpoint with `c` in one transaction.
   Status Commit(const Checkpoint& c);
 
-  // Returns the state as JSON for `logtide inspect`, without taking the lock.
-  static Status Inspect(const std::string& path, std::string* json);
+  // Reads the query and the last checkpoint for `logtide inspect`, without taking the lock
+  // or writing anything; the window log is counted, not replayed.
+  static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
 
  private:
   StateStore() = default;
   Status Exec(const char* sql);
-  Status LoadRows(Checkpoint* c);
+  Status LoadRows(Checkpoint* c, bool replay);
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;
   bool is_new_ = true;

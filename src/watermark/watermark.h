@@ -1,17 +1,23 @@
 // Watermark tracking: the largest event time read from each input and the watermark they
 // allow, W = min over unfinished inputs of (max event time - delay), never decreasing.
 // An input that has read no event yet holds W at -infinity; when every input is finished,
-// W is +infinity.
+// W is +infinity. The watermark is checkpointed (section "watermark"); the inputs' largest
+// event times are saved with their positions (input/input_set.h), as inputs may come in
+// another order in the next run.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "state/checkpoint.h"
 #include "time/timestamp.h"
+#include "util/bytes.h"
 #include "util/time_math.h"
 
 namespace logtide {
 
-class WatermarkTracker {
+class WatermarkTracker final : public CheckpointComponent {
  public:
   WatermarkTracker(int inputs, Nanos delay)
       : max_(inputs, kMinusInfinity), finished_(inputs, false), delay_(delay) {}
@@ -37,8 +43,20 @@ class WatermarkTracker {
     return current_;
   }
   Nanos current() const { return current_; }
-  // Sets the watermark restored from a checkpoint; it only grows from there.
-  void Restore(Nanos w) { current_ = w; }
+
+  // Section "watermark", version 1: i64 the watermark. Once restored it only grows from there.
+  std::string_view section() const override { return "watermark"; }
+  uint32_t version() const override { return 1; }
+  Status Save(std::string* data, std::vector<StateOp>*, bool) override {
+    ByteWriter(data).I64(current_);
+    return Status::Ok();
+  }
+  Status Load(std::string_view data, const WindowRows&) override {
+    ByteReader r(data);
+    current_ = r.I64();
+    if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
+    return Status::Ok();
+  }
 
  private:
   std::vector<Nanos> max_;

@@ -251,7 +251,7 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
   }
 }
 
-bool PaneOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
+bool PaneOperator::Restore(const WindowRows& rows,
                            ByteReader* meta, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {

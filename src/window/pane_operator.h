@@ -27,14 +27,13 @@ class PaneOperator final : public WindowOperator {
   PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~PaneOperator() override;
 
-  bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
-               Nanos watermark) override;
   bool Add(const KeyedEvent& e) override;
-  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   size_t open_entries() const override { return open_entries_; }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
 
  protected:
+  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
+  bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) override;
   void OnTimer(TimeDomain domain, const Timer& t) override;
 
  private:

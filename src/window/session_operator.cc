@@ -184,7 +184,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
   dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(const std::vector<std::pair<std::string, std::string>>& rows,
+bool SessionOperator::Restore(const WindowRows& rows,
                               ByteReader*, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {

@@ -19,14 +19,13 @@ class SessionOperator final : public WindowOperator {
   SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~SessionOperator() override;
 
-  bool Restore(const std::vector<std::pair<std::string, std::string>>& rows, ByteReader* meta,
-               Nanos watermark) override;
   bool Add(const KeyedEvent& e) override;
-  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   size_t open_entries() const override { return open_; }
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
 
  protected:
+  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
+  bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) override;
   // Collects the sessions that fire; AfterTimers emits them together, then drops the ones
   // whose state is done.
   void OnTimer(TimeDomain domain, const Timer& t) override;

@@ -3,11 +3,13 @@
 // (pane_operator.h), merging sessions for session windows (session_operator.h).
 //
 // Lifecycle (Arroyo's operator hooks), in call order:
-//   Restore           once, before anything else, when a run resumes from a checkpoint;
+//   Load              once, before anything else, when a run resumes from a checkpoint;
 //   Add               an event (late events are refused and change nothing);
 //   OnWatermark       event time moved: due timers go off, in timer order;
 //   OnProcessingTime  the wall clock moved: due processing-time timers go off;
-//   Snapshot          at each checkpoint: the rows that changed and a small meta blob.
+//   Save              at each checkpoint: the rows that changed (to the window log) and a
+//                     small section ("windows").
+// Load and Save make the operator a CheckpointComponent (state/checkpoint.h).
 // The end of the input is OnWatermark(kPlusInfinity): every open window fires and all state
 // is dropped, so there is no separate finish hook.
 //
@@ -34,7 +36,7 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "json/value.h"
-#include "state/state_store.h"
+#include "state/checkpoint.h"
 #include "util/bytes.h"
 #include "watermark/timer_queue.h"
 #include "window/window_spec.h"
@@ -68,7 +70,7 @@ struct KeyedEvent {
   uint64_t seq;  // the event's position in the stream, for first()/last()
 };
 
-class WindowOperator {
+class WindowOperator : public CheckpointComponent {
  public:
   struct Deps {
     KeyTable* keys;
@@ -78,13 +80,27 @@ class WindowOperator {
   };
   static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
                                                 EmitMode mode, Deps deps);
-  virtual ~WindowOperator() = default;
+  ~WindowOperator() override = default;
 
-  // Restores into a new operator from every row and the meta blob of a Snapshot; `watermark`
-  // is the watermark the snapshot was taken at. Sets the timers the state implies. Returns
-  // false when the bytes are damaged.
-  virtual bool Restore(const std::vector<std::pair<std::string, std::string>>& rows,
-                       ByteReader* meta, Nanos watermark) = 0;
+  // Section "windows", version 2 (1 was the engine blob's operator part, before the
+  // checkpoint components): i64 the operator's watermark, then the operator's meta (see
+  // Snapshot in pane_operator.cc and session_operator.cc); rows in the window log.
+  std::string_view section() const override { return "windows"; }
+  uint32_t version() const override { return 2; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
+    ByteWriter w(data);
+    w.I64(watermark_);
+    Snapshot(log, &w, all);
+    return Status::Ok();
+  }
+  // Restores into a new operator and sets the timers its state implies.
+  Status Load(std::string_view data, const WindowRows& rows) override {
+    ByteReader r(data);
+    const Nanos w = r.I64();
+    if (!r.ok() || !Restore(rows, &r, w) || !r.ok() || !r.at_end())
+      return Status::Corruption("a window row or the operator's section does not decode");
+    return Status::Ok();
+  }
 
   // Adds one event at the current watermark. Returns false, changing nothing, when it is late.
   virtual bool Add(const KeyedEvent& e) = 0;
@@ -111,15 +127,11 @@ class WindowOperator {
     AfterTimers();
   }
 
-  // Checkpointing. The state is a set of rows (open panes or sessions with their keys and
-  // accumulators) plus a small `meta` blob. Appends to `ops` the row changes since the last
-  // call (with `all`, a put for every row instead), and writes the meta blob.
-  virtual void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
-  // Whether row changes are recorded for Snapshot (only with a state store: without one
+  // Whether row changes are recorded for Save (only with a state store: without one
   // nothing would ever take them, and the record would grow with the input).
   // REQUIRES: set before the first Add.
   void set_track_changes(bool on) { track_changes_ = on; }
-  // Number of row changes recorded for the next Snapshot (0 when not tracking).
+  // Number of row changes recorded for the next Save (0 when not tracking).
   virtual size_t recorded_changes() const = 0;
 
   // Number of open (window or pane, key) states.
@@ -133,6 +145,15 @@ class WindowOperator {
  protected:
   WindowOperator(Nanos lateness, EmitMode mode, Deps deps, Nanos timer_bucket)
       : lateness_(lateness), mode_(mode), deps_(deps), timers_(timer_bucket) {}
+
+  // The state is a set of rows (open panes or sessions with their keys and accumulators) plus
+  // a small `meta` blob. Appends to `ops` the row changes since the last call (with `all`, a
+  // put for every row instead), and writes the meta blob.
+  virtual void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
+  // Restores into a new operator from every row and the meta blob of a Snapshot taken at
+  // `watermark`, and sets the timers the state implies. Returns false when the bytes are
+  // damaged.
+  virtual bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) = 0;
 
   // Acts on one timer that went off.
   virtual void OnTimer(TimeDomain domain, const Timer& t) = 0;

@@ -149,6 +149,40 @@ sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES(1);" 2>/dev/null || py
 cp other.db s.db
 refuse "another SQLite database" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 
+# --- another version's state: refused as such, not as damaged (issue 13) ------------------------
+# A state file of format 1 (logtide before the checkpoint components), its header and tables
+# as that version wrote them.
+rm -f s.db*
+python3 - <<'PY'
+import sqlite3
+c = sqlite3.connect("s.db")
+c.executescript("""
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
+CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
+  fingerprint BLOB NOT NULL, fingerprint_len INTEGER NOT NULL, offset INTEGER NOT NULL,
+  line INTEGER NOT NULL, max_time INTEGER NOT NULL, tail_hash BLOB NOT NULL,
+  dev INTEGER NOT NULL, ino INTEGER NOT NULL);
+CREATE TABLE outputs(role TEXT PRIMARY KEY, path TEXT NOT NULL, length INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL);
+INSERT INTO meta VALUES('engine', x'01000000');
+PRAGMA application_id = 1280592196;
+PRAGMA user_version = 1;
+""")
+c.commit()
+PY
+refuse "a state of format 1" 5 "written by an older version of logtide (state format 1" \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+check "a state of format 1: inspect says so too" bash -c "'$bin' inspect s.db 2>&1 >/dev/null | grep -q 'older version'"
+# A section written in another format: refused naming the section.
+reset
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE sections SET version = version + 1 WHERE name = 'windows'\"); c.commit()"
+refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 3' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"DELETE FROM sections WHERE name = 'counters'\"); c.commit()"
+refuse "a missing section" 5 'has no "counters" section: it is damaged' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+
 # --- standard input: a different stream is refused ------------------------------------------------
 reset
 head -n 4000 all.ndjson > a.part
@@ -250,8 +284,11 @@ for target in output state; do
     "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 -o out.ndjson --late-output late.ndjson all.ndjson
     check "disk full ($target): the next run resumes exactly" cmp -s out.ndjson ref.ndjson
   else
-    "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 --late-output late.ndjson all.ndjson > out.rest
-    check "disk full ($target): the next run resumes exactly" cmp -s late.ndjson ref-late-all.ndjson
+    # Standard output was a regular file: the next run appends to it ('>>'), after the length
+    # the last checkpoint that went through committed.
+    "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 1000 --late-output late.ndjson all.ndjson >> out.pipe
+    check "disk full ($target): the next run resumes exactly" cmp -s out.pipe ref.ndjson
+    check "disk full ($target): late events too" cmp -s late.ndjson ref-late-all.ndjson
   fi
 done
 

@@ -58,8 +58,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   Saved Save() {
     std::vector<StateOp> ops;
     Saved s;
-    ByteWriter w(&s.meta);
-    op_->Snapshot(&ops, &w, true);
+    REQUIRE(op_->Save(&s.meta, &ops, true).ok());
     std::map<std::string, std::string> live;
     for (StateOp& op : ops) {
       if (op.kind == StateOp::kPut) live[op.key] = std::move(op.value);
@@ -70,8 +69,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
   bool Load(const Saved& s) {
-    ByteReader r(s.meta);
-    return op_->Restore(s.rows, &r, s.watermark) && r.ok() && r.at_end();
+    return op_->Load(s.meta, s.rows).ok();
   }
   size_t pending_timers() const { return op_->pending_timers(); }
 

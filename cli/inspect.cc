@@ -1,0 +1,98 @@
+#include "inspect.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "input/input_set.h"
+#include "output/json_text.h"
+#include "output/output_set.h"
+#include "state/state_store.h"
+#include "time/timestamp.h"
+
+namespace logtide {
+
+Status InspectState(const std::string& path, std::string* json) {
+  std::string query;
+  Checkpoint cp;
+  Status s = StateStore::Peek(path, &query, &cp);
+  if (!s.ok()) return s;
+  std::vector<InputPosition> inputs;
+  std::vector<OutputPosition> outputs;
+  const Section* in = cp.Find("inputs");
+  const Section* out = cp.Find("outputs");
+  if (in == nullptr || in->version != InputSet::kVersion || out == nullptr ||
+      out->version != OutputSet::kVersion) {
+    return Status::Refused(fmt::format(
+        "state file {}: its inputs or outputs section is missing or in a format this version "
+        "does not read",
+        path));
+  }
+  if (!DecodeInputPositions(in->data, &inputs) || !DecodeOutputPositions(out->data, &outputs))
+    return Status::Corruption(fmt::format("state file {}: its positions are damaged", path));
+
+  std::string& j = *json;
+  j = "{\"query\":{";
+  bool first = true;
+  size_t pos = 0;
+  while (!query.empty() && pos < query.size()) {
+    size_t nl = query.find('\n', pos);
+    std::string line = query.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    size_t eq = line.find('=');
+    if (!first) j += ",";
+    first = false;
+    AppendJsonString(line.substr(0, eq), &j);
+    j += ":";
+    AppendJsonString(line.substr(eq + 1), &j);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  j += "}";
+  j += fmt::format(",\"finished\":{}", cp.finished ? "true" : "false");
+  j += fmt::format(",\"checkpoints\":{}", cp.checkpoints);
+  for (const auto& [name, value] : cp.info) {
+    j += ",";
+    AppendJsonString(name, &j);
+    j += ":" + value;
+  }
+  j += ",\"inputs\":[";
+  first = true;
+  for (const InputPosition& p : inputs) {
+    j += first ? "{" : ",{";
+    first = false;
+    j += "\"name\":";
+    AppendJsonString(p.name, &j);
+    j += ",\"kind\":";
+    AppendJsonString(p.kind, &j);
+    j += ",\"fingerprint\":";
+    AppendJsonString(p.fingerprint, &j);
+    j += fmt::format(",\"fingerprint_bytes\":{},\"dev\":{},\"inode\":{}", p.fingerprint_len, p.dev,
+                     p.ino);
+    j += fmt::format(",\"offset\":{},\"line\":{},\"max_event_time\":", p.offset, p.line);
+    if (p.max_time == INT64_MIN) {
+      j += "null";
+    } else {
+      std::string ts;
+      AppendRfc3339(p.max_time, &ts);
+      AppendJsonString(ts, &j);
+    }
+    j += "}";
+  }
+  j += "],\"outputs\":[";
+  first = true;
+  // Sorted by role, as before the checkpoint components.
+  std::sort(outputs.begin(), outputs.end(),
+            [](const OutputPosition& a, const OutputPosition& b) { return a.role < b.role; });
+  for (const OutputPosition& o : outputs) {
+    j += first ? "{\"role\":" : ",{\"role\":";
+    first = false;
+    AppendJsonString(o.role, &j);
+    j += ",\"path\":";
+    AppendJsonString(o.path, &j);
+    j += fmt::format(",\"length\":{}}}", o.length);
+  }
+  j += fmt::format("],\"window_log_rows\":{}}}", cp.window_log_rows);
+  return Status::Ok();
+}
+
+}  // namespace logtide

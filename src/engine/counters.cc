@@ -1,0 +1,35 @@
+#include "engine/counters.h"
+
+#include "util/bytes.h"
+
+namespace logtide {
+
+// Section "counters", version 1: u64 seq, u64 lines, events, bad_lines, late_events,
+// windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported.
+Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
+  ByteWriter w(data);
+  w.U64(*seq_);
+  for (uint64_t v : {stats_->lines, stats_->events, stats_->bad_lines, stats_->late_events,
+                     stats_->windows_emitted})
+    w.U64(v);
+  w.U32(static_cast<uint32_t>(stats_->ignored_values.size()));
+  for (uint64_t v : stats_->ignored_values) w.U64(v);
+  w.U32(static_cast<uint32_t>(*reported_));
+  return Status::Ok();
+}
+
+Status CountersState::Load(std::string_view data, const WindowRows&) {
+  ByteReader r(data);
+  *seq_ = r.U64();
+  for (uint64_t* v : {&stats_->lines, &stats_->events, &stats_->bad_lines, &stats_->late_events,
+                      &stats_->windows_emitted})
+    *v = r.U64();
+  if (r.U32() != stats_->ignored_values.size())
+    return Status::Corruption("the number of aggregates differs");
+  for (uint64_t& v : stats_->ignored_values) v = r.U64();
+  *reported_ = static_cast<int>(r.U32());
+  if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
+  return Status::Ok();
+}
+
+}  // namespace logtide

@@ -1,0 +1,48 @@
+// The job's counters, and their checkpoint component (section "counters"): a run resumed
+// from --state continues the job's totals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "state/checkpoint.h"
+
+namespace logtide {
+
+struct EngineStats {
+  uint64_t lines = 0;   // lines read, blank ones included
+  uint64_t events = 0;  // lines that became events
+  uint64_t bad_lines = 0;
+  uint64_t late_events = 0;
+  uint64_t windows_emitted = 0;          // result records written
+  uint64_t bytes_read = 0;               // by this run
+  uint64_t checkpoints = 0;              // committed by this run
+  double checkpoint_seconds = 0;         // spent in them
+  uint64_t last_checkpoint_rows = 0;     // window rows written by the last one
+  std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
+  // Counts above are for the whole job: a run resumed from --state continues them.
+};
+
+// The counters, the events' sequence number (for first()/last()) and the number of bad lines
+// shown on the terminal, as one checkpoint component.
+class CountersState final : public CheckpointComponent {
+ public:
+  // REQUIRES: the pointees outlive this object; stats->ignored_values is sized.
+  CountersState(EngineStats* stats, uint64_t* seq, int* reported)
+      : stats_(stats), seq_(seq), reported_(reported) {}
+
+  static constexpr uint32_t kVersion = 1;
+  std::string_view section() const override { return "counters"; }
+  uint32_t version() const override { return kVersion; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+  Status Load(std::string_view data, const WindowRows& rows) override;
+
+ private:
+  EngineStats* stats_;
+  uint64_t* seq_;
+  int* reported_;
+};
+
+}  // namespace logtide

@@ -1,0 +1,26 @@
+#include <fmt/format.h>
+
+#include "engine/config.h"
+#include "time/duration.h"
+
+namespace logtide {
+
+std::string QueryText(const EngineConfig& c) {
+  // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
+  // name written out or left off do not make another query.
+  std::string by, aggs;
+  for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
+  for (size_t i = 0; i < c.aggs.size(); ++i) {
+    const AggSpec& a = c.aggs[i];
+    aggs += fmt::format("{}{}={}{}", i ? " " : "", a.name, AggKindName(a.kind),
+                        a.field.empty() ? "" : "(" + a.field + ")");
+  }
+  return fmt::format(
+      "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"
+      "}",
+      c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
+      FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
+      c.format == OutputFormat::kCsv ? "csv" : "ndjson");
+}
+
+}  // namespace logtide

@@ -1,0 +1,39 @@
+// Where fired windows become result records: sorted by (end, start, key) (ResultOrder) and
+// written with the RecordWriter, on the engine's thread, or handed to the OutputThread when
+// there is one (the same order and bytes, on a thread of its own).
+#pragma once
+
+#include <cstdint>
+
+#include "agg/accumulators.h"
+#include "engine/key_table.h"
+#include "engine/output_thread.h"
+#include "engine/result_order.h"
+#include "output/record_writer.h"
+#include "window/window_operator.h"
+
+namespace logtide {
+
+class ResultSink final : public ResultEmitter {
+ public:
+  // `windows_emitted` counts the records. The pointees outlive the sink.
+  ResultSink(const KeyTable* keys, const Accumulators* acc, uint64_t* windows_emitted)
+      : keys_(keys), acc_(acc), windows_emitted_(windows_emitted) {}
+
+  // Writes with `writer`; with `thread`, through that thread instead. REQUIRES: before the
+  // first EmitWindows.
+  void set_writer(RecordWriter* writer) { writer_ = writer; }
+  void set_output_thread(OutputThread* thread) { thread_ = thread; }
+
+  void EmitWindows(const std::vector<WindowResult>& results) override;
+
+ private:
+  const KeyTable* keys_;
+  const Accumulators* acc_;
+  uint64_t* windows_emitted_;
+  RecordWriter* writer_ = nullptr;
+  OutputThread* thread_ = nullptr;
+  ResultOrder order_;
+};
+
+}  // namespace logtide

@@ -1,0 +1,220 @@
+#include "input/input_set.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+
+#include "util/bytes.h"
+
+namespace logtide {
+namespace {
+
+constexpr uint64_t kFingerprintBytes = 4096;
+constexpr uint64_t kTailBytes = 64;
+
+std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
+std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
+
+}  // namespace
+
+// Section "inputs", version 1: u32 inputs, per input: bytes name, bytes kind, bytes
+// fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
+// u64 dev, u64 ino.
+bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out) {
+  ByteReader r(data);
+  const uint32_t n = r.U32();
+  out->clear();
+  for (uint32_t i = 0; i < n && r.ok(); ++i) {
+    InputPosition p;
+    p.name = r.Bytes();
+    p.kind = r.Bytes();
+    p.fingerprint = r.Bytes();
+    p.fingerprint_len = r.U64();
+    p.offset = r.U64();
+    p.line = r.U64();
+    p.max_time = r.I64();
+    p.tail_hash = r.Bytes();
+    p.dev = r.U64();
+    p.ino = r.U64();
+    if (p.kind != "file" && p.kind != "stdin") return false;
+    out->push_back(std::move(p));
+  }
+  return r.ok() && r.at_end();
+}
+
+Status InputSet::Open(const std::vector<std::string>& paths, Options options,
+                      std::unique_ptr<InputSet>* out) {
+  std::unique_ptr<InputSet> set(new InputSet());
+  set->options_ = std::move(options);
+  set->paths_ = paths;
+  for (const std::string& path : paths) {
+    std::unique_ptr<LineReader> r;
+    Status s = LineReader::Open(path, set->options_.buffer_size, &r);
+    if (!s.ok()) return s;
+    set->readers_.push_back(std::move(r));
+  }
+  set->tracks_.resize(paths.size());
+  *out = std::move(set);
+  return Status::Ok();
+}
+
+InputSet::~InputSet() {
+  for (Track& t : tracks_) {
+    if (t.hash != nullptr) XXH64_freeState(t.hash);
+  }
+}
+
+void InputSet::TrackForCheckpoints() {
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (readers_[i]->is_stdin() && tracks_[i].hash == nullptr) {
+      tracks_[i].hash = XXH64_createState();
+      XXH64_reset(tracks_[i].hash, 0);
+    }
+  }
+}
+
+void InputSet::Consumed(size_t i, const Line& line) {
+  Track& t = tracks_[i];
+  if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+  t.offset = line.end_offset;
+  t.line = line.number;
+}
+
+Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
+  ByteWriter w(data);
+  w.U32(static_cast<uint32_t>(readers_.size()));
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    LineReader& r = *readers_[i];
+    const Track& t = tracks_[i];
+    w.Bytes(paths_[i]);
+    if (r.is_stdin()) {
+      w.Bytes("stdin");
+      w.Bytes(HashHex(XXH64_digest(t.hash)));
+      w.U64(t.offset);
+    } else {
+      w.Bytes("file");
+      // The first bytes: at least what was read, up to kFingerprintBytes of the file.
+      std::string bytes;
+      Status s = r.ReadAt(
+          0, std::min(kFingerprintBytes, std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+          &bytes);
+      if (!s.ok()) return s;
+      w.Bytes(HashOf(bytes));
+      w.U64(bytes.size());
+    }
+    w.U64(t.offset);
+    w.U64(t.line);
+    w.I64(options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN);
+    if (r.is_stdin()) {
+      w.Bytes("");
+      w.U64(0);
+      w.U64(0);
+    } else {
+      std::string tail;
+      uint64_t from = t.offset - std::min(t.offset, kTailBytes);
+      Status s = r.ReadAt(from, t.offset - from, &tail);
+      if (!s.ok()) return s;
+      w.Bytes(HashOf(tail));
+      w.U64(r.dev());
+      w.U64(r.ino());
+    }
+  }
+  return Status::Ok();
+}
+
+Status InputSet::Load(std::string_view data, const WindowRows&) {
+  std::vector<InputPosition> saved;
+  if (!DecodeInputPositions(data, &saved)) {
+    return Status::Corruption(fmt::format(
+        "state file {}: the saved input positions are damaged; it was not changed",
+        options_.state_path));
+  }
+  std::vector<bool> used(saved.size(), false);
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    int found = -1;
+    Status s = Match(i, saved, &used, &found);
+    if (!s.ok()) return s;
+    if (found < 0) continue;  // a new input: read from its start
+    used[static_cast<size_t>(found)] = true;
+    const InputPosition& p = saved[static_cast<size_t>(found)];
+    Track& t = tracks_[i];
+    t.offset = t.start_offset = p.offset;
+    t.line = p.line;
+    t.restored_max_time = p.max_time;
+  }
+  return Status::Ok();
+}
+
+// Finds input i's saved position: a file by the hash of its first bytes (so a rotated file is
+// found under its new name), standard input by the hash of the bytes already consumed. Moves
+// the reader to the position found.
+Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::vector<bool>* used,
+                       int* found) {
+  LineReader& r = *readers_[i];
+  Track& t = tracks_[i];
+  *found = -1;
+  Status s;
+  if (r.is_stdin()) {
+    for (size_t k = 0; k < saved.size() && *found < 0; ++k) {
+      if (!(*used)[k] && saved[k].kind == "stdin") *found = static_cast<int>(k);
+    }
+    if (*found < 0) return Status::Ok();
+    const InputPosition& p = saved[static_cast<size_t>(*found)];
+    s = r.SkipTo(p.offset, p.line,
+                 [&](std::string_view b) { XXH64_update(t.hash, b.data(), b.size()); });
+    if (!s.ok()) return s;
+    if (HashHex(XXH64_digest(t.hash)) != p.fingerprint) {
+      return Status::Refused(fmt::format(
+          "standard input is not the stream the state file {} was made from: its first {} "
+          "bytes differ; nothing was written",
+          options_.state_path, p.offset));
+    }
+    return Status::Ok();
+  }
+  std::string head;
+  for (size_t k = 0; k < saved.size(); ++k) {
+    const InputPosition& p = saved[k];
+    if ((*used)[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
+    if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
+    if (HashOf(head) != p.fingerprint) continue;
+    // Among files that share their first bytes, the same file (device and inode) wins, then
+    // the same name.
+    auto rank = [&](const InputPosition& q) {
+      return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == paths_[i] ? 1 : 0);
+    };
+    if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)]))
+      *found = static_cast<int>(k);
+  }
+  if (*found < 0) return Status::Ok();  // a new file: read from its start
+  const InputPosition& p = saved[static_cast<size_t>(*found)];
+  std::string problem;
+  if (r.file_size() < p.offset) {
+    problem = fmt::format(
+        "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
+        "or replaced",
+        r.name(), r.file_size(), p.offset);
+  } else {
+    std::string tail;
+    uint64_t from = p.offset - std::min(p.offset, kTailBytes);
+    if (!(s = r.ReadAt(from, p.offset - from, &tail)).ok()) return s;
+    if (HashOf(tail) != p.tail_hash) {
+      problem = fmt::format(
+          "{}: the bytes before offset {}, where the last run stopped, have changed: the file "
+          "was replaced or rewritten",
+          r.name(), p.offset);
+    }
+  }
+  if (!problem.empty()) {
+    if (!options_.reread_replaced) {
+      return Status::Refused(
+          problem + "; nothing was written (--reread-replaced reads such a file from its start)");
+    }
+    if (options_.warn) options_.warn(problem + "; reading it from its start (--reread-replaced)");
+    *found = -1;
+    return Status::Ok();
+  }
+  return r.SkipTo(p.offset, p.line, [](std::string_view) {});
+}
+
+}  // namespace logtide

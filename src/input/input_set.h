@@ -1,0 +1,103 @@
+// The job's inputs as a set: their readers, how far each was processed, and their identity
+// across runs (a checkpoint component, section "inputs"). A file is known by a hash of its
+// first bytes, so a rotated file is found under its new name, and by a hash of the bytes
+// just before its offset, so a file rewritten under the same name is noticed; standard input
+// by a hash of every byte consumed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "input/line_reader.h"
+#include "state/checkpoint.h"
+#include "util/status.h"
+
+struct XXH64_state_s;
+
+namespace logtide {
+
+// Where one input stood at a checkpoint.
+struct InputPosition {
+  std::string name;         // as given on the command line ("-" for stdin)
+  std::string kind;         // "file" or "stdin"
+  std::string fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all
+                            // consumed bytes
+  uint64_t fingerprint_len = 0;
+  uint64_t offset = 0;    // byte offset just past the last processed line
+  uint64_t line = 0;      // lines processed
+  int64_t max_time = 0;   // largest event time read (INT64_MIN: none)
+  std::string tail_hash;  // files: hash of the bytes just before `offset`
+  uint64_t dev = 0;       // files: device and inode, a hint when several files match
+  uint64_t ino = 0;
+};
+
+// Decodes an "inputs" section (version InputSet::kVersion). Returns false when it is damaged.
+bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out);
+
+class InputSet final : public CheckpointComponent {
+ public:
+  struct Options {
+    size_t buffer_size = 1 << 20;
+    bool reread_replaced = false;  // a truncated or replaced file is read from its start
+    std::string state_path;        // for messages
+    // Receives warnings (an input read again from its start).
+    std::function<void(const std::string&)> warn;
+    // The largest event time read from input i, saved with its position.
+    std::function<int64_t(int)> max_time;
+  };
+
+  // Opens every path ("-" is standard input).
+  static Status Open(const std::vector<std::string>& paths, Options options,
+                     std::unique_ptr<InputSet>* out);
+  ~InputSet() override;
+
+  size_t size() const { return readers_.size(); }
+  LineReader& reader(size_t i) { return *readers_[i]; }
+  const std::string& path(size_t i) const { return paths_[i]; }
+
+  // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
+  // REQUIRES: before Load and before any line is read.
+  void TrackForCheckpoints();
+  // Records that `line` of input i was processed.
+  void Consumed(size_t i, const Line& line);
+  // Where input i started in this run (its restored offset, or 0).
+  uint64_t start_offset(size_t i) const { return tracks_[i].start_offset; }
+  // After Load: the largest event time read from input i in earlier runs (INT64_MIN: none, or
+  // a new input).
+  int64_t restored_max_time(size_t i) const { return tracks_[i].restored_max_time; }
+
+  // CheckpointComponent. Load matches each saved input to an input of this run by its
+  // identity and moves that reader to its saved offset; a saved input matching none is
+  // dropped, an input matching none is new and read from its start. Refused (nothing read or
+  // written) when an input was truncated or rewritten before its offset, unless
+  // reread_replaced.
+  static constexpr uint32_t kVersion = 1;
+  std::string_view section() const override { return "inputs"; }
+  uint32_t version() const override { return kVersion; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+  Status Load(std::string_view data, const WindowRows& rows) override;
+
+ private:
+  struct Track {
+    uint64_t offset = 0;  // just past the last line processed
+    uint64_t line = 0;
+    uint64_t start_offset = 0;            // where this run began
+    XXH64_state_s* hash = nullptr;        // stdin: hash of all bytes consumed so far
+    int64_t restored_max_time = INT64_MIN;
+  };
+  InputSet() = default;
+  // Matches input i against the saved inputs not yet `used`; returns the index or -1.
+  Status Match(size_t i, const std::vector<InputPosition>& saved, std::vector<bool>* used,
+               int* found);
+
+  Options options_;
+  std::vector<std::string> paths_;
+  std::vector<std::unique_ptr<LineReader>> readers_;
+  std::vector<Track> tracks_;
+};
+
+}  // namespace logtide

@@ -1,0 +1,62 @@
+// The job's outputs (results, late events, bad lines) and their committed lengths across runs
+// (a checkpoint component, section "outputs"): a resumed run cuts each output back to the
+// length its last checkpoint recorded and writes on from there, so no record is lost or
+// written twice.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "output/output_file.h"
+#include "state/checkpoint.h"
+#include "util/status.h"
+
+namespace logtide {
+
+struct OutputPosition {
+  std::string role;  // "output", "late-output", "errors"
+  std::string path;
+  uint64_t length = 0;
+};
+
+// Decodes an "outputs" section (version OutputSet::kVersion). Returns false when damaged.
+bool DecodeOutputPositions(std::string_view data, std::vector<OutputPosition>* out);
+
+class OutputSet final : public CheckpointComponent {
+ public:
+  // `late` and `errors` may be empty: no such output. "-" is standard output.
+  OutputSet(std::string results, std::string late, std::string errors, bool with_state)
+      : paths_{std::move(results), std::move(late), std::move(errors)}, with_state_(with_state) {}
+
+  // Opens the outputs. After Load, each continues at its committed length (refused when it is
+  // shorter: it was truncated or replaced). A new job truncates them, except standard output
+  // under --state: a regular file there (through '>>') keeps what it holds.
+  Status Open();
+  OutputFile& results() { return files_[0]; }
+  OutputFile& late() { return files_[1]; }
+  OutputFile& errors() { return files_[2]; }
+  // Writes out every open output's buffer and, with `durable`, waits for the disk.
+  Status Sync(bool durable);
+  // Closes every output; returns the first error.
+  Status Close();
+  // Fault injection for tests (OutputFile::set_write_budget), for every output.
+  void set_write_budget(int64_t* budget);
+
+  static constexpr uint32_t kVersion = 1;
+  std::string_view section() const override { return "outputs"; }
+  uint32_t version() const override { return kVersion; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+  Status Load(std::string_view data, const WindowRows& rows) override;
+
+ private:
+  static constexpr const char* kRoles[3] = {"output", "late-output", "errors"};
+  std::string paths_[3];
+  bool with_state_;
+  bool resumed_ = false;
+  uint64_t committed_[3] = {0, 0, 0};
+  OutputFile files_[3];
+};
+
+}  // namespace logtide

@@ -1,0 +1,57 @@
+// What a checkpoint is made of: every stateful part of a job (the window operator, the
+// watermark, the inputs and their identity, the counters, the outputs) is a
+// CheckpointComponent that saves itself as one named, versioned section. The engine's
+// Checkpointer loops over them; the StateStore keeps the sections, plus the window log that
+// only the window operator writes, in one transaction (Arroyo's snapshot/restore hooks).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/status.h"
+
+namespace logtide {
+
+// A change to the window log since the last checkpoint.
+struct StateOp {
+  enum Kind : uint8_t { kPut, kErase, kErasePrefix };
+  Kind kind;
+  std::string key;
+  std::string value;  // kPut only
+};
+
+// The live rows of the window log, sorted by key.
+using WindowRows = std::vector<std::pair<std::string, std::string>>;
+
+// One component's saved state.
+struct Section {
+  std::string name;
+  uint32_t version = 0;
+  std::string data;
+};
+
+class CheckpointComponent {
+ public:
+  virtual ~CheckpointComponent() = default;
+
+  // The section's name, unique within a job ("inputs", "windows", ...).
+  virtual std::string_view section() const = 0;
+  // The version of the section's format that Save writes and Load reads. A format change
+  // takes a new version: a state saved by another version is refused, never misread.
+  virtual uint32_t version() const = 0;
+
+  // Writes the component's state to *data. The window operator also appends its row changes
+  // to *log (with `all`, every live row, for a log rewritten whole); other components leave
+  // it alone.
+  virtual Status Save(std::string* data, std::vector<StateOp>* log, bool all) = 0;
+  // Restores the component from a section its version wrote and the window log's live rows
+  // (which only the window operator reads). Components are restored in the order they were
+  // registered. Errors: Corruption when the bytes are damaged; Refused when the saved state
+  // does not fit this run (an input replaced, say).
+  virtual Status Load(std::string_view data, const WindowRows& rows) = 0;
+};
+
+}  // namespace logtide

@@ -1,0 +1,123 @@
+#include "engine/checkpointer.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <unistd.h>
+
+namespace logtide {
+namespace {
+
+// A component holding one string; it logs the order of Save and Load calls.
+class Fake final : public CheckpointComponent {
+ public:
+  Fake(std::string name, uint32_t version, std::vector<std::string>* calls)
+      : name_(std::move(name)), version_(version), calls_(calls) {}
+  std::string_view section() const override { return name_; }
+  uint32_t version() const override { return version_; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
+    calls_->push_back("save " + name_);
+    *data = value;
+    if (name_ == "windows") log->push_back(StateOp{StateOp::kPut, all ? "all" : "k", value});
+    return Status::Ok();
+  }
+  Status Load(std::string_view data, const WindowRows& rows) override {
+    calls_->push_back("load " + name_);
+    if (data == "damaged") return Status::Corruption("it does not decode");
+    value = std::string(data);
+    rows_seen = rows.size();
+    return Status::Ok();
+  }
+  std::string value;
+  size_t rows_seen = 0;
+
+ private:
+  std::string name_;
+  uint32_t version_;
+  std::vector<std::string>* calls_;
+};
+
+std::string TempPath() {
+  char name[] = "/tmp/logtide_ckpt_XXXXXX";
+  int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::remove(name);
+  return name;
+}
+
+void Cleanup(const std::string& p) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((p + suffix).c_str());
+}
+
+// Commits a checkpoint of components a (version 1) and windows (version 1), with values.
+void Write(const std::string& path, const std::string& a_value) {
+  std::vector<std::string> calls;
+  std::unique_ptr<StateStore> store;
+  REQUIRE(StateStore::Open(path, false, &store).ok());
+  REQUIRE(store->CheckQuery("q").ok());
+  Fake a("a", 1, &calls), w("windows", 1, &calls);
+  a.value = a_value;
+  w.value = "rows";
+  Checkpointer cp(store.get());
+  cp.Add(&a);
+  cp.Add(&w);
+  Checkpoint c;
+  c.checkpoints = 1;
+  REQUIRE(cp.Commit(&c).ok());
+  CHECK(calls == std::vector<std::string>{"save a", "save windows"});
+  CHECK(c.window_ops.size() == 1);
+}
+
+Status Read(const std::string& path, uint32_t windows_version, std::vector<std::string>* calls,
+            std::string* a_value = nullptr) {
+  std::unique_ptr<StateStore> store;
+  Status s = StateStore::Open(path, false, &store);
+  if (!s.ok()) return s;
+  Checkpoint c;
+  if (!(s = store->Load(&c)).ok()) return s;
+  Fake a("a", 1, calls), w("windows", windows_version, calls);
+  Checkpointer cp(store.get());
+  cp.Add(&a);
+  cp.Add(&w);
+  s = cp.Restore(c);
+  if (a_value != nullptr) *a_value = a.value;
+  if (s.ok()) CHECK(w.rows_seen == 1);
+  return s;
+}
+
+TEST_CASE("the checkpointer saves and restores every component in the order added") {
+  const std::string path = TempPath();
+  Write(path, "hello");
+  std::vector<std::string> calls;
+  std::string a;
+  REQUIRE(Read(path, 1, &calls, &a).ok());
+  CHECK(calls == std::vector<std::string>{"load a", "load windows"});
+  CHECK(a == "hello");
+  Cleanup(path);
+}
+
+TEST_CASE("a section in another format is refused as another version's, before any load") {
+  const std::string path = TempPath();
+  Write(path, "hello");
+  std::vector<std::string> calls;
+  Status s = Read(path, 2, &calls);
+  CHECK(s.code() == Status::Code::kRefused);
+  CHECK_THAT(s.message(), Catch::Contains("another version of logtide") &&
+                              Catch::Contains("\"windows\" section has format 1") &&
+                              Catch::Contains("reads format 2"));
+  CHECK(calls == std::vector<std::string>{"load a"});
+  Cleanup(path);
+}
+
+TEST_CASE("a damaged section is refused as damaged, naming it") {
+  const std::string path = TempPath();
+  Write(path, "damaged");
+  std::vector<std::string> calls;
+  Status s = Read(path, 1, &calls);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("the saved a are damaged (it does not decode)"));
+  Cleanup(path);
+}
+
+}  // namespace
+}  // namespace logtide
