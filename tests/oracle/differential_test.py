@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Differential test: logtide against tests/oracle/reference.py on random inputs with bounded
 disorder, very late events, several keys, nulls and wrong-typed values, over every window kind,
-emit mode, delay and lateness, with one or two inputs and random input buffer sizes. For a third
-of the seeds the job also runs through --state (a --hold run over a prefix, or a run killed at a
-checkpoint) and must resume to the same bytes.
+emit mode, delay and lateness, with one or two inputs and random input buffer sizes. Both the
+results and the late events (--late-output: which lines, their event times and the watermark
+that made them late, in reading order) must match the model. For a third of the seeds the job
+also runs through --state (a --hold run over a prefix, or a run killed at a checkpoint) and
+must resume to the same bytes, late events included.
 
 Usage: differential_test.py LOGTIDE_BINARY FIRST_SEED COUNT
 Prints one line per failing case with the command to reproduce it, and 'N passed, N failed'.
@@ -64,12 +66,19 @@ def run_case(binary, seed, workdir):
     model = reference.Model(kind, size * NS, slide * NS, gap * NS, delay * NS, lateness * NS, emit, by, AGGS, ninputs)
     expected = "".join(line + "\n" for line in model.run(inputs))
 
-    paths = []
+    paths, lines = [], []
     for i, evs in enumerate(inputs):
         p = os.path.join(workdir, "in%d.ndjson" % i)
+        lines.append([to_line(t, r) for t, r in evs])
         with open(p, "w") as f:
-            f.write("".join(to_line(t, r) + "\n" for t, r in evs))
+            f.write("".join(line + "\n" for line in lines[-1]))
         paths.append(p)
+    expected_late = ""
+    for i, n, t, w in model.late_events:
+        offset = sum(len(line) + 1 for line in lines[i][:n - 1])
+        expected_late += '{"input":%s,"line":%d,"offset":%d,"event_time":"%s","watermark":"%s","reason":"late","event":%s}\n' % (
+            reference.json.dumps(paths[i]), n, offset, reference.rfc3339(t), reference.rfc3339(w), lines[i][n - 1])
+    late = os.path.join(workdir, "late.ndjson")
     args = [binary, "-q", "--window", spec, "--delay", "%ds" % delay, "--lateness", "%ds" % lateness, "--emit", emit,
             "--io-buffer", str(rng.choice([1, 7, 64, 4096, 1 << 20])),
             "--threads", str(rng.choice([1, 1, 2, 3, 8]))]
@@ -77,13 +86,16 @@ def run_case(binary, seed, workdir):
         args += ["--by", by]
     for name, fn, field in AGGS:
         args += ["--agg", fn if field is None else "%s(%s)" % (fn, field)]
-    args += paths
+    args += ["--late-output", late] + paths
     got = subprocess.run(args, capture_output=True, text=True)
+    got_late = open(late).read() if os.path.exists(late) else ""
+    if got.returncode == 0 and got_late != expected_late:
+        got = subprocess.CompletedProcess(args, 1, got.stdout, "late events differ:\n" + got_late)
     if got.returncode == 0 and got.stdout == expected and seed % 3 == 0:
         # Through --state: a --hold run over a prefix of the inputs, then a resumed run over all
         # of them, must write exactly the same bytes (checkpoints every few lines).
         state, out = os.path.join(workdir, "s.db"), os.path.join(workdir, "out.ndjson")
-        for f in (state, state + "-wal", state + "-shm", out):
+        for f in (state, state + "-wal", state + "-shm", out, late):
             if os.path.exists(f):
                 os.remove(f)
         stateful = args[:-len(paths)] + ["--state", state, "--checkpoint-every", str(rng.choice([1, 3, 50])), "-o", out]
@@ -107,7 +119,8 @@ def run_case(binary, seed, workdir):
         compact = dict(os.environ, LOGTIDE_TEST_COMPACT_SLACK="0") if seed % 2 == 0 else None
         second = subprocess.run(stateful + paths, capture_output=True, text=True, env=compact)
         resumed = open(out).read() if os.path.exists(out) else ""
-        if not first_ok or second.returncode != 0 or resumed != expected:
+        resumed_late = open(late).read() if os.path.exists(late) else ""
+        if not first_ok or second.returncode != 0 or resumed != expected or resumed_late != expected_late:
             got = subprocess.CompletedProcess(args, 1, resumed, first.stderr + second.stderr)
             args = stateful + ["(--hold over a prefix, then resumed)"] + paths
     if got.returncode != 0 or got.stdout != expected:
@@ -116,6 +129,8 @@ def run_case(binary, seed, workdir):
             os.rename(p, os.path.join(keep, os.path.basename(p)))
         with open(os.path.join(keep, "expected"), "w") as f:
             f.write(expected)
+        with open(os.path.join(keep, "expected-late"), "w") as f:
+            f.write(expected_late)
         print("FAIL seed %d (exit %d): inputs and expected output kept in %s\n  %s" % (
             seed, got.returncode, keep, " ".join(args)))
         return False

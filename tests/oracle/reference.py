@@ -87,6 +87,7 @@ class Model:
         self.W = -INF
         self.out = []
         self.late = 0
+        self.late_events = []  # (input, line number, event time, watermark), in reading order
         self.maxes = [-INF] * inputs
         self.finished = [False] * inputs
         # fixed windows: (start, end, key) -> {"events": [...], "fired": bool, "rev": int}
@@ -207,7 +208,8 @@ class Model:
             t, rec = inputs[i][pos[i]]
             pos[i] += 1
             seq += 1
-            self.add(t, seq, rec)
+            if not self.add(t, seq, rec):
+                self.late_events.append((i, pos[i], t, self.W))
             self.maxes[i] = max(self.maxes[i], t)
             self.advance()
         return self.out

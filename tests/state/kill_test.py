@@ -5,7 +5,8 @@
                                              until the run finishes; for a file and for a pipe
   kill_test.py points LOGTIDE LOGTIDE_GEN    SIGKILL at chosen points of a checkpoint (test hook
                                              LOGTIDE_TEST_KILL_AT): before the outputs are flushed,
-                                             between the output write and the commit, after the commit
+                                             between the output write and the commit, after the commit;
+                                             for every query shape, with a file and with a pipe
 
 Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
 --late-output), and the state file must pass PRAGMA integrity_check after every kill.
@@ -183,12 +184,12 @@ def kill_points(binary, gen, work):
     with open(input_path, "wb") as f:
         subprocess.run([gen, "--lines", "30000", "--seed", "11", "--rate-per-s", "300", "--disorder-ms", "2000",
                         "--late-fraction", "0.02"], stdout=f, check=True)
-    for use_stdin in (False, True):
+    for query, use_stdin in [(q, s) for q in QUERIES for s in (False, True)]:
+        job = Job(binary, work, query, input_path, use_stdin)
+        job.clean()
+        want = job.reference()
         for point in ("before-flush", "before-commit", "after-commit"):
             for n in (1, 3):
-                job = Job(binary, work, QUERIES[0], input_path, use_stdin)
-                job.clean()
-                want = job.reference()
                 job.clean()
                 env = dict(os.environ, LOGTIDE_TEST_KILL_AT="%s:%d" % (point, n))
                 p, t = job.start(env=env)
@@ -196,7 +197,7 @@ def kill_points(binary, gen, work):
                 if t:
                     t.join()
                 p.stderr.close()
-                what = "%s:%d (%s)" % (point, n, "stdin" if use_stdin else "file")
+                what = "%s:%d (%s, %s)" % (point, n, " ".join(query[:2]), "stdin" if use_stdin else "file")
                 if p.returncode != -signal.SIGKILL:
                     failures.append("%s: the hook did not fire (exit %d)" % (what, p.returncode))
                     continue
@@ -218,7 +219,9 @@ def main():
     work = tempfile.mkdtemp(prefix="logtide-kill-")
     try:
         if mode == "random":
-            failures = random_kills(binary, gen, random.Random(20261129), work, 20)
+            seed = 20261129
+            print("seed %d (kill moments also depend on timing)" % seed)
+            failures = random_kills(binary, gen, random.Random(seed), work, 20)
         else:
             failures = kill_points(binary, gen, work)
     finally:

@@ -25,6 +25,10 @@ mkdir ref && cp all.ndjson ref/app.log
 "$bin" -q "${Q[@]}" --late-output ref-late-all.ndjson all.ndjson > /dev/null
 
 # --- cron: the log grows in chunks cut in the middle of lines; one --hold run per chunk -------
+# The cut points come from bash's RANDOM, seeded (LOGTIDE_TEST_SEED picks another seed).
+seed=${LOGTIDE_TEST_SEED:-20261130}
+echo "seed $seed"
+RANDOM=$seed
 reset
 : > app.log
 size=$(stat -c %s all.ndjson)
