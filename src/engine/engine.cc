@@ -46,7 +46,6 @@ struct Engine::Impl {
 
   const EngineConfig& config;
   EngineStats* stats;
-  std::unique_ptr<EventParser> parser;  // with --threads 1
   JsonChecker json_checker;             // late lines, before they are counted
   KeyTable keys;
   KeyCache key_cache{&keys};  // after `keys`: it holds references into it
@@ -60,8 +59,7 @@ struct Engine::Impl {
   std::unique_ptr<OutputThread> output_thread;
   std::unique_ptr<InputSet> inputs;
   std::vector<uint64_t> read_to;    // per input: the end of the last line processed
-  std::unique_ptr<ParsePool> pool;  // with --threads N > 1; reads `inputs`, so declared after
-  std::vector<std::unique_ptr<StructuralIndex>> indexes;  // per input: its current run of lines
+  std::unique_ptr<ParsePool> pool;  // reads `inputs`, so declared after
   WatermarkTracker tracker;
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
@@ -85,7 +83,6 @@ struct Engine::Impl {
   Status Open();
   Status OpenState(bool* resumed);
   Status CheckFinished();
-  Status NextLine(int input, Line* line, Event* event, bool* have, bool* interrupted);
   Status ProcessLine(int input, const Line& line, const Event& event);
   Status BadLine(int input, const Line& line, std::string_view reason);
   void LateEvent(int input, const Line& line, Nanos t);
@@ -140,8 +137,13 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   e->stats_.ignored_values.assign(c.aggs.size(), 0);
   e->impl_ = std::make_unique<Impl>(e->config_, &e->stats_);
   Impl& m = *e->impl_;
-  Status s = EventParser::Create(c, &m.parser);
-  if (!s.ok()) return s;
+  {
+    // Field paths and the time format are checked here, before anything is opened; the
+    // parsers that run are made by the ParsePool.
+    std::unique_ptr<EventParser> check;
+    Status s = EventParser::Create(c, &check);
+    if (!s.ok()) return s;
+  }
   m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
                                 WindowOperator::Deps{&m.keys, &m.acc, &m.sink,
                                                      e->stats_.ignored_values.data()});
@@ -159,9 +161,8 @@ Status Engine::Impl::Open() {
   opts.max_time = [this](int i) { return tracker.max_time(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    if (!config.state_path.empty()) inputs->reader(i).set_stop_flag(&g_stop_signal);
-    indexes.push_back(std::make_unique<StructuralIndex>());
+  if (!config.state_path.empty()) {
+    for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(&g_stop_signal);
   }
   if (!config.state_path.empty()) {
     bool resumed = false;
@@ -297,23 +298,6 @@ void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   late.MaybeFlush();
 }
 
-Status Engine::Impl::NextLine(int input, Line* line, Event* event, bool* have,
-                              bool* interrupted) {
-  if (pool != nullptr) {
-    Status s = pool->Next(input, line, event, have);
-    *interrupted = pool->interrupted();
-    return s;
-  }
-  LineReader& r = inputs->reader(input);
-  Status s = r.Next(line, have);
-  *interrupted = r.interrupted();
-  if (!s.ok() || !*have) return s;
-  StructuralIndex& index = *indexes[input];
-  if (line->run_size != 0) index.SetRun(line->data, line->run_size);
-  parser->Parse(line->data, line->size, line->capacity, event, &index);
-  return s;
-}
-
 Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   ++stats->lines;
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
@@ -356,14 +340,16 @@ Status Engine::Impl::ReadAll() {
   const size_t n = inputs->size();
   uint32_t until_progress = 0;
   last_progress = last_checkpoint = std::chrono::steady_clock::now();
-  // Threads cannot pay for their start on files that fit in one block.
   uint64_t total = 0;
   bool all_files = true;
   for (size_t i = 0; i < n; ++i) {
     all_files = all_files && inputs->reader(i).is_regular();
     total += inputs->reader(i).file_size();
   }
-  if (config.threads > 1 && !(all_files && total <= config.buffer_size)) {
+  // Threads cannot pay for their start on files that fit in one block: those are read and
+  // parsed on this thread (a pool with no workers), as with --threads 1.
+  const bool threads = config.threads > 1 && !(all_files && total <= config.buffer_size);
+  {
     std::vector<LineReader*> rs;
     for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
     // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
@@ -371,8 +357,10 @@ Status Engine::Impl::ReadAll() {
     pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
     if (!config.state_path.empty()) pool->set_stop_flag(&g_stop_signal);
     // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
-    Status s = pool->Start(config.threads - 1);
+    Status s = pool->Start(threads ? config.threads - 1 : 0);
     if (!s.ok()) return s;
+  }
+  if (threads) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
     output_thread = std::make_unique<OutputThread>(writer.get(), acc.num_aggs());
@@ -396,7 +384,8 @@ Status Engine::Impl::ReadAll() {
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
       bool have, interrupted;
-      Status s = NextLine(static_cast<int>(pick), &line, &event, &have, &interrupted);
+      Status s = pool->Next(static_cast<int>(pick), &line, &event, &have);
+      interrupted = pool->interrupted();
       if (!s.ok()) return s;
       if (interrupted) {  // a signal while waiting for input: stop here, cleanly
         stopped_by = g_stop_signal;

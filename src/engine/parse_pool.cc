@@ -41,6 +41,12 @@ Status ParsePool::Start(int threads) {
   // engine's thread, is that thread's (Next), and checks that they can be made.
   Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
+  if (threads == 0) {
+    direct_ = true;
+    for (size_t i = 0; i < readers_.size(); ++i)
+      direct_indexes_.push_back(std::make_unique<StructuralIndex>());
+    return Status::Ok();
+  }
   // Enough read-ahead to keep every worker, and the engine's thread, busy on the input the
   // engine reads.
   ahead_ = std::clamp<size_t>(kAheadBudget / std::max<size_t>(readers_.size(), 1), 1,
@@ -181,7 +187,18 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
   }
 }
 
-Status ParsePool::Next(int input, Line* line, Event* event, bool* have) {
+Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
+  LineReader& r = *readers_[input];
+  Status s = r.Next(line, have);
+  interrupted_ = r.interrupted();
+  if (!s.ok() || !*have) return s;
+  StructuralIndex& index = *direct_indexes_[input];
+  if (line->run_size != 0) index.SetRun(line->data, line->run_size);
+  helper_->Parse(line->data, line->size, line->capacity, event, &index);
+  return s;
+}
+
+Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
   Input& in = inputs_[input];
   *have = false;
   while (!in.finished) {

@@ -1,8 +1,10 @@
-// Parsing ahead on worker threads (--threads): workers read blocks of whole lines from the
-// inputs and parse every line into an Event; the engine takes the lines back one at a time, in
-// each input's order, and while the next block is not parsed yet its thread reads and parses
-// one of a file like a worker. Parsing is pure, so the results are the bytes a single thread
-// gives.
+// The engine's one input path: every line of every input, parsed into an Event, in each
+// input's order. With worker threads (--threads), workers read blocks of whole lines from the
+// inputs and parse every line; the engine takes the lines back one at a time, and while the
+// next block is not parsed yet its thread reads and parses one of a file like a worker. With
+// no workers (--threads 1, or input too small to pay for threads) the engine's thread reads
+// and parses each line as it takes it, through the readers' own buffers. Parsing is pure, so
+// the results are the same bytes either way.
 #pragma once
 
 #include <atomic>
@@ -34,8 +36,8 @@ class ParsePool {
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
 
-  // Starts `threads` workers (the engine's thread, in Next, is one more). Errors: those of
-  // EventParser::Create.
+  // Starts `threads` workers (the engine's thread, in Next, is one more); 0 reads and parses
+  // on the engine's thread alone. Errors: those of EventParser::Create.
   Status Start(int threads);
 
   // A read waiting for workers returns with *have false and interrupted() set once *flag is
@@ -46,7 +48,9 @@ class ParsePool {
   // Sets *line and *event to the next line of `input`, in order, or *have to false at its end.
   // Both stay valid until the next call for the same input. Read errors come back in order, after
   // the lines before them.
-  Status Next(int input, Line* line, Event* event, bool* have);
+  Status Next(int input, Line* line, Event* event, bool* have) {
+    return direct_ ? NextDirect(input, line, event, have) : NextPooled(input, line, event, have);
+  }
 
  private:
   // A block of lines and what they parsed to. Aligned to cache lines: the engine reads one
@@ -85,6 +89,10 @@ class ParsePool {
     uint64_t line = 0;         // number of the last line Next returned
   };
 
+  // Next without workers: the reader's next line, parsed with the engine thread's parser.
+  Status NextDirect(int input, Line* line, Event* event, bool* have);
+  // Next with workers: the next line of the chunks they parsed.
+  Status NextPooled(int input, Line* line, Event* event, bool* have);
   void Work();
   int PickLocked() const;  // an input a worker may read now, or -1
   // Reads the next block of input i and parses it, with mu_ held by *lk on entry and exit.
@@ -100,6 +108,9 @@ class ParsePool {
   // The engine's thread parses blocks with these when it would otherwise wait (Next).
   std::unique_ptr<EventParser> helper_;
   StructuralIndex helper_index_;
+  // Without workers: per input, the index of the run of lines its reader holds now.
+  bool direct_ = false;
+  std::vector<std::unique_ptr<StructuralIndex>> direct_indexes_;
 
   std::mutex mu_;
   std::condition_variable work_cv_;  // workers: an input became readable, or shutdown
