@@ -1,12 +1,17 @@
 // The command line: flags to an engine run, results to exit codes. See man/logtide.1.
 #include "cli.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,6 +22,7 @@
 #include "inspect.h"
 #include "progress.h"
 #include "state/state_store.h"
+#include "util/diag.h"
 
 namespace logtide {
 namespace {
@@ -28,17 +34,17 @@ void PrintStats(const Engine& engine, double seconds) {
     fmt::format_to(std::back_inserter(ignored), "{}\"{}\":{}", i == 0 ? "" : ",",
                    engine.config().aggs[i].name, st.ignored_values[i]);
   }
-  fmt::print(
-      stderr,
-      "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
-      "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
-      st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored, st.bytes_read,
-      seconds, seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
-      engine.config().state_path.empty()
-          ? std::string()
-          : fmt::format(
-                ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
-                st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
+  Diag(stderr,
+       "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
+       "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
+       st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored,
+       st.bytes_read, seconds,
+       seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
+       engine.config().state_path.empty()
+           ? std::string()
+           : fmt::format(
+                 ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
+                 st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
 }
 
 size_t EditDistance(const std::string& a, const std::string& b) {
@@ -59,7 +65,7 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 // Prints a usage error, then the help line of the flag it names (or the nearest flag to an
 // unknown one), not the whole page.
 int UsageError(const CLI::App& app, const std::string& message) {
-  fmt::print(stderr, "logtide: usage error: {}\n", message);
+  Diag(stderr, "logtide: usage error: {}\n", message);
   std::smatch m;
   static const std::regex kFlag("--?[a-zA-Z][a-zA-Z-]*");
   std::string flag;
@@ -78,21 +84,81 @@ int UsageError(const CLI::App& app, const std::string& message) {
       }
     }
     if (opt != nullptr)
-      fmt::print(stderr, "Did you mean {}?\n",
-                 opt->get_name(false, true).substr(0, opt->get_name(false, true).find(',')));
+      Diag(stderr, "Did you mean {}?\n",
+           opt->get_name(false, true).substr(0, opt->get_name(false, true).find(',')));
   }
   if (opt != nullptr && !opt->get_lnames().empty()) {
     std::string type = opt->get_type_name();
-    fmt::print(stderr, "  --{}{}{}  {}\n", opt->get_lnames()[0], type.empty() ? "" : " ", type,
-               opt->get_description());
+    Diag(stderr, "  --{}{}{}  {}\n", opt->get_lnames()[0], type.empty() ? "" : " ", type,
+         opt->get_description());
   }
-  fmt::print(stderr, "Run 'logtide --help' for all flags, 'man logtide' for the details.\n");
+  Diag(stderr, "Run 'logtide --help' for all flags, 'man logtide' for the details.\n");
   return kExitUsage;
+}
+
+// Which of descriptors 0-2 the run was started without.
+bool g_closed[3] = {false, false, false};
+
+// Refuses a run that would read a closed standard input or write its results to a closed
+// standard output (they are on /dev/null: the run would read nothing, or lose every record).
+Status CheckStandardStreams(const EngineConfig& c) {
+  const bool reads_stdin =
+      c.inputs.empty() || std::find(c.inputs.begin(), c.inputs.end(), "-") != c.inputs.end();
+  if (g_closed[0] && reads_stdin)
+    return Status::InvalidArgument(
+        "standard input is closed (started with <&-): name the input FILE");
+  for (const std::string* out : {&c.output, &c.late_output, &c.errors_output}) {
+    if (g_closed[1] && *out == "-") {
+      return Status::InvalidArgument(
+          "standard output is closed (started with >&-): the results would be lost; write "
+          "them with --output FILE");
+    }
+  }
+  return Status::Ok();
+}
+
+// Opens each of descriptors 0-2 that is closed (a run started with 2>&- or >&-, as some cron
+// and service managers do) on /dev/null, so that no file logtide opens becomes one of them:
+// the state file's lock on descriptor 2 would take the warnings, on descriptor 1 the results.
+void GuardStandardDescriptors() {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    g_closed[fd] = true;
+    // The lowest free descriptor: this one, as the ones below it are open.
+    const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got != fd && got >= 0) ::close(got);
+  }
+}
+
+// Writes `text` to standard output and flushes it. Returns false, after saying so on standard
+// error, when the write fails (a full device): such a run must not exit 0.
+bool WriteStdout(const std::string& text) {
+  if (g_closed[1]) {
+    Diag(stderr, "logtide: error: standard output is closed (started with >&-)\n");
+    return false;
+  }
+  const bool ok =
+      std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  if (!ok)
+    Diag(stderr, "logtide: error: cannot write to standard output: {}\n", std::strerror(errno));
+  return ok;
+}
+
+// Runs CLI11's answer to --help or --version (printed to std::cout); a failed write exits 1.
+int HelpExit(const CLI::App& app, const CLI::Error& e) {
+  const int code = app.exit(e);
+  std::cout.flush();
+  if (!std::cout || g_closed[1]) {
+    Diag(stderr, "logtide: error: cannot write to standard output\n");
+    return kExitIoError;
+  }
+  return code;
 }
 
 }  // namespace
 
 int Main(int argc, char** argv, const FaultHooks& faults) {
+  GuardStandardDescriptors();
   Options o;
   bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
@@ -181,9 +247,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return HelpExit(app, e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return HelpExit(app, e);
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e.what());
   }
@@ -192,23 +258,24 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     std::string json;
     Status st = InspectState(inspect_path, &json);
     if (!st.ok()) {
-      fmt::print(stderr, "logtide: error: {}\n", st.message());
+      Diag(stderr, "logtide: error: {}\n", st.message());
       return st.code() == Status::Code::kCorruption || st.code() == Status::Code::kRefused
                  ? kExitStateRefused
                  : kExitIoError;
     }
-    fmt::print("{}\n", json);
+    if (!WriteStdout(json + "\n")) return kExitIoError;
     return kExitOk;
   }
 
   EngineConfig config;
   Status s = BuildConfig(o, &config);
   config.faults = faults;
+  if (s.ok()) s = CheckStandardStreams(config);
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
   if (explain) {
-    fmt::print("{}", Explain(engine->config()));
+    if (!WriteStdout(Explain(engine->config()))) return kExitIoError;
     return kExitOk;
   }
   ProgressPrinter printer(stderr, progress);
@@ -217,7 +284,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.stats) PrintStats(*engine, seconds);
   if (!s.ok()) {
-    fmt::print(stderr, "logtide: error: {}\n", s.message());
+    Diag(stderr, "logtide: error: {}\n", s.message());
     switch (s.code()) {
       case Status::Code::kDataError:
         return kExitBadInput;
@@ -231,10 +298,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     }
   }
   if (engine->stopped_by_signal() != 0) {
-    fmt::print(stderr,
-               "logtide: stopped by signal {} after a checkpoint; run again with the same --state "
-               "to go on\n",
-               engine->stopped_by_signal());
+    Diag(stderr,
+         "logtide: stopped by signal {} after a checkpoint; run again with the same --state "
+         "to go on\n",
+         engine->stopped_by_signal());
     return 128 + engine->stopped_by_signal();
   }
   return kExitOk;

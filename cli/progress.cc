@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "time/timestamp.h"
+#include "util/diag.h"
 #include "util/time_math.h"
 
 namespace logtide {
@@ -12,7 +13,7 @@ ProgressPrinter::ProgressPrinter(std::FILE* out, bool forced)
     : out_(out), forced_(forced), tty_(isatty(fileno(out)) != 0) {}
 
 void ProgressPrinter::Clear() {
-  if (shown_ && tty_) fmt::print(out_, "\r\x1b[K");
+  if (shown_ && tty_) Diag(out_, "\r\x1b[K");
 }
 
 void ProgressPrinter::OnProgress(const Progress& p) {
@@ -38,10 +39,10 @@ void ProgressPrinter::OnProgress(const Progress& p) {
   if (p.done) line += ", done";
   if (tty_) {
     // On a terminal the line is rewritten in place and removed at the end.
-    fmt::print(out_, "\r\x1b[K{}", line);
-    if (p.done) fmt::print(out_, "\r\x1b[K");
+    Diag(out_, "\r\x1b[K{}", line);
+    if (p.done) Diag(out_, "\r\x1b[K");
   } else {
-    fmt::print(out_, "logtide: progress: {}\n", line);
+    Diag(out_, "logtide: progress: {}\n", line);
   }
   std::fflush(out_);
   shown_ = !p.done;

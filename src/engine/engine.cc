@@ -21,6 +21,7 @@
 #include "output/side_records.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
+#include "util/diag.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
 
@@ -46,7 +47,7 @@ struct Engine::Impl {
 
   const EngineConfig& config;
   EngineStats* stats;
-  JsonChecker json_checker;             // late lines, before they are counted
+  JsonChecker json_checker;  // late lines, before they are counted
   KeyTable keys;
   KeyCache key_cache{&keys};  // after `keys`: it holds references into it
   Accumulators acc;
@@ -101,7 +102,7 @@ struct Engine::Impl {
   void Warn(const std::string& message) {
     if (config.quiet) return;
     if (progress != nullptr) progress->Clear();
-    fmt::print(diag, "logtide: warning: {}\n", message);
+    Diag(diag, "logtide: warning: {}\n", message);
   }
   Status Finish();
 };
@@ -144,9 +145,9 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
     Status s = EventParser::Create(c, &check);
     if (!s.ok()) return s;
   }
-  m.op = WindowOperator::Create(c.window, c.lateness, c.emit,
-                                WindowOperator::Deps{&m.keys, &m.acc, &m.sink,
-                                                     e->stats_.ignored_values.data()});
+  m.op = WindowOperator::Create(
+      c.window, c.lateness, c.emit,
+      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data()});
   m.op->set_track_changes(!c.state_path.empty());
   *out = std::move(e);
   return Status::Ok();
@@ -279,7 +280,7 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
   if (!config.quiet && !errors.is_open() && reported < config.max_reported_errors) {
     ++reported;
     if (progress != nullptr) progress->Clear();
-    fmt::print(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
+    Diag(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
   }
   if (errors.is_open()) {
     AppendBadLineRecord(LineOrigin{name, line.number, line.offset}, reason,
@@ -293,8 +294,8 @@ void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   ++stats->late_events;
   OutputFile& late = outputs.late();
   if (!late.is_open()) return;
-  AppendLateRecord(LineOrigin{inputs->reader(input).name(), line.number, line.offset}, t,
-                   watermark, std::string_view(line.data, line.size), late.buffer());
+  AppendLateRecord(LineOrigin{inputs->reader(input).name(), line.number, line.offset}, t, watermark,
+                   std::string_view(line.data, line.size), late.buffer());
   late.MaybeFlush();
 }
 
@@ -467,23 +468,23 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (!config_.quiet) {
     if (stats_.bad_lines > 0 && config_.errors_output.empty() &&
         config_.on_error == OnError::kSkip) {
-      fmt::print(diag,
-                 "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
-                 "--errors FILE\n",
-                 stats_.bad_lines, stats_.bad_lines == 1 ? "" : "s", m.reported);
+      Diag(diag,
+           "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
+           "--errors FILE\n",
+           stats_.bad_lines, stats_.bad_lines == 1 ? "" : "s", m.reported);
     }
     if (stats_.late_events > 0 && config_.late_output.empty()) {
-      fmt::print(diag,
-                 "logtide: warning: {} late event{} dropped; allow more disorder with --delay or "
-                 "--lateness, "
-                 "or keep them with --late-output FILE\n",
-                 stats_.late_events, stats_.late_events == 1 ? "" : "s");
+      Diag(diag,
+           "logtide: warning: {} late event{} dropped; allow more disorder with --delay or "
+           "--lateness, "
+           "or keep them with --late-output FILE\n",
+           stats_.late_events, stats_.late_events == 1 ? "" : "s");
     }
     for (size_t i = 0; i < config_.aggs.size(); ++i) {
       if (stats_.ignored_values[i] == 0) continue;
       const AggSpec& a = config_.aggs[i];
-      fmt::print(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
-                 stats_.ignored_values[i], stats_.ignored_values[i] == 1 ? "" : "s", a.field);
+      Diag(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
+           stats_.ignored_values[i], stats_.ignored_values[i] == 1 ? "" : "s", a.field);
     }
   }
   return s;
