@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "agg/agg_spec.h"
-#include "window/window_operator.h"
 #include "output/record_writer.h"
 #include "time/timestamp.h"
+#include "window/window_operator.h"
 #include "window/window_spec.h"
 
 namespace logtide {

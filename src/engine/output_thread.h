@@ -17,8 +17,8 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "engine/result_order.h"
-#include "window/window_operator.h"
 #include "output/record_writer.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 

@@ -113,12 +113,12 @@ class ParsePool {
   std::vector<std::unique_ptr<StructuralIndex>> direct_indexes_;
 
   std::mutex mu_;
-  std::condition_variable work_cv_;  // workers: an input became readable, or shutdown
+  std::condition_variable work_cv_;   // workers: an input became readable, or shutdown
   std::condition_variable ready_cv_;  // the engine: a chunk is parsed
   std::vector<Input> inputs_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::vector<Chunk*> free_;
-  int current_ = 0;  // the input the engine reads now
+  int current_ = 0;    // the input the engine reads now
   size_t queued_ = 0;  // blocks in all queues
   bool shutdown_ = false;
   Status failed_;  // a worker could not start

@@ -96,9 +96,10 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       w.Bytes("file");
       // The first bytes: at least what was read, up to kFingerprintBytes of the file.
       std::string bytes;
-      Status s = r.ReadAt(
-          0, std::min(kFingerprintBytes, std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-          &bytes);
+      Status s = r.ReadAt(0,
+                          std::min(kFingerprintBytes,
+                                   std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+                          &bytes);
       if (!s.ok()) return s;
       w.Bytes(HashOf(bytes));
       w.U64(bytes.size());
@@ -126,9 +127,9 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
 Status InputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<InputPosition> saved;
   if (!DecodeInputPositions(data, &saved)) {
-    return Status::Corruption(fmt::format(
-        "state file {}: the saved input positions are damaged; it was not changed",
-        options_.state_path));
+    return Status::Corruption(
+        fmt::format("state file {}: the saved input positions are damaged; it was not changed",
+                    options_.state_path));
   }
   std::vector<bool> used(saved.size(), false);
   for (size_t i = 0; i < readers_.size(); ++i) {

@@ -85,8 +85,8 @@ class InputSet final : public CheckpointComponent {
   struct Track {
     uint64_t offset = 0;  // just past the last line processed
     uint64_t line = 0;
-    uint64_t start_offset = 0;            // where this run began
-    XXH64_state_s* hash = nullptr;        // stdin: hash of all bytes consumed so far
+    uint64_t start_offset = 0;      // where this run began
+    XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
     int64_t restored_max_time = INT64_MIN;
   };
   InputSet() = default;

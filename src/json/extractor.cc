@@ -17,7 +17,8 @@ namespace od = simdjson::ondemand;
 const size_t FieldExtractor::kPadding = simdjson::SIMDJSON_PADDING;
 
 // Keys and strings are scanned eight bytes at a time, their first byte in the low byte.
-static_assert(std::endian::native == std::endian::little, "the key and string scans assume a little-endian CPU");
+static_assert(std::endian::native == std::endian::little,
+              "the key and string scans assume a little-endian CPU");
 
 // The registered paths as a tree; node 0 is the root object.
 struct FieldExtractor::Impl {
@@ -42,8 +43,8 @@ struct FieldExtractor::Impl {
     std::string name;
     int slot = -1;  // >= 0 for a leaf
     std::vector<int> children;
-    bool keep_text = false;  // keep a number's source text (ValueRef::s)
-    std::vector<Key> keys;  // the children, for matching raw keys
+    bool keep_text = false;    // keep a number's source text (ValueRef::s)
+    std::vector<Key> keys;     // the children, for matching raw keys
     std::bitset<65536> heads;  // the children's first two bytes (the quote after a 1-byte name)
     // What the key of each of the first kMemoFields fields of this object matched in the last
     // line: lines of one log mostly repeat their keys in the same order, so one compare (a
@@ -154,12 +155,12 @@ struct FieldExtractor::Impl {
   // API walks about as many instructions per field, but runs stage 1 once per document: once
   // per line.)
 
-  StructuralIndex own;  // for a line outside the caller's index
+  StructuralIndex own;                 // for a line outside the caller's index
   std::unique_ptr<uint8_t[]> scratch;  // unescaped strings of the current line
   size_t scratch_size = 0;
   uint8_t* scratch_end = nullptr;
-  std::vector<char> open;  // brackets of the container being skipped
-  od::parser number_parser;  // integers of 19 digits or more, numbers out of range
+  std::vector<char> open;             // brackets of the container being skipped
+  od::parser number_parser;           // integers of 19 digits or more, numbers out of range
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
   std::string number_copy;
   // The indexed run holding the current line, and its tokens.
@@ -229,7 +230,8 @@ struct FieldExtractor::Impl {
   // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
   // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
   // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives.
-  __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e, ValueRef* out) {
+  __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e,
+                                                 ValueRef* out) {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                         1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                         1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -290,8 +292,8 @@ struct FieldExtractor::Impl {
     }
     if (!integer) {
       double d;
-      const auto r = std::from_chars(reinterpret_cast<const char*>(s),
-                                     reinterpret_cast<const char*>(e), d);
+      const auto r =
+          std::from_chars(reinterpret_cast<const char*>(s), reinterpret_cast<const char*>(e), d);
       if (r.ec == std::errc() && r.ptr == reinterpret_cast<const char*>(e)) {
         *out = ValueRef::Number(d);
         return true;
@@ -338,7 +340,8 @@ struct FieldExtractor::Impl {
           const uint64_t w = Load64(reinterpret_cast<const char*>(p));
           const uint64_t quote = BytesEqual(w, '"'), escape = BytesEqual(w, '\\');
           if ((quote | escape) != 0) {
-            const size_t at_quote = quote != 0 ? static_cast<size_t>(__builtin_ctzll(quote)) / 8 : 8;
+            const size_t at_quote =
+                quote != 0 ? static_cast<size_t>(__builtin_ctzll(quote)) / 8 : 8;
             const size_t at_escape =
                 escape != 0 ? static_cast<size_t>(__builtin_ctzll(escape)) / 8 : 8;
             std::string_view text;
@@ -609,7 +612,8 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
     index = &impl_->own;
     if (!index->Build(line, size)) return DescribeBadLine(impl_->raw_checker, line, size);
   }
-  if (!impl_->Walk(index, line, size, values)) return DescribeBadLine(impl_->raw_checker, line, size);
+  if (!impl_->Walk(index, line, size, values))
+    return DescribeBadLine(impl_->raw_checker, line, size);
   return Status::Ok();
 }
 

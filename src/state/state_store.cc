@@ -11,7 +11,6 @@
 #include <cstring>
 #include <map>
 
-
 namespace logtide {
 namespace {
 
@@ -258,7 +257,8 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   int rc;
   Stmt info(db_, "SELECT key, value FROM meta WHERE key LIKE 'info.%' ORDER BY key");
   if (!info.ok()) return DbError(db_, path_, "reading meta");
-  while ((rc = info.Step()) == SQLITE_ROW) c->info.emplace_back(info.ColText(0).substr(5), info.ColText(1));
+  while ((rc = info.Step()) == SQLITE_ROW)
+    c->info.emplace_back(info.ColText(0).substr(5), info.ColText(1));
   if (rc != SQLITE_DONE) return DbError(db_, path_, "reading meta");
   Stmt sec(db_, "SELECT name, version, data FROM sections ORDER BY name");
   if (!sec.ok()) return DbError(db_, path_, "reading sections");
@@ -310,8 +310,7 @@ Status StateStore::Commit(const Checkpoint& c) {
     Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
     std::vector<std::pair<std::string, std::string>> meta = {
-        {"finished", c.finished ? "1" : "0"},
-        {"checkpoints", std::to_string(c.checkpoints)}};
+        {"finished", c.finished ? "1" : "0"}, {"checkpoints", std::to_string(c.checkpoints)}};
     for (const auto& [k, v] : c.info) meta.emplace_back("info." + k, v);
     for (const auto& [k, v] : meta) {
       sqlite3_reset(put.get());

@@ -237,7 +237,8 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
   }
   dirty_list_.clear();
 
-  std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>> revs;  // start, key, next, expiry
+  std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>>
+      revs;  // start, key, next, expiry
   revs.reserve(revisions_.size());
   for (const auto& [pk, rev] : revisions_)
     revs.emplace_back(pk.start, deps_.keys->encoded(pk.key), rev.next, rev.expiry);
@@ -251,8 +252,7 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
   }
 }
 
-bool PaneOperator::Restore(const WindowRows& rows,
-                           ByteReader* meta, Nanos watermark) {
+bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
     if (k.size() < 8) return false;

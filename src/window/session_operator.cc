@@ -184,8 +184,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
   dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(const WindowRows& rows,
-                              ByteReader*, Nanos watermark) {
+bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
     uint32_t key = deps_.keys->Intern(k);
@@ -209,7 +208,8 @@ bool SessionOperator::Restore(const WindowRows& rows,
         timers_.Set(TimeDomain::kEventTime,
                     Timer{CleanupTime(s.end), s.end, s.start, key, Timer::kCleanup});
       } else {
-        timers_.Set(TimeDomain::kEventTime, Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
+        timers_.Set(TimeDomain::kEventTime,
+                    Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
       }
     }
     if (!r.ok() || !r.at_end() || list.empty()) return false;

@@ -1,8 +1,9 @@
 #include "engine/checkpointer.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <unistd.h>
 
 namespace logtide {
 namespace {

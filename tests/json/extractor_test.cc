@@ -1,7 +1,7 @@
 #include "json/extractor.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -86,8 +86,8 @@ TEST_CASE("keys match names exactly, whatever their length and neighbours") {
   // Names of 1, 7, 8, 9, 16 and 17 bytes; keys that are prefixes or extensions of them, share
   // their first two bytes, or spell them with escapes.
   Fixture f;
-  const char* names[] = {"a", "service", "trace_id", "latency_m", "0123456789abcdef",
-                         "0123456789abcdefg"};
+  const char* names[] = {"a",         "service",          "trace_id",
+                         "latency_m", "0123456789abcdef", "0123456789abcdefg"};
   int slot[6];
   for (int i = 0; i < 6; ++i) slot[i] = f.Add(names[i]);
   REQUIRE(f.ex.Finish().ok());
@@ -99,9 +99,10 @@ TEST_CASE("keys match names exactly, whatever their length and neighbours") {
                 R"("0123456789abcdefg":6})")
               .ok());
   for (int i = 0; i < 6; ++i) CHECK(f.values[slot[i]].i == i + 1);
-  REQUIRE(f.Run(R"({"\u0061":1,"serv\u0069ce":2,"trace\u005fid":3,"latency_\u006d":4,)"
-                R"("0123456789abcde\u0066":5,"\u00301234567890abcdefg":0,"0123456789abcdef\u0067":6})")
-              .ok());
+  REQUIRE(
+      f.Run(R"({"\u0061":1,"serv\u0069ce":2,"trace\u005fid":3,"latency_\u006d":4,)"
+            R"("0123456789abcde\u0066":5,"\u00301234567890abcdefg":0,"0123456789abcdef\u0067":6})")
+          .ok());
   for (int i = 0; i < 6; ++i) CHECK(f.values[slot[i]].i == i + 1);
   // A key as the last thing on the line, right before the padding.
   REQUIRE(f.Run(R"({"x":1,"a":7})").ok());
@@ -171,11 +172,11 @@ TEST_CASE("strings are unescaped; raw values are their own text, without the spa
   REQUIRE(f.Run(R"({"s":"a\"b\\c\u00e9\ud83d\ude00\/", "o" : [1, {"k":"}"}]  })").ok());
   CHECK(f.values[s].s == "a\"b\\c\xc3\xa9\xf0\x9f\x98\x80/");
   CHECK(f.values[o].s == R"([1, {"k":"}"}])");
-  CHECK_FALSE(f.Run(R"({"s":"\x"})").ok());       // a bad escape in a value read
-  CHECK_FALSE(f.Run(R"({"o":[1,}]})").ok());      // an invalid raw value read
-  CHECK_FALSE(f.Run(R"({"x":[1}})").ok());        // brackets that do not match, unread
-  CHECK_FALSE(f.Run(R"({"x":+1})").ok());         // not a value, unread
-  CHECK(f.Run(R"({"x\q":1,"s":"ok"})").ok());     // a bad escape in a key: matches nothing
+  CHECK_FALSE(f.Run(R"({"s":"\x"})").ok());    // a bad escape in a value read
+  CHECK_FALSE(f.Run(R"({"o":[1,}]})").ok());   // an invalid raw value read
+  CHECK_FALSE(f.Run(R"({"x":[1}})").ok());     // brackets that do not match, unread
+  CHECK_FALSE(f.Run(R"({"x":+1})").ok());      // not a value, unread
+  CHECK(f.Run(R"({"x\q":1,"s":"ok"})").ok());  // a bad escape in a key: matches nothing
   CHECK(f.values[s].s == "ok");
 }
 
@@ -235,11 +236,11 @@ TEST_CASE("JsonChecker judges each text alone when one checker sees many") {
   for (int i = 0; i < 50000; ++i) big += ",1";
   big += "]}";
   CHECK(checker.IsValid(big));
-  CHECK_FALSE(checker.IsValid("{\"a\":"));      // a prefix of the last text
+  CHECK_FALSE(checker.IsValid("{\"a\":"));  // a prefix of the last text
   CHECK(checker.IsValid("{\"a\":1}"));
-  CHECK_FALSE(checker.IsValid("{\"a\":1}}"));   // trailing bytes
-  CHECK(checker.IsValid("[1,2]"));              // any JSON text, not only objects
-  CHECK_FALSE(checker.IsValid("\"\xff\""));      // invalid UTF-8
+  CHECK_FALSE(checker.IsValid("{\"a\":1}}"));  // trailing bytes
+  CHECK(checker.IsValid("[1,2]"));             // any JSON text, not only objects
+  CHECK_FALSE(checker.IsValid("\"\xff\""));    // invalid UTF-8
   CHECK_FALSE(checker.IsValid(""));
   CHECK(checker.IsValid(big));
 }

@@ -12,8 +12,8 @@
 #include "agg/accumulators.h"
 #include "engine/key_table.h"
 #include "engine/result_order.h"
-#include "window/window_operator.h"
 #include "output/json_text.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 
@@ -68,9 +68,7 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
     return s;
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
-  bool Load(const Saved& s) {
-    return op_->Load(s.meta, s.rows).ok();
-  }
+  bool Load(const Saved& s) { return op_->Load(s.meta, s.rows).ok(); }
   size_t pending_timers() const { return op_->pending_timers(); }
 
   // The most records handed over in one EmitWindows call so far.

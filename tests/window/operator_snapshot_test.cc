@@ -89,8 +89,7 @@ void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode) {
 TEST_CASE("operators round-trip through snapshot and restore at any point") {
   for (EmitMode mode : {EmitMode::kFinal, EmitMode::kUpdate}) {
     for (Nanos lateness : {Nanos{0}, Nanos{6}}) {
-      INFO("mode " << (mode == EmitMode::kFinal ? "final" : "update") << ", lateness "
-                   << lateness);
+      INFO("mode " << (mode == EmitMode::kFinal ? "final" : "update") << ", lateness " << lateness);
       RoundTrip(Tumbling(5), lateness, mode);
       RoundTrip(Sliding(6, 2), lateness, mode);
       RoundTrip(Session(3), lateness, mode);
