@@ -224,6 +224,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->type_name("FILE");
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "With --state: checkpoint every N lines (default 100000)")
+      // A negative or too large N wraps or saturates into "never": refused by the range.
+      ->check(CLI::Range(uint64_t{1}, kMaxCheckpointEvery))
       ->type_name("N");
   app.add_option("--checkpoint-interval", o.checkpoint_interval,
                  "With --state: checkpoint at least this often (default 5s)")

@@ -11,6 +11,10 @@
 namespace logtide {
 
 // Exit codes, documented in man/logtide.1 (EXIT STATUS).
+// --checkpoint-every's largest value: 10^12 lines, more than any input would need to be
+// checkpointed at its end only.
+inline constexpr uint64_t kMaxCheckpointEvery = 1'000'000'000'000;
+
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitIoError = 1;
 inline constexpr int kExitUsage = 2;
