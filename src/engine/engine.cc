@@ -12,6 +12,7 @@
 #include "engine/key_table.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
+#include "engine/path_check.h"
 #include "engine/result_sink.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
@@ -135,6 +136,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
       }
     }
   }
+  if (Status s = CheckDistinctPaths(c); !s.ok()) return s;
   e->stats_.ignored_values.assign(c.aggs.size(), 0);
   e->impl_ = std::make_unique<Impl>(e->config_, &e->stats_);
   Impl& m = *e->impl_;
