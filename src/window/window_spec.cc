@@ -43,6 +43,7 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     Status st = ParseDuration(s, d);
     if (!st.ok()) return bad(fmt::format("{}: {}", what, st.message()));
     if (*d <= 0) return bad(fmt::format("{} must be greater than 0", what));
+    if (*d > kMaxWindowSpan) return bad(fmt::format("{} must be at most 100 years (36500d)", what));
     return Status::Ok();
   };
   WindowSpec spec;
@@ -59,6 +60,14 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     if (!(st = duration(parts[2], "slide", &spec.slide)).ok()) return st;
     if (spec.slide > spec.size)
       return bad("slide must not exceed size (events between windows would be lost)");
+    // Rounded up: a size that is not a multiple of the slide has windows of one more start.
+    const int64_t per_event = (spec.size - 1) / spec.slide + 1;
+    if (per_event > kMaxWindowsPerEvent) {
+      return bad(fmt::format(
+          "an event would belong to {} windows, one record each; at most {} are allowed "
+          "(size / slide): use a larger slide",
+          per_event, kMaxWindowsPerEvent));
+    }
   } else if (parts[0] == "session") {
     if (parts.size() != 2) return bad("session takes one duration, the gap");
     spec.kind = WindowSpec::Kind::kSession;

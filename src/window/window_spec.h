@@ -16,6 +16,13 @@
 
 namespace logtide {
 
+// The most windows one event may belong to (a sliding window's size / slide, rounded up): each
+// is a record, so sliding:1000d:1ms would write 86 billion records per event.
+inline constexpr int64_t kMaxWindowsPerEvent = 100'000;
+// The longest window size, slide or session gap: 100 years of 365 days. Window ends must stay
+// far inside the time range (time/timestamp.h) for the windows of real events.
+inline constexpr Nanos kMaxWindowSpan = Nanos{100} * 365 * 24 * 3600 * 1'000'000'000;
+
 struct WindowSpec {
   enum class Kind { kTumbling, kSliding, kSession };
   Kind kind = Kind::kTumbling;
@@ -42,7 +49,8 @@ struct WindowSpec {
 };
 
 // Parses tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP. Fails with the rule that was broken:
-// durations must be positive, and for sliding, slide <= size.
+// durations must be positive and at most kMaxWindowSpan, and for sliding, slide <= size and
+// size / slide <= kMaxWindowsPerEvent.
 Status ParseWindowSpec(std::string_view text, WindowSpec* out);
 
 // A window whose end is `end` is late once the watermark reaches end + lateness: it takes no

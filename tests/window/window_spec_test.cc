@@ -38,6 +38,21 @@ TEST_CASE("bad window specs name the rule") {
   CHECK_THAT(Error("session:x"), Catch::Contains("gap"));
 }
 
+TEST_CASE("a spec with more windows per event than the cap is refused (issue 16)") {
+  // sliding:1000d:1ms wrote 41 GB from 11 input lines.
+  CHECK_THAT(Error("sliding:1000d:1ms"),
+             Catch::Contains("86400000000 windows") && Catch::Contains("at most 100000"));
+  // At the cap: 100000 windows per event; one past it (rounded up) is refused.
+  CHECK(Parse("sliding:100000s:1s").size == 100000 * kS);
+  CHECK_THAT(Error("sliding:100001s:1s"), Catch::Contains("100001 windows"));
+  CHECK_THAT(Error("sliding:100000001ms:1s"), Catch::Contains("100001 windows"));
+  // Sizes and gaps stay within 100 years, so window ends stay inside the time range.
+  CHECK(Parse("tumbling:36500d").size == Nanos{36500} * 86400 * kS);
+  CHECK_THAT(Error("tumbling:36501d"), Catch::Contains("at most 100 years"));
+  CHECK_THAT(Error("session:36501d"), Catch::Contains("gap must be at most 100 years"));
+  CHECK_THAT(Error("sliding:36501d:1d"), Catch::Contains("size must be at most 100 years"));
+}
+
 TEST_CASE("tumbling: an event on a boundary starts the next window") {
   WindowSpec w = Parse("tumbling:1m");
   CHECK(w.LastWindowStart(60 * kS) == 60 * kS);
