@@ -53,6 +53,26 @@ void EncodeValue(const ValueRef& v, std::string* out) {
   }
 }
 
+bool IsEncodedValues(std::string_view in) {
+  while (!in.empty()) {
+    const auto type = static_cast<uint8_t>(in[0]);
+    in.remove_prefix(1);
+    if (type > static_cast<uint8_t>(ValueType::kRaw)) return false;
+    if (type == static_cast<uint8_t>(ValueType::kNumber)) {
+      if (in.size() < 9 || (in[0] != 'i' && in[0] != 'd')) return false;
+      in.remove_prefix(9);
+    } else if (type == static_cast<uint8_t>(ValueType::kString) ||
+               type == static_cast<uint8_t>(ValueType::kRaw)) {
+      uint32_t n;
+      if (in.size() < 4) return false;
+      std::memcpy(&n, in.data(), 4);
+      if (in.size() - 4 < n) return false;
+      in.remove_prefix(4 + n);
+    }
+  }
+  return true;
+}
+
 ValueRef DecodeValue(std::string_view* in) {
   ValueRef v;
   v.type = static_cast<ValueType>((*in)[0]);

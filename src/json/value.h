@@ -80,6 +80,9 @@ int CompareValues(const ValueRef& a, const ValueRef& b);
 
 // Appends a self-delimiting encoding of `v`: equal values encode to equal bytes.
 void EncodeValue(const ValueRef& v, std::string* out);
+// Returns true when `bytes` is a sequence of whole EncodeValue outputs (a group key): what
+// DecodeValue may then read without going past the end. For bytes restored from a state file.
+bool IsEncodedValues(std::string_view bytes);
 // Decodes one value at the front of *in and advances it. The returned value borrows from the
 // bytes of *in. REQUIRES: *in starts with the output of EncodeValue.
 ValueRef DecodeValue(std::string_view* in);

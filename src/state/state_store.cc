@@ -6,6 +6,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cerrno>
 #include <cstring>
@@ -18,10 +19,38 @@ constexpr int kSchemaVersion = 2;
 constexpr int kApplicationId = 0x4C544944;  // "LTID"
 
 const char* kSchema = R"(
-CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
-CREATE TABLE sections(name TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
-CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL);
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB, sum INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE sections(name TEXT PRIMARY KEY, version INTEGER NOT NULL, data BLOB NOT NULL,
+                      sum INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE window_log(id INTEGER PRIMARY KEY, op INTEGER NOT NULL, k BLOB NOT NULL, v BLOB NOT NULL,
+                        sum INTEGER NOT NULL);
 )";
+
+// Every row carries `sum`, the XXH64 of its other fields, each with its length: a changed
+// byte, a moved boundary between fields or a row edited by hand fails the check on load,
+// where SQLite's integrity check sees nothing wrong.
+int64_t RowSum(std::initializer_list<std::string_view> fields) {
+  thread_local std::string buf;
+  buf.clear();
+  for (std::string_view f : fields) {
+    const auto n = static_cast<uint32_t>(f.size());
+    buf.append(reinterpret_cast<const char*>(&n), 4);
+    buf.append(f);
+  }
+  return static_cast<int64_t>(XXH64(buf.data(), buf.size(), 0x4C544944));
+}
+
+std::string_view OpName(int64_t op) {
+  static const char kOps[3] = {0, 1, 2};
+  return op >= 0 && op < 3 ? std::string_view(&kOps[op], 1) : std::string_view();
+}
+
+std::string VersionBytes(int64_t v) { return std::to_string(v); }
+
+Status Damaged(const std::string& path, std::string_view what) {
+  return Status::Corruption(fmt::format(
+      "state file {}: {} fails its checksum: the file is damaged; it was not changed", path, what));
+}
 
 // A prepared statement, finalized on scope exit.
 class Stmt {
@@ -65,6 +94,17 @@ Status DbError(sqlite3* db, const std::string& path, const char* what) {
   return Status::IOError(msg);
 }
 
+// DbError for reading a state that passed validation: a statement that does not fit the
+// schema (a table or column missing or changed) means the file was damaged.
+Status ReadError(sqlite3* db, const std::string& path, const char* what) {
+  if (sqlite3_errcode(db) == SQLITE_ERROR) {
+    return Status::Corruption(
+        fmt::format("state file {}: {}: {} (its schema is damaged; it was not changed)", path, what,
+                    sqlite3_errmsg(db)));
+  }
+  return DbError(db, path, what);
+}
+
 int64_t PragmaInt(sqlite3* db, const char* pragma, bool* ok) {
   Stmt s(db, pragma);
   if (!s.ok() || s.Step() != SQLITE_ROW) {
@@ -76,13 +116,16 @@ int64_t PragmaInt(sqlite3* db, const char* pragma, bool* ok) {
 
 Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::string* value,
                bool* found) {
-  Stmt s(db, "SELECT value FROM meta WHERE key = ?");
-  if (!s.ok()) return DbError(db, path, "reading meta");
+  Stmt s(db, "SELECT value, sum FROM meta WHERE key = ?");
+  if (!s.ok()) return ReadError(db, path, "reading meta");
   s.Text(1, key);
   int rc = s.Step();
   *found = rc == SQLITE_ROW;
-  if (*found) *value = s.ColText(0);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return DbError(db, path, "reading meta");
+  if (*found) {
+    *value = s.ColText(0);
+    if (s.ColInt(1) != RowSum({key, *value})) return Damaged(path, "a meta row");
+  }
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return ReadError(db, path, "reading meta");
   return Status::Ok();
 }
 
@@ -204,8 +247,9 @@ Status StateStore::CheckQuery(const std::string& query) {
   Status s = GetMeta(db_, path_, "query", &stored, &found);
   if (!s.ok()) return s;
   if (!found) {
-    Stmt put(db_, "INSERT INTO meta(key, value) VALUES('query', ?)");
+    Stmt put(db_, "INSERT INTO meta(key, value, sum) VALUES('query', ?, ?)");
     put.Blob(1, query);
+    put.Int(2, RowSum({"query", query}));
     if (!put.ok() || put.Step() != SQLITE_DONE) return DbError(db_, path_, "saving the query");
     return Status::Ok();
   }
@@ -255,32 +299,39 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
   int rc;
-  Stmt info(db_, "SELECT key, value FROM meta WHERE key LIKE 'info.%' ORDER BY key");
-  if (!info.ok()) return DbError(db_, path_, "reading meta");
-  while ((rc = info.Step()) == SQLITE_ROW)
-    c->info.emplace_back(info.ColText(0).substr(5), info.ColText(1));
-  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading meta");
-  Stmt sec(db_, "SELECT name, version, data FROM sections ORDER BY name");
-  if (!sec.ok()) return DbError(db_, path_, "reading sections");
-  while ((rc = sec.Step()) == SQLITE_ROW) {
-    c->sections.push_back(
-        Section{sec.ColText(0), static_cast<uint32_t>(sec.ColInt(1)), sec.ColText(2)});
+  Stmt info(db_, "SELECT key, value, sum FROM meta WHERE key LIKE 'info.%' ORDER BY key");
+  if (!info.ok()) return ReadError(db_, path_, "reading meta");
+  while ((rc = info.Step()) == SQLITE_ROW) {
+    const std::string key = info.ColText(0), value = info.ColText(1);
+    if (info.ColInt(2) != RowSum({key, value})) return Damaged(path_, "a meta row");
+    c->info.emplace_back(key.substr(5), value);
   }
-  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading sections");
+  if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading meta");
+  Stmt sec(db_, "SELECT name, version, data, sum FROM sections ORDER BY name");
+  if (!sec.ok()) return ReadError(db_, path_, "reading sections");
+  while ((rc = sec.Step()) == SQLITE_ROW) {
+    Section section{sec.ColText(0), static_cast<uint32_t>(sec.ColInt(1)), sec.ColText(2)};
+    if (sec.ColInt(3) != RowSum({section.name, VersionBytes(sec.ColInt(1)), section.data}))
+      return Damaged(path_, fmt::format("the \"{}\" section", section.name));
+    c->sections.push_back(std::move(section));
+  }
+  if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
   if (!replay) {
     Stmt count(db_, "SELECT count(*) FROM window_log");
-    if (!count.ok() || count.Step() != SQLITE_ROW) return DbError(db_, path_, "reading windows");
+    if (!count.ok() || count.Step() != SQLITE_ROW) return ReadError(db_, path_, "reading windows");
     c->window_log_rows = static_cast<uint64_t>(count.ColInt(0));
     return Status::Ok();
   }
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
   std::map<std::string, std::string> live;
-  Stmt win(db_, "SELECT op, k, v FROM window_log ORDER BY id");
-  if (!win.ok()) return DbError(db_, path_, "reading windows");
+  Stmt win(db_, "SELECT op, k, v, sum FROM window_log ORDER BY id");
+  if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
     ++c->window_log_rows;
     int64_t op = win.ColInt(0);
     std::string k = win.ColText(1);
+    if (win.ColInt(3) != RowSum({OpName(op), k, win.ColText(2)}))
+      return Damaged(path_, "a window row");
     if (op == StateOp::kPut) {
       live[k] = win.ColText(2);
     } else if (op == StateOp::kErase) {
@@ -293,7 +344,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
           fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
     }
   }
-  if (rc != SQLITE_DONE) return DbError(db_, path_, "reading windows");
+  if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
   c->windows.assign(live.begin(), live.end());
   return Status::Ok();
 }
@@ -307,7 +358,7 @@ Status StateStore::Commit(const Checkpoint& c) {
     return e;
   };
   {
-    Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+    Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value, sum) VALUES(?, ?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
     std::vector<std::pair<std::string, std::string>> meta = {
         {"finished", c.finished ? "1" : "0"}, {"checkpoints", std::to_string(c.checkpoints)}};
@@ -316,19 +367,21 @@ Status StateStore::Commit(const Checkpoint& c) {
       sqlite3_reset(put.get());
       put.Text(1, k);
       put.Blob(2, v);
+      put.Int(3, RowSum({k, v}));
       if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
     }
   }
   if (sqlite3_exec(db_, "DELETE FROM sections", nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail("saving the checkpoint");
   {
-    Stmt put(db_, "INSERT INTO sections(name, version, data) VALUES(?, ?, ?)");
+    Stmt put(db_, "INSERT INTO sections(name, version, data, sum) VALUES(?, ?, ?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
     for (const Section& sec : c.sections) {
       sqlite3_reset(put.get());
       put.Text(1, sec.name);
       put.Int(2, sec.version);
       put.Blob(3, sec.data);
+      put.Int(4, RowSum({sec.name, VersionBytes(sec.version), sec.data}));
       if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
     }
   }
@@ -337,13 +390,14 @@ Status StateStore::Commit(const Checkpoint& c) {
         sqlite3_exec(db_, "DELETE FROM window_log", nullptr, nullptr, nullptr) != SQLITE_OK) {
       return fail("compacting windows");
     }
-    Stmt put(db_, "INSERT INTO window_log(op, k, v) VALUES(?, ?, ?)");
+    Stmt put(db_, "INSERT INTO window_log(op, k, v, sum) VALUES(?, ?, ?, ?)");
     if (!put.ok()) return fail("saving windows");
     for (const StateOp& op : c.window_ops) {
       sqlite3_reset(put.get());
       put.Int(1, op.kind);
       put.Blob(2, op.key);
       put.Blob(3, op.value);
+      put.Int(4, RowSum({OpName(op.kind), op.key, op.value}));
       if (put.Step() != SQLITE_DONE) return fail("saving windows");
     }
   }

@@ -3,17 +3,20 @@
 // all in one transaction per checkpoint. It is the only user of sqlite3.h.
 //
 // Schema (PRAGMA user_version = 2, application_id = 0x4C544944 "LTID"):
-//   meta(key TEXT PRIMARY KEY, value BLOB)      query, finished, checkpoints, info.NAME
-//   sections(name TEXT PRIMARY KEY, version INT, data BLOB)
+//   meta(key TEXT PRIMARY KEY, value BLOB, sum INT)
+//                                               query, finished, checkpoints, info.NAME
+//   sections(name TEXT PRIMARY KEY, version INT, data BLOB, sum INT)
 //                                               one per component: "counters", "watermark",
 //                                               "inputs", "outputs", "windows"
-//   window_log(id INTEGER PRIMARY KEY, op INT, k BLOB, v BLOB)
+//   window_log(id INTEGER PRIMARY KEY, op INT, k BLOB, v BLOB, sum INT)
 //                                               open window state as a log of changes (op 0 put
 //                                               k=v, 1 erase k, 2 erase keys starting with k):
 //                                               each checkpoint appends only what changed, so it
 //                                               writes pages in proportion to the changes;
 //                                               replayed in id order on load, and rewritten
 //                                               whole (compacted) when it outgrows the state
+// Every row's `sum` is the XXH64 of its other fields (each with its length), checked on load:
+// a row that fails it makes the state damaged (Corruption), never misread.
 // Version 1 (logtide before the checkpoint components) kept the engine's state in one meta
 // blob and the positions in tables of their own; it is refused with a message that says so.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "json/value.h"
+
 namespace logtide {
 
 SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
@@ -187,6 +189,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
 bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
+    if (!IsEncodedValues(k)) return false;
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);
     uint32_t n = r.U32();

@@ -52,5 +52,28 @@ TEST_CASE("encoding round-trips and equal values encode equally") {
   CHECK(x == y);
 }
 
+TEST_CASE("IsEncodedValues accepts whole encodings and refuses any cut or bad byte") {
+  std::string buf;
+  EncodeValue(ValueRef::String("key"), &buf);
+  EncodeValue(ValueRef::Int(42), &buf);
+  EncodeValue(ValueRef::Bool(true), &buf);
+  EncodeValue(ValueRef::Raw("[1]"), &buf);
+  CHECK(IsEncodedValues(buf));
+  CHECK(IsEncodedValues(""));  // no --by: the empty key
+  // Every strict prefix that cuts a value is refused; the cuts between values are whole.
+  size_t whole = 0;
+  for (size_t n = 0; n < buf.size(); ++n) whole += IsEncodedValues(buf.substr(0, n));
+  CHECK(whole == 4);  // "", after the string, after the number, after true
+  std::string bad = buf;
+  bad[0] = 9;  // no such type
+  CHECK_FALSE(IsEncodedValues(bad));
+  bad = buf;
+  bad[1] = '\x7f';  // the string's length now runs past the end
+  CHECK_FALSE(IsEncodedValues(bad));
+  bad = buf;
+  bad[9] = 'x';  // the number's kind byte
+  CHECK_FALSE(IsEncodedValues(bad));
+}
+
 }  // namespace
 }  // namespace logtide

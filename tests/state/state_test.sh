@@ -4,6 +4,7 @@
 # file, finished streams.
 # Usage: state_test.sh LOGTIDE LOGTIDE_GEN
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "$1")
 gen=$(realpath "$2")
 work=$(mktemp -d)
@@ -180,10 +181,30 @@ check "a state of format 1: inspect says so too" bash -c "'$bin' inspect s.db 2>
 # A section written in another format: refused naming the section.
 reset
 "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE sections SET version = version + 1 WHERE name = 'windows'\"); c.commit()"
+rows=$here/state_rows.py
+check "state rows: every row's checksum is right" python3 "$rows" s.db check
+cp s.db s.good
+python3 "$rows" s.db set-version windows 3 --resum
 refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 3' \
   "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"DELETE FROM sections WHERE name = 'counters'\"); c.commit()"
+cp s.good s.db
+python3 "$rows" s.db set-version windows 3
+refuse "a section edited without its checksum" 5 'the "windows" section fails its checksum' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp s.good s.db
+python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE meta SET value = '1' WHERE key = 'finished'\"); c.commit()"
+refuse "a meta row edited by hand" 5 'a meta row fails its checksum' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp s.good s.db
+python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE window_log SET v = CAST(v AS BLOB) || x'00' WHERE id = (SELECT max(id) FROM window_log)\"); c.commit()"
+refuse "a window row edited by hand" 5 'a window row fails its checksum' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp s.good s.db
+python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute('DROP TABLE sections'); c.commit()"
+refuse "a damaged schema" 5 'its schema is damaged' \
+  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+cp s.good s.db
+python3 "$rows" s.db delete-section counters
 refuse "a missing section" 5 'has no "counters" section: it is damaged' \
   "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 
