@@ -21,14 +21,17 @@ Status InspectState(const std::string& path, std::string* json) {
   std::vector<OutputPosition> outputs;
   const Section* in = cp.Find("inputs");
   const Section* out = cp.Find("outputs");
-  if (in == nullptr || in->version != InputSet::kVersion || out == nullptr ||
-      out->version != OutputSet::kVersion) {
+  // A job whose first checkpoint never committed (killed at once) has its query only.
+  const bool empty = cp.checkpoints == 0 && cp.sections.empty();
+  if (!empty && (in == nullptr || in->version != InputSet::kVersion || out == nullptr ||
+                 out->version != OutputSet::kVersion)) {
     return Status::Refused(fmt::format(
         "state file {}: its inputs or outputs section is missing or in a format this version "
         "does not read",
         path));
   }
-  if (!DecodeInputPositions(in->data, &inputs) || !DecodeOutputPositions(out->data, &outputs))
+  if (!empty &&
+      (!DecodeInputPositions(in->data, &inputs) || !DecodeOutputPositions(out->data, &outputs)))
     return Status::Corruption(fmt::format("state file {}: its positions are damaged", path));
 
   std::string& j = *json;

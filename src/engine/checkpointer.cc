@@ -5,7 +5,20 @@
 namespace logtide {
 
 Status Checkpointer::Restore(const Checkpoint& cp) {
-  for (CheckpointComponent* c : components_) {
+  auto another_version = [&](std::string_view what) {
+    return Status::Refused(fmt::format(
+        "state file {} was written by another version of logtide ({}); it was not changed. "
+        "Finish the job with the logtide that wrote it, or start a new --state file",
+        store_->path(), what));
+  };
+  // Every section is checked before any is loaded: a refusal reads no input and says nothing
+  // of the saved job.
+  for (const Section& s : cp.sections) {
+    bool known = false;
+    for (const CheckpointComponent* c : components_) known = known || c->section() == s.name;
+    if (!known) return another_version(fmt::format("it has a \"{}\" section", s.name));
+  }
+  for (const CheckpointComponent* c : components_) {
     const Section* s = cp.Find(c->section());
     if (s == nullptr) {
       return Status::Corruption(
@@ -13,16 +26,17 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
                       store_->path(), c->section()));
     }
     if (s->version != c->version()) {
-      return Status::Refused(fmt::format(
-          "state file {} was written by another version of logtide (its \"{}\" section has "
-          "format {}; this version reads format {}); it was not changed. Finish the job with the "
-          "logtide that wrote it, or start a new --state file",
-          store_->path(), c->section(), s->version, c->version()));
+      return another_version(
+          fmt::format("its \"{}\" section has format {}; this version reads "
+                      "format {}",
+                      c->section(), s->version, c->version()));
     }
-    Status st = c->Load(s->data, cp.windows);
+  }
+  for (CheckpointComponent* c : components_) {
+    Status st = c->Load(cp.Find(c->section())->data, cp.windows);
     if (st.code() == Status::Code::kCorruption) {
       return Status::Corruption(
-          fmt::format("state file {}: the saved {} are damaged ({}); it was not changed",
+          fmt::format("state file {}: its \"{}\" section is damaged ({}); it was not changed",
                       store_->path(), c->section(), st.message()));
     }
     if (!st.ok()) return st;

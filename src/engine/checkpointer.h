@@ -21,9 +21,11 @@ class Checkpointer {
   // REQUIRES: its section name is not taken; it outlives the Checkpointer.
   void Add(CheckpointComponent* c) { components_.push_back(c); }
 
-  // Restores every component from `cp` (StateStore::Load). Errors: Refused for a section
-  // written in another format version (another logtide) or a state that does not fit this
-  // run; Corruption for a missing or damaged section. Nothing is written either way.
+  // Restores every component from `cp` (StateStore::Load), after checking that every
+  // component has its section in its format and no section is unknown. Errors: Refused for a
+  // section in another format or one no component knows (another logtide wrote it) before
+  // anything is loaded, or for a state that does not fit this run; Corruption for a missing
+  // or damaged section. Nothing is written either way.
   Status Restore(const Checkpoint& cp);
 
   // Saves every component into *cp (sections and window log changes; with cp->compact, the

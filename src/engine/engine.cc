@@ -189,8 +189,9 @@ Status Engine::Impl::Open() {
   return Status::Ok();
 }
 
-// The job's checkpoint components, restored in this order: the counters, the watermark (which
-// the operator's timers depend on), the inputs, the window operator, the outputs.
+// The job's checkpoint components, restored in this order: the counters, the watermark, the
+// inputs, the window operator (which saves the watermark its timers were set at, checked
+// against the watermark's own), the outputs.
 Status Engine::Impl::OpenState(bool* resumed) {
   Status s = StateStore::Open(config.state_path, config.durable, &store);
   if (!s.ok()) return s;
@@ -205,6 +206,12 @@ Status Engine::Impl::OpenState(bool* resumed) {
   if (!(s = store->Load(&cp)).ok()) return s;
   if (!(s = checkpointer->Restore(cp)).ok()) return s;
   watermark = tracker.current();
+  if (op->watermark() != watermark) {
+    return Status::Corruption(fmt::format(
+        "state file {}: its window operator and its watermark disagree on the watermark: it is "
+        "damaged; it was not changed",
+        config.state_path));
+  }
   for (size_t i = 0; i < inputs->size(); ++i)
     tracker.Observe(static_cast<int>(i), inputs->restored_max_time(i));
   window_log_rows = cp.window_log_rows;
@@ -458,6 +465,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
     sigaction(SIGTERM, &sa, &old_term);
   }
   Status s = m.Open();
+  const bool opened = s.ok();
   if (s.ok() && !m.nothing_to_do) s = m.ReadAll();
   m.pool.reset();  // stops the workers
   if (!config_.state_path.empty()) {
@@ -467,7 +475,9 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (m.nothing_to_do) return s;
   Status f = m.Finish();
   if (s.ok()) s = f;
-  if (!config_.quiet) {
+  // A run refused at opening (its state, its inputs) read nothing: the restored job's totals
+  // are not this run's to report.
+  if (!config_.quiet && opened) {
     if (stats_.bad_lines > 0 && config_.errors_output.empty() &&
         config_.on_error == OnError::kSkip) {
       Diag(diag,

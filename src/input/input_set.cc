@@ -126,11 +126,7 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
 
 Status InputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<InputPosition> saved;
-  if (!DecodeInputPositions(data, &saved)) {
-    return Status::Corruption(
-        fmt::format("state file {}: the saved input positions are damaged; it was not changed",
-                    options_.state_path));
-  }
+  if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);
   for (size_t i = 0; i < readers_.size(); ++i) {
     int found = -1;

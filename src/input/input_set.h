@@ -27,11 +27,11 @@ struct InputPosition {
   std::string fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all
                             // consumed bytes
   uint64_t fingerprint_len = 0;
-  uint64_t offset = 0;    // byte offset just past the last processed line
-  uint64_t line = 0;      // lines processed
-  int64_t max_time = 0;   // largest event time read (INT64_MIN: none)
-  std::string tail_hash;  // files: hash of the bytes just before `offset`
-  uint64_t dev = 0;       // files: device and inode, a hint when several files match
+  uint64_t offset = 0;           // byte offset just past the last processed line
+  uint64_t line = 0;             // lines processed
+  int64_t max_time = INT64_MIN;  // largest event time read (INT64_MIN: none)
+  std::string tail_hash;         // files: hash of the bytes just before `offset`
+  uint64_t dev = 0;              // files: device and inode, a hint when several files match
   uint64_t ino = 0;
 };
 
@@ -57,7 +57,6 @@ class InputSet final : public CheckpointComponent {
 
   size_t size() const { return readers_.size(); }
   LineReader& reader(size_t i) { return *readers_[i]; }
-  const std::string& path(size_t i) const { return paths_[i]; }
 
   // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
   // REQUIRES: before Load and before any line is read.

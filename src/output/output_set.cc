@@ -83,8 +83,7 @@ Status OutputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
 
 Status OutputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<OutputPosition> saved;
-  if (!DecodeOutputPositions(data, &saved))
-    return Status::Corruption("the saved output lengths are damaged");
+  if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
   resumed_ = true;
   for (const OutputPosition& o : saved) {
     for (int i = 0; i < 3; ++i) {

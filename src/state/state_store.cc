@@ -214,6 +214,10 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     return DbError(st->db_, path, "opening");
   }
+  // Until this run commits, closing must not copy a write-ahead log left by an earlier run into
+  // the file: a state refused (damaged, another query or version) is left as it was, byte for
+  // byte. The first commit turns it back on (Commit).
+  sqlite3_db_config(st->db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   sqlite3_busy_timeout(st->db_, 0);
   Status s;
   if (!empty) {
@@ -403,6 +407,11 @@ Status StateStore::Commit(const Checkpoint& c) {
   }
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail("committing");
+  if (!committed_) {
+    // The state is this run's now: closing may checkpoint the log into the file again.
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
+    committed_ = true;
+  }
   return Status::Ok();
 }
 

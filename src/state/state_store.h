@@ -84,6 +84,7 @@ class StateStore {
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;
   bool is_new_ = true;
+  bool committed_ = false;  // by this run
   std::string path_;
 };
 

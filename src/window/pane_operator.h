@@ -6,7 +6,9 @@
 // end, shared by the window's panes) and a cleanup timer at the CleanupTime of its last
 // window; in update mode with lateness, an emitted (window, key) sets an expire timer at its
 // window's CleanupTime, when its revision count is forgotten. At equal times windows fire
-// before state is dropped (the cleanup and expire timers carry end = +infinity).
+// before state is dropped (the cleanup and expire timers carry end = +infinity), except a
+// window whose end saturates at +infinity, at the very top of the time range, which sorts
+// after them.
 #pragma once
 
 #include <absl/container/btree_map.h>

@@ -117,7 +117,9 @@ class WindowOperator : public CheckpointComponent {
     AfterTimers();
   }
   // Fires every processing-time timer due at `now` (wall-clock nanoseconds since the epoch).
-  // (No operator sets one yet: triggers on the clock will.)
+  // No operator sets one yet, and the engine does not call this yet: triggers on the clock
+  // will. Processing-time timers are not saved by Save; whoever sets them sets them again
+  // after Load.
   void OnProcessingTime(Nanos now) {
     Timer t;
     if (!timers_.PopDue(TimeDomain::kProcessingTime, now, &t)) return;

@@ -7,6 +7,7 @@ edited rows get a valid one, as if another program that knows the format wrote t
   state_rows.py FILE check                       exit 0 when every row's sum is right
   state_rows.py FILE set-version SECTION N [--resum]
   state_rows.py FILE delete-section SECTION
+  state_rows.py FILE add-section SECTION N DATA  (with a valid checksum)
 """
 import sqlite3
 import struct
@@ -88,6 +89,10 @@ def main():
         (data,) = db.execute("SELECT data FROM sections WHERE name = ?", (name,)).fetchone()
         s = row_sum(b(name), str(version).encode(), b(data)) if "--resum" in sys.argv else 0
         db.execute("UPDATE sections SET version = ?, sum = ? WHERE name = ?", (version, s, name))
+    elif cmd == "add-section":
+        name, version, data = sys.argv[3], int(sys.argv[4]), sys.argv[5].encode()
+        db.execute("INSERT INTO sections(name, version, data, sum) VALUES(?, ?, ?, ?)",
+                   (name, version, data, row_sum(b(name), str(version).encode(), data)))
     elif cmd == "delete-section":
         db.execute("DELETE FROM sections WHERE name = ?", (sys.argv[3],))
     else:

@@ -56,6 +56,11 @@ printf 'ice":"b"}\n' >> g.log
 "$bin" -q --window tumbling:1m --by service --state s.db -o out.ndjson g.log
 check "hold: the completed line counts in the next run" grep -q '"service":"b","count":1' out.ndjson
 
+# --- inspect on a job killed before its first checkpoint: its query, and no positions yet ----------
+reset
+LOGTIDE_TEST_KILL_AT=before-commit:1 "$bin" -q --window tumbling:1m --by service --state s.db -o out.ndjson g.log 2> /dev/null
+check "inspect before the first checkpoint: the empty job, exit 0" bash -c "'$bin' inspect s.db | grep -q '\"checkpoints\":0,\"inputs\":\[\],\"outputs\":\[\]'"
+
 # --- rotation: app.log renamed to app.log.1, a new app.log started ------------------------------
 reset
 head -n 12000 all.ndjson > app.log
@@ -157,10 +162,13 @@ refuse "another SQLite database" 5 "not a logtide state file" "$bin" -q "${Q[@]}
 # --- another version's state: refused as such, not as damaged (issue 13) ------------------------
 # A state file of format 1 (logtide before the checkpoint components), its header and tables
 # as that version wrote them.
-rm -f s.db*
+rm -f s.db* v1.db*
 python3 - <<'PY'
-import sqlite3
-c = sqlite3.connect("s.db")
+import shutil, sqlite3
+# Written in WAL mode, and copied while the connection is open, so that the copy keeps its
+# write-ahead log as a killed run of that version leaves it.
+c = sqlite3.connect("v1.db")
+c.execute("PRAGMA journal_mode = WAL")
 c.executescript("""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID;
 CREATE TABLE inputs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL,
@@ -174,9 +182,13 @@ PRAGMA application_id = 1280592196;
 PRAGMA user_version = 1;
 """)
 c.commit()
+shutil.copy("v1.db", "s.db")
+shutil.copy("v1.db-wal", "s.db-wal")
+c.close()
 PY
 refuse "a state of format 1" 5 "written by an older version of logtide (state format 1" \
   "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+check "a state of format 1: its write-ahead log is left as it was" test -s s.db-wal
 check "a state of format 1: inspect says so too" bash -c "'$bin' inspect s.db 2>&1 >/dev/null | grep -q 'older version'"
 # A section written in another format: refused naming the section.
 reset
@@ -186,6 +198,11 @@ check "state rows: every row's checksum is right" python3 "$rows" s.db check
 cp s.db s.good
 python3 "$rows" s.db set-version windows 3 --resum
 refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 3' \
+  "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+check "a section of another format: the refusal reports no totals of the saved job" bash -c "! grep -q warning err.txt"
+cp s.good s.db
+python3 "$rows" s.db add-section early_firings 1 x
+refuse "a section no component knows" 5 'another version of logtide (it has a "early_firings" section' \
   "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 cp s.good s.db
 python3 "$rows" s.db set-version windows 3

@@ -48,12 +48,11 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   void TrackChanges() { op_->set_track_changes(true); }
   size_t live_slots() const { return acc_.live(); }
 
-  // A whole snapshot, as a compacting checkpoint stores it: rows by key, the meta blob, and
-  // the watermark. REQUIRES: TrackChanges().
+  // A whole snapshot, as a compacting checkpoint stores it: rows by key and the operator's
+  // section. REQUIRES: TrackChanges().
   struct Saved {
     std::vector<std::pair<std::string, std::string>> rows;
     std::string meta;
-    Nanos watermark;
   };
   Saved Save() {
     std::vector<StateOp> ops;
@@ -64,7 +63,6 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
       if (op.kind == StateOp::kPut) live[op.key] = std::move(op.value);
     }
     s.rows.assign(live.begin(), live.end());
-    s.watermark = op_->watermark();
     return s;
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
