@@ -9,7 +9,6 @@
 #include "engine/checkpointer.h"
 #include "engine/counters.h"
 #include "engine/event_parser.h"
-#include "engine/key_table.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
 #include "engine/path_check.h"
@@ -17,6 +16,7 @@
 #include "input/input_set.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
+#include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
 #include "output/side_records.h"
@@ -69,7 +69,8 @@ struct Engine::Impl {
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
   std::chrono::steady_clock::time_point last_progress;
-  int64_t write_budget = -1;  // FaultHooks::fail_writes_after
+  std::atomic<int64_t> write_budget{-1};  // FaultHooks::fail_writes_after (outputs may
+                                          // be written from the output thread)
 
   // Durable state (--state).
   CountersState counters;

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 
 namespace logtide {
 

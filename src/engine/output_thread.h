@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "agg/accumulators.h"
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 #include "engine/result_order.h"
 #include "output/record_writer.h"
 #include "window/window_operator.h"

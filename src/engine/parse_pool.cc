@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 
 namespace logtide {
 

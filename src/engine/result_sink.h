@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "agg/accumulators.h"
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 #include "engine/output_thread.h"
 #include "engine/result_order.h"
 #include "output/record_writer.h"

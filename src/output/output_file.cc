@@ -72,7 +72,7 @@ Status OutputFile::Sync(bool durable) {
 Status OutputFile::Flush() {
   size_t done = 0;
   while (error_.ok() && done < buf_.size()) {
-    ssize_t n = write_budget_ != nullptr && --*write_budget_ < 0
+    ssize_t n = write_budget_ != nullptr && write_budget_->fetch_sub(1) <= 0
                     ? (errno = ENOSPC, -1)
                     : ::write(fd_, buf_.data() + done, buf_.size() - done);
     if (n < 0) {

@@ -2,6 +2,7 @@
 // (a full disk, a closed pipe) are kept and reported by Flush() and Close().
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -45,7 +46,7 @@ class OutputFile {
   uint64_t bytes_written() const { return written_; }
   // Fault injection for tests: each write(2) takes one from *budget, shared by the outputs
   // that are given it, and fails with ENOSPC (as on a full disk) once it is used up.
-  void set_write_budget(int64_t* budget) { write_budget_ = budget; }
+  void set_write_budget(std::atomic<int64_t>* budget) { write_budget_ = budget; }
 
  private:
   static constexpr size_t kFlushAt = 1 << 16;
@@ -55,7 +56,7 @@ class OutputFile {
   std::string buf_;
   uint64_t written_ = 0;
   Status error_;
-  int64_t* write_budget_ = nullptr;
+  std::atomic<int64_t>* write_budget_ = nullptr;
 };
 
 }  // namespace logtide

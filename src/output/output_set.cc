@@ -63,7 +63,7 @@ Status OutputSet::Close() {
   return first;
 }
 
-void OutputSet::set_write_budget(int64_t* budget) {
+void OutputSet::set_write_budget(std::atomic<int64_t>* budget) {
   for (OutputFile& f : files_) f.set_write_budget(budget);
 }
 

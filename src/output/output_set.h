@@ -4,6 +4,7 @@
 // written twice.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,7 +43,7 @@ class OutputSet final : public CheckpointComponent {
   // Closes every output; returns the first error.
   Status Close();
   // Fault injection for tests (OutputFile::set_write_budget), for every output.
-  void set_write_budget(int64_t* budget);
+  void set_write_budget(std::atomic<int64_t>* budget);
 
   static constexpr uint32_t kVersion = 1;
   std::string_view section() const override { return "outputs"; }

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "agg/accumulators.h"
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 #include "json/value.h"
 #include "state/checkpoint.h"
 #include "util/bytes.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "agg/accumulators.h"
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 #include "engine/result_order.h"
 #include "output/json_text.h"
 #include "window/window_operator.h"

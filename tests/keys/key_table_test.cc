@@ -1,4 +1,4 @@
-#include "engine/key_table.h"
+#include "keys/key_table.h"
 
 #include <catch2/catch.hpp>
 #include <string>
