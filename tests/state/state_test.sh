@@ -208,18 +208,17 @@ cp s.good s.db
 python3 "$rows" s.db set-version windows 3
 refuse "a section edited without its checksum" 5 'the "windows" section fails its checksum' \
   "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-cp s.good s.db
-python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE meta SET value = '1' WHERE key = 'finished'\"); c.commit()"
-refuse "a meta row edited by hand" 5 'a meta row fails its checksum' \
-  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-cp s.good s.db
-python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute(\"UPDATE window_log SET v = CAST(v AS BLOB) || x'00' WHERE id = (SELECT max(id) FROM window_log)\"); c.commit()"
-refuse "a window row edited by hand" 5 'a window row fails its checksum' \
-  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
-cp s.good s.db
-python3 -c "import sqlite3; c=sqlite3.connect('s.db'); c.execute('DROP TABLE sections'); c.commit()"
-refuse "a damaged schema" 5 'its schema is damaged' \
-  "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+# edited NAME MESSAGE_PART SQL: the good state changed by SQL behind logtide's back is refused.
+edited() {
+  cp s.good s.db
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect("s.db"); c.execute(sys.argv[1]); c.commit()' "$3"
+  refuse "$1" 5 "$2" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+}
+edited "a meta row edited by hand" 'a meta row fails its checksum' \
+  "UPDATE meta SET value = '1' WHERE key = 'finished'"
+edited "a window row edited by hand" 'a window row fails its checksum' \
+  "UPDATE window_log SET v = CAST(v AS BLOB) || x'00' WHERE id = (SELECT max(id) FROM window_log)"
+edited "a damaged schema" 'its schema is damaged' "DROP TABLE sections"
 cp s.good s.db
 python3 "$rows" s.db delete-section counters
 refuse "a missing section" 5 'has no "counters" section: it is damaged' \
