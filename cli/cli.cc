@@ -238,6 +238,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_flag("--reread-replaced", o.reread_replaced,
                "With --state: read an input that was truncated or replaced from its start, instead "
                "of refusing");
+  app.add_flag("--overwrite", o.overwrite,
+               "With --state: let a new job replace output files that already hold data");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
   inspect->add_option("STATE", inspect_path, "The state file")->required();

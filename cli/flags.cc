@@ -60,10 +60,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->hold = o.hold;
   c->durable = o.durable;
   c->reread_replaced = o.reread_replaced;
-  if (o.state.empty() && (o.hold || o.durable || o.reread_replaced)) {
-    return Status::InvalidArgument(std::string(o.hold      ? "--hold"
-                                               : o.durable ? "--durable"
-                                                           : "--reread-replaced") +
+  c->overwrite = o.overwrite;
+  if (o.state.empty() && (o.hold || o.durable || o.reread_replaced || o.overwrite)) {
+    return Status::InvalidArgument(std::string(o.hold              ? "--hold"
+                                               : o.durable         ? "--durable"
+                                               : o.reread_replaced ? "--reread-replaced"
+                                                                   : "--overwrite") +
                                    " needs --state FILE");
   }
   return Status::Ok();

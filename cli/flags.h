@@ -49,6 +49,7 @@ struct Options {
   bool hold = false;
   bool durable = false;
   bool reread_replaced = false;
+  bool overwrite = false;
 };
 
 // The number of parsing threads when --threads is not given: one more than the machine's

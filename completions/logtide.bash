@@ -8,7 +8,7 @@ _logtide() {
   local flags="--window --by --agg --time --time-format --delay --lateness --emit --late-output
     --on-error --errors -o --output --format --stats --progress --explain -q --quiet --config
     --threads
-    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced -h --help --version"
+    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite -h --help --version"
 
   case $prev in
     --window)

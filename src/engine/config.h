@@ -56,6 +56,7 @@ struct EngineConfig {
   bool hold = false;             // at the end of input, keep windows open for the next run
   bool durable = false;          // fsync outputs and commit with synchronous=FULL
   bool reread_replaced = false;  // a truncated or replaced input is read from its start
+  bool overwrite = false;        // a new job may replace outputs that already hold data
 
   FaultHooks faults;  // tests only
 };

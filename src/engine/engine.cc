@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <csignal>
@@ -86,6 +87,7 @@ struct Engine::Impl {
   Status Open();
   Status OpenState(bool* resumed);
   Status CheckFinished();
+  Status CheckFreshOutputs();
   Status ProcessLine(int input, const Line& line, const Event& event);
   Status BadLine(int input, const Line& line, std::string_view reason);
   void LateEvent(int input, const Line& line, Nanos t);
@@ -171,6 +173,7 @@ Status Engine::Impl::Open() {
   if (!config.state_path.empty()) {
     bool resumed = false;
     if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;
+    if (!resumed && !config.overwrite && !(s = CheckFreshOutputs()).ok()) return s;
   }
   if (!(s = outputs.Open()).ok()) return s;
   if (config.faults.fail_writes_after >= 0) {
@@ -187,6 +190,10 @@ Status Engine::Impl::Open() {
       config.emit == EmitMode::kUpdate, &outputs.results());
   sink.set_writer(writer.get());
   if (outputs.results().bytes_written() == 0) writer->WriteHeader();
+  // A new job commits a first checkpoint before it writes any record: a run killed from here
+  // on resumes from it, with each output cut back to the length it had (what '>>' appended
+  // to, say), instead of starting a new job after output it already wrote.
+  if (store != nullptr && store->is_new()) return TakeCheckpoint(false);
   return Status::Ok();
 }
 
@@ -219,6 +226,23 @@ Status Engine::Impl::OpenState(bool* resumed) {
   checkpoints = cp.checkpoints;
   *resumed = true;
   if (cp.finished) return CheckFinished();
+  return Status::Ok();
+}
+
+// A new job with --state keeps what it writes across runs; outputs that already hold data
+// (named files; standard output through '>>' is appended to on purpose) are someone else's,
+// or an earlier job's whose state is gone: refused unless --overwrite.
+Status Engine::Impl::CheckFreshOutputs() {
+  for (const std::string* path : {&config.output, &config.late_output, &config.errors_output}) {
+    struct stat st;
+    if (path->empty() || *path == "-" || ::stat(path->c_str(), &st) != 0 || st.st_size == 0)
+      continue;
+    return Status::Refused(fmt::format(
+        "{} already holds {} bytes and {} starts a new job, which would overwrite them; nothing "
+        "was written. Give --overwrite to replace them, resume the job that wrote them with its "
+        "own --state file, or write elsewhere",
+        *path, static_cast<uint64_t>(st.st_size), config.state_path));
+  }
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -130,8 +131,8 @@ Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::strin
 }
 
 // Opens and validates an existing, non-empty database without writing to it. Sets *blank for
-// an SQLite database with no tables and no application id: a creation that was interrupted
-// (killed after the header was written, before the schema was committed).
+// an SQLite database with no tables and no application id (not logtide's: it creates its
+// state files whole).
 Status Validate(sqlite3* db, const std::string& path, bool* blank) {
   bool ok = true;
   int64_t app = PragmaInt(db, "PRAGMA application_id", &ok);
@@ -181,12 +182,51 @@ Status StateStore::Exec(const char* sql) {
   return Status::Ok();
 }
 
+// Creates a new state file at `path` atomically: the schema is written to a temporary file
+// beside it, which is then linked into place. A run killed at any moment leaves either no file
+// or a complete empty state, never a partial one (which the next run could not tell from a
+// damaged or foreign file). Losing a race with another run creating it is fine: the caller
+// then opens theirs.
+Status CreateState(const std::string& path) {
+  const std::string tmp = fmt::format("{}.new-{}", path, ::getpid());
+  ::unlink(tmp.c_str());
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  std::string error;
+  if (rc == SQLITE_OK) {
+    const std::string create = fmt::format(
+        "PRAGMA journal_mode = WAL; BEGIN; {} PRAGMA application_id = {}; PRAGMA user_version = "
+        "{}; COMMIT;",
+        kSchema, kApplicationId, kSchemaVersion);
+    rc = sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr);
+  }
+  if (rc != SQLITE_OK) error = sqlite3_errmsg(db);
+  if (sqlite3_close(db) != SQLITE_OK && error.empty()) error = "closing it failed";
+  // link() fails if the path exists; where hard links are not supported, rename without
+  // replacing does the same.
+  if (error.empty() && ::link(tmp.c_str(), path.c_str()) != 0 && errno != EEXIST &&
+      ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0 &&
+      errno != EEXIST)
+    error = std::strerror(errno);
+  const int saved = errno;
+  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((tmp + suffix).c_str());
+  errno = saved;
+  if (!error.empty())
+    return Status::IOError(fmt::format("cannot create state file {}: {}", path, error));
+  return Status::Ok();
+}
+
 Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<StateStore>* out) {
   std::unique_ptr<StateStore> st(new StateStore());
   st->path_ = path;
+  struct stat sb;
+  if (::stat(path.c_str(), &sb) != 0 && errno == ENOENT) {
+    Status s = CreateState(path);
+    if (!s.ok()) return s;
+  }
   // The lock: an open file description with flock, held until exit. SQLite's own locks are
   // fcntl locks on other descriptors and do not interfere.
-  st->lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  st->lock_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (st->lock_fd_ < 0)
     return Status::IOError(
         fmt::format("cannot open state file {}: {}", path, std::strerror(errno)));
@@ -198,18 +238,16 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
     return Status::IOError(
         fmt::format("cannot lock state file {}: {}", path, std::strerror(errno)));
   }
-  struct stat sb;
   if (::fstat(st->lock_fd_, &sb) != 0)
     return Status::IOError(fmt::format("cannot stat {}: {}", path, std::strerror(errno)));
-  bool empty = sb.st_size == 0;
-  if (!empty) {
-    char header[16] = {};
-    if (::pread(st->lock_fd_, header, 16, 0) != 16 ||
-        std::memcmp(header, "SQLite format 3", 16) != 0) {
-      return Status::Corruption(fmt::format(
-          "state file {} is not a logtide state file (not an SQLite database); it was not changed",
-          path));
-    }
+  // logtide creates its state files whole (CreateState): an empty file is someone else's.
+  char header[16] = {};
+  if (sb.st_size == 0 || ::pread(st->lock_fd_, header, 16, 0) != 16 ||
+      std::memcmp(header, "SQLite format 3", 16) != 0) {
+    return Status::Corruption(fmt::format(
+        "state file {} is not a logtide state file ({}); it was not changed: name a new file, "
+        "or remove this one if it is yours",
+        path, sb.st_size == 0 ? "it is empty" : "not an SQLite database"));
   }
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
     return DbError(st->db_, path, "opening");
@@ -220,27 +258,21 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   sqlite3_db_config(st->db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   sqlite3_busy_timeout(st->db_, 0);
   Status s;
-  if (!empty) {
-    bool blank = false;
-    if (!(s = Validate(st->db_, path, &blank)).ok()) return s;
-    if (blank) {
-      empty = true;
-    } else {
-      std::string v;
-      bool found = false;
-      if (!(s = GetMeta(st->db_, path, "checkpoints", &v, &found)).ok()) return s;
-      st->is_new_ = !found;
-    }
+  bool blank = false;
+  if (!(s = Validate(st->db_, path, &blank)).ok()) return s;
+  if (blank) {
+    return Status::Corruption(fmt::format(
+        "state file {} is not a logtide state file (an SQLite database with no tables); it was "
+        "not changed",
+        path));
   }
+  std::string v;
+  bool found = false;
+  if (!(s = GetMeta(st->db_, path, "checkpoints", &v, &found)).ok()) return s;
+  st->is_new_ = !found;
   if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
   if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok())
     return s;
-  if (empty) {
-    std::string create =
-        fmt::format("BEGIN; {} PRAGMA application_id = {}; PRAGMA user_version = {}; COMMIT;",
-                    kSchema, kApplicationId, kSchemaVersion);
-    if (!(s = st->Exec(create.c_str())).ok()) return s;
-  }
   *out = std::move(st);
   return Status::Ok();
 }
@@ -423,7 +455,8 @@ Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint*
   bool blank = false;
   Status s = Validate(st->db_, path, &blank);
   if (!s.ok()) return s;
-  if (blank) return Status::Corruption(fmt::format("state file {} holds no checkpoint yet", path));
+  if (blank)
+    return Status::Corruption(fmt::format("state file {} is not a logtide state file", path));
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
   if (!found) query->clear();

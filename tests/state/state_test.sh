@@ -153,6 +153,37 @@ done
 cp s.good s.db; rm -f s.db-wal s.db-shm
 truncate -s 2048 s.db
 refuse "truncated state" 5 "state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+# An empty file is not a state either (logtide creates its state files whole): refused, and
+# the outputs it would have truncated are left alone (issue 16, item 7).
+rm -f s.db*
+: > s.db
+echo "another job's results" > out.ndjson
+refuse "an empty file as --state" 5 "it is empty" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+check "an empty file as --state: the output is left alone" grep -q "another job's results" out.ndjson
+# A new job whose output already holds data: refused unless --overwrite.
+rm -f s.db*
+refuse_new() { "$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log 2> err.txt; }
+refuse_new
+check "a new job over an output holding data: refused (exit 5)" test $? = 5
+check "... saying what to do" grep -q "already holds 22 bytes.*--overwrite" err.txt
+check "... the output left alone" grep -q "another job's results" out.ndjson
+check "... and no state made for it" bash -c "! '$bin' inspect s.db 2>/dev/null | grep -q '\"checkpoints\":[1-9]'"
+rm -f s.db*
+"$bin" -q "${Q[@]}" --state s.db --overwrite -o out.ndjson app.log
+"$bin" -q "${Q[@]}" app.log > plain.ndjson
+check "--overwrite: the new job replaces the output" cmp -s out.ndjson plain.ndjson
+check "--overwrite: no temporary file is left beside the state" bash -c "! ls s.db.new-* 2>/dev/null | grep -q ."
+# A new job killed at its very first checkpoint (before any record), writing to standard output
+# through '>>': the next run resumes it and appends after what the file held, once.
+for point in before-commit after-commit; do
+  rm -f s.db*
+  echo "kept" > appended.ndjson
+  LOGTIDE_TEST_KILL_AT=$point:1 "$bin" -q "${Q[@]}" --state s.db app.log >> appended.ndjson 2> /dev/null
+  "$bin" -q "${Q[@]}" --state s.db app.log >> appended.ndjson
+  "$bin" -q "${Q[@]}" app.log > fresh.ndjson
+  check "killed at the first checkpoint ($point), then resumed: the file's bytes, then the run's once" \
+    bash -c "(echo kept; cat fresh.ndjson) | cmp -s - appended.ndjson"
+done
 echo "just some text, not a database" > s.db
 refuse "foreign file" 5 "not a logtide state file" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 sqlite3 other.db "CREATE TABLE t(x); INSERT INTO t VALUES(1);" 2>/dev/null || python3 -c "import sqlite3; c=sqlite3.connect('other.db'); c.execute('CREATE TABLE t(x)'); c.commit()"
@@ -290,10 +321,10 @@ check "idle pipe + SIGINT: the checkpoint holds the 3000 lines" bash -c "'$bin' 
 reset
 head -n 10240 all.ndjson > cad.log
 ckpts() { "$bin" -q "${Q[@]}" --state s.db -o out.ndjson --stats "$@" cad.log 2>&1 >/dev/null | grep -o '"checkpoints":[0-9]*'; }
-check "--checkpoint-every 1000: 10 checkpoints and the final one" test "$(ckpts --checkpoint-every 1000)" = '"checkpoints":11'
+check "--checkpoint-every 1000: the new job's first, 10 more and the final one" test "$(ckpts --checkpoint-every 1000)" = '"checkpoints":12'
 reset
-check "--checkpoint-interval 0: one per 1024 lines (when the clock is read) and the final one" \
-  test "$(ckpts --checkpoint-every 100000000 --checkpoint-interval 0)" = '"checkpoints":11'
+check "--checkpoint-interval 0: the first, one per 1024 lines (when the clock is read) and the final one" \
+  test "$(ckpts --checkpoint-every 100000000 --checkpoint-interval 0)" = '"checkpoints":12'
 reset
 exec 3>&2 2>/dev/null  # the shell reports the kill on its own standard error
 LOGTIDE_TEST_KILL_AT=after-commit:3 "$bin" -q "${Q[@]}" --state s.db --durable --checkpoint-every 1000 -o out.ndjson \
