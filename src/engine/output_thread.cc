@@ -32,7 +32,7 @@ void OutputThread::Recorder::Value(const ValueRef& v) {
   EncodeValue(v, bytes);
 }
 
-OutputThread::OutputThread(RecordWriter* writer, size_t num_aggs)
+OutputThread::OutputThread(RecordSink* writer, size_t num_aggs)
     : writer_(writer), num_aggs_(num_aggs) {
   for (size_t i = 0; i < kBatches; ++i) {
     batches_.push_back(std::make_unique<Batch>());
@@ -123,7 +123,7 @@ void OutputThread::Write(const Batch& b) {
       const Batch::Record& r = b.records[first + i];
       writer_->BeginRecord(r.start, r.end);
       std::string_view k = bytes.substr(r.key_at, r.key_size);
-      while (!k.empty()) writer_->Key(DecodeValue(&k));
+      while (!k.empty()) writer_->Key(DecodeValue(&k, &scratch_));
       std::string_view v = bytes.substr(r.key_at + r.key_size);
       for (size_t a = 0; a < num_aggs_; ++a) {
         const char tag = v[0];
@@ -141,7 +141,7 @@ void OutputThread::Write(const Batch& b) {
           v.remove_prefix(sizeof x);
           writer_->Double(x);
         } else {
-          writer_->Value(DecodeValue(&v));
+          writer_->Value(DecodeValue(&v, &scratch_));
         }
       }
       writer_->EndRecord(r.revision);

@@ -1,7 +1,7 @@
 // The output thread (with worker threads): the windows each firing emits are copied out of the
 // window state on the thread that applies events (their keys and aggregate results, in the
 // order they fired), then sorted, formatted and written on a thread of their own. The bytes
-// are those the applying thread would write: the same ResultOrder and RecordWriter, firing by
+// are those the applying thread would write: the same ResultOrder and RecordSink, firing by
 // firing, in order.
 #pragma once
 
@@ -26,7 +26,7 @@ class OutputThread {
  public:
   // Writes records with `writer` (not owned) from a thread started here. The caller leaves the
   // writer and its output alone except between Drain() and the next Add().
-  OutputThread(RecordWriter* writer, size_t num_aggs);
+  OutputThread(RecordSink* writer, size_t num_aggs);
   ~OutputThread();  // drains, then stops the thread
   OutputThread(const OutputThread&) = delete;
   OutputThread& operator=(const OutputThread&) = delete;
@@ -70,10 +70,11 @@ class OutputThread {
   // Queues the batch being filled (if it holds anything).
   void HandOver();
 
-  RecordWriter* writer_;
+  RecordSink* writer_;
   size_t num_aggs_;
   Recorder recorder_;
   ResultOrder order_;  // used by the output thread only
+  std::string scratch_;  // the same: a decoded string holding 0x00
 
   std::mutex mu_;
   std::condition_variable work_cv_;  // the output thread: a batch is queued, or stop

@@ -9,9 +9,10 @@ namespace logtide {
 
 namespace {
 
-uint64_t PrefixOf(std::string_view k) {
+// The key's 8 bytes from `skip` on, as a big-endian number (zero-filled past its end).
+uint64_t PrefixOf(std::string_view k, size_t skip) {
   unsigned char head[8] = {};
-  std::memcpy(head, k.data(), std::min<size_t>(8, k.size()));
+  if (k.size() > skip) std::memcpy(head, k.data() + skip, std::min<size_t>(8, k.size() - skip));
   uint64_t prefix = 0;
   for (unsigned char c : head) prefix = prefix << 8 | c;
   return prefix;
@@ -23,7 +24,7 @@ void ResultOrder::SortByKey(KeyItem* first, KeyItem* last) {
   const size_t n = static_cast<size_t>(last - first);
   const auto by_key = [&](const KeyItem& a, const KeyItem& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    return fields_[a.index].s < fields_[b.index].s;
+    return records_[a.index].key < records_[b.index].key;
   };
   if (n < 256) {
     std::sort(first, last, by_key);
@@ -40,69 +41,40 @@ void ResultOrder::SortByKey(KeyItem* first, KeyItem* last) {
   }
 }
 
-void ResultOrder::Add(Nanos start, Nanos end, std::string_view key) {
-  bounds_.push_back(Bounds{start, end});
-  // Decoded once: comparing decoded values is much cheaper than decoding at each comparison.
-  while (!key.empty()) fields_.push_back(DecodeValue(&key));
-  if (bounds_.size() == 1) per_key_ = fields_.size();
-}
-
 const std::vector<uint32_t>& ResultOrder::Sort() {
-  const size_t n = bounds_.size();
-  const size_t fields = per_key_;
-  const std::vector<Bounds>& items = bounds_;
+  const size_t n = records_.size();
   order_.resize(n);
   for (size_t i = 0; i < n; ++i) order_[i] = static_cast<uint32_t>(i);
   if (n < 2) return order_;
-  bool one_string = fields == 1;
-  for (size_t i = 0; i < n && one_string; ++i) one_string = fields_[i].type == ValueType::kString;
+  const auto window_less = [&](uint32_t a, uint32_t b) {
+    const Record& x = records_[a];
+    const Record& y = records_[b];
+    return x.end != y.end ? x.end < y.end : x.start < y.start;
+  };
+  // Firings usually hand over their records window by window.
   bool windows_in_order = true;
-  for (size_t i = 1; i < n && windows_in_order; ++i) {
-    windows_in_order = items[i - 1].end < items[i].end ||
-                       (items[i - 1].end == items[i].end && items[i - 1].start <= items[i].start);
+  for (size_t i = 1; i < n && windows_in_order; ++i) windows_in_order = !window_less(i, i - 1);
+  if (!windows_in_order) std::sort(order_.begin(), order_.end(), window_less);
+  // Keys nearly always share their first byte (the type of their first field): the prefix
+  // starts after it.
+  size_t skip = 1;
+  for (size_t i = 0; i < n && skip == 1; ++i) {
+    const std::string_view k = records_[i].key;
+    if (k.empty() || k[0] != records_[0].key[0]) skip = 0;
   }
-  if (one_string && windows_in_order) {
-    // The most common case: results collected window by window, one string key. Each
-    // window's run is sorted by key alone, on 16-byte items.
-    key_items_.resize(n);
-    for (size_t i = 0; i < n; ++i)
-      key_items_[i] = KeyItem{PrefixOf(fields_[i].s), static_cast<uint32_t>(i)};
-    for (size_t b = 0, e; b < n; b = e) {
-      for (e = b + 1; e < n && items[e].end == items[b].end && items[e].start == items[b].start;)
-        ++e;
-      SortByKey(key_items_.data() + b, key_items_.data() + e);
+  key_items_.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    key_items_[i] = KeyItem{PrefixOf(records_[order_[i]].key, skip), order_[i]};
+  // Then each window's run by key.
+  for (size_t b = 0, e; b < n; b = e) {
+    const Record& w = records_[key_items_[b].index];
+    for (e = b + 1; e < n; ++e) {
+      const Record& r = records_[key_items_[e].index];
+      if (r.end != w.end || r.start != w.start) break;
     }
-    for (size_t i = 0; i < n; ++i) order_[i] = key_items_[i].index;
-    return order_;
+    SortByKey(key_items_.data() + b, key_items_.data() + e);
   }
-  if (one_string) {
-    // A single string key: sort plain (end, start, bytes) tuples.
-    string_items_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      std::string_view k = fields_[i].s;
-      string_items_[i] =
-          StringItem{items[i].end, items[i].start, PrefixOf(k), k, static_cast<uint32_t>(i)};
-    }
-    // Integer comparisons decide almost every pair; the bytes only break prefix ties.
-    std::sort(string_items_.begin(), string_items_.end(),
-              [](const StringItem& a, const StringItem& b) {
-                if (a.end != b.end) return a.end < b.end;
-                if (a.start != b.start) return a.start < b.start;
-                if (a.prefix != b.prefix) return a.prefix < b.prefix;
-                return a.key < b.key;
-              });
-    for (size_t i = 0; i < n; ++i) order_[i] = string_items_[i].index;
-    return order_;
-  }
-  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-    if (items[a].end != items[b].end) return items[a].end < items[b].end;
-    if (items[a].start != items[b].start) return items[a].start < items[b].start;
-    for (size_t f = 0; f < fields; ++f) {
-      int c = CompareValues(fields_[a * fields + f], fields_[b * fields + f]);
-      if (c != 0) return c < 0;
-    }
-    return false;
-  });
+  for (size_t i = 0; i < n; ++i) order_[i] = key_items_[i].index;
   return order_;
 }
 

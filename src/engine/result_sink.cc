@@ -21,7 +21,7 @@ void ResultSink::EmitWindows(const std::vector<WindowResult>& results) {
     const WindowResult& r = results[order[i]];
     writer_->BeginRecord(r.start, r.end);
     std::string_view k = keys_->encoded(r.key);
-    while (!k.empty()) writer_->Key(DecodeValue(&k));
+    while (!k.empty()) writer_->Key(DecodeValue(&k, &scratch_));
     for (size_t a = 0; a < acc_->num_aggs(); ++a) acc_->Result(r.slot, a, writer_);
     writer_->EndRecord(r.revision);
   }

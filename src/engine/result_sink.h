@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
@@ -22,7 +23,7 @@ class ResultSink final : public ResultEmitter {
 
   // Writes with `writer`; with `thread`, through that thread instead. REQUIRES: before the
   // first EmitWindows.
-  void set_writer(RecordWriter* writer) { writer_ = writer; }
+  void set_writer(RecordSink* writer) { writer_ = writer; }
   void set_output_thread(OutputThread* thread) { thread_ = thread; }
 
   void EmitWindows(const std::vector<WindowResult>& results) override;
@@ -31,9 +32,10 @@ class ResultSink final : public ResultEmitter {
   const KeyTable* keys_;
   const Accumulators* acc_;
   uint64_t* windows_emitted_;
-  RecordWriter* writer_ = nullptr;
+  RecordSink* writer_ = nullptr;
   OutputThread* thread_ = nullptr;
   ResultOrder order_;
+  std::string scratch_;  // a decoded key's string holding 0x00
 };
 
 }  // namespace logtide

@@ -78,13 +78,21 @@ struct ValueRef {
 // Returns <0, 0 or >0: by type order above, numbers numerically, strings by bytes.
 int CompareValues(const ValueRef& a, const ValueRef& b);
 
-// Appends a self-delimiting encoding of `v`: equal values encode to equal bytes.
+// Appends an encoding of `v` that orders as the values do: equal values encode to equal bytes,
+// and comparing two keys' bytes (memcmp, shorter first on a tie) orders them as CompareValues
+// orders them field by field. No encoding is followed by 0xFF, so fields concatenate.
+//   null, false, true: the type byte alone.
+//   number:  the type byte, the value rounded to a double as 8 big-endian bytes whose unsigned
+//            order is the doubles' order, then 2 big-endian bytes: 0x8000 plus the integer's
+//            distance from that double (nonzero only for integers beyond 2^53).
+//   string, raw: the type byte, the bytes with each 0x00 written 0x00 0xFF, then 0x00.
 void EncodeValue(const ValueRef& v, std::string* out);
 // Returns true when `bytes` is a sequence of whole EncodeValue outputs (a group key): what
 // DecodeValue may then read without going past the end. For bytes restored from a state file.
 bool IsEncodedValues(std::string_view bytes);
-// Decodes one value at the front of *in and advances it. The returned value borrows from the
-// bytes of *in. REQUIRES: *in starts with the output of EncodeValue.
-ValueRef DecodeValue(std::string_view* in);
+// Decodes one value at the front of *in and advances it. A string or raw value borrows from
+// the bytes of *in, or, when it holds a 0x00 byte, from *scratch (then valid until scratch
+// changes). REQUIRES: *in starts with the output of EncodeValue.
+ValueRef DecodeValue(std::string_view* in, std::string* scratch);
 
 }  // namespace logtide

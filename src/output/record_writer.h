@@ -15,17 +15,25 @@ namespace logtide {
 
 enum class OutputFormat { kNdjson, kCsv };
 
-class RecordWriter final : public ValueSink {
+// Where records go, one at a time: BeginRecord, one Key per key field, one ValueSink call per
+// aggregate, EndRecord (with the revision, or -1 outside update mode).
+class RecordSink : public ValueSink {
+ public:
+  virtual void BeginRecord(Nanos start, Nanos end) = 0;
+  virtual void Key(const ValueRef& v) = 0;
+  virtual void EndRecord(int64_t revision) = 0;
+};
+
+class RecordWriter final : public RecordSink {
  public:
   RecordWriter(OutputFormat format, std::vector<std::string> key_names,
                std::vector<std::string> agg_names, bool with_revision, OutputFile* out);
 
   // Writes the CSV header row; nothing for NDJSON.
   void WriteHeader();
-  // A record is BeginRecord, one Key per key field, one ValueSink call per aggregate, End.
-  void BeginRecord(Nanos start, Nanos end);
-  void Key(const ValueRef& v) { Value(v); }
-  void EndRecord(int64_t revision);
+  void BeginRecord(Nanos start, Nanos end) override;
+  void Key(const ValueRef& v) override { Value(v); }
+  void EndRecord(int64_t revision) override;
 
   void Null() override;
   void Int(__int128 v) override;

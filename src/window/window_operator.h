@@ -82,11 +82,12 @@ class WindowOperator : public CheckpointComponent {
                                                 EmitMode mode, Deps deps);
   ~WindowOperator() override = default;
 
-  // Section "windows", version 2 (1 was the engine blob's operator part, before the
-  // checkpoint components): i64 the operator's watermark, then the operator's meta (see
+  // Section "windows", version 3 (1 was the engine blob's operator part, before the
+  // checkpoint components; 2 encoded keys and distinct values in json/value.h's earlier,
+  // unordered form): i64 the operator's watermark, then the operator's meta (see
   // Snapshot in pane_operator.cc and session_operator.cc); rows in the window log.
   std::string_view section() const override { return "windows"; }
-  uint32_t version() const override { return 2; }
+  uint32_t version() const override { return 3; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
     ByteWriter w(data);
     w.I64(watermark_);

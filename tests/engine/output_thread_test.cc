@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/result_sink.h"
 #include "output/output_file.h"
 #include "output/record_writer.h"
 
@@ -117,19 +118,10 @@ TEST_CASE("OutputThread: many firings over several batches give the bytes of wri
     REQUIRE(out.Open(want_path).ok());
     RecordWriter writer(OutputFormat::kCsv, {"k"}, {"n", "sum", "first", "avg"}, false, &out);
     writer.WriteHeader();
-    ResultOrder order;
-    for (const auto& firing : firings) {
-      order.Clear();
-      for (const WindowResult& r : firing) order.Add(r.start, r.end, st.keys.encoded(r.key));
-      for (uint32_t i : order.Sort()) {
-        const WindowResult& r = firing[i];
-        writer.BeginRecord(r.start, r.end);
-        std::string_view k = st.keys.encoded(r.key);
-        writer.Key(DecodeValue(&k));
-        for (size_t a = 0; a < st.acc.num_aggs(); ++a) st.acc.Result(r.slot, a, &writer);
-        writer.EndRecord(r.revision);
-      }
-    }
+    uint64_t emitted = 0;
+    ResultSink sink(&st.keys, &st.acc, &emitted);
+    sink.set_writer(&writer);
+    for (const auto& firing : firings) sink.EmitWindows(firing);
     REQUIRE(out.Close().ok());
   }
   {

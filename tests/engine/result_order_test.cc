@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "json/value.h"
+
 namespace logtide {
 namespace {
 
@@ -20,8 +22,9 @@ bool Before(const Rec& a, const Rec& b) {
   if (a.end != b.end) return a.end < b.end;
   if (a.start != b.start) return a.start < b.start;
   std::string_view x = a.key, y = b.key;
+  std::string xs, ys;
   while (!x.empty() && !y.empty()) {
-    const int c = CompareValues(DecodeValue(&x), DecodeValue(&y));
+    const int c = CompareValues(DecodeValue(&x, &xs), DecodeValue(&y, &ys));
     if (c != 0) return c < 0;
   }
   return false;
@@ -139,7 +142,7 @@ TEST_CASE("ResultOrder: keys of several fields, numbers, null and no key at all"
 }
 
 TEST_CASE("ResultOrder: Clear starts a new set") {
-  // The decoded keys point into these bytes: they outlive Sort.
+  // The keys' bytes outlive Sort.
   const std::string a = StringKey("a"), b = StringKey("b"), x = StringKey("x");
   ResultOrder order;
   order.Add(0, 60, b);

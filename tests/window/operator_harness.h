@@ -1,5 +1,6 @@
-// Drives a WindowOperator directly and records what it emits as text lines:
-// "[start,end) key count=N sum=S rev=R". Times are plain integers.
+// Drives a WindowOperator directly and records what it emits, through the engine's ResultSink
+// (sorted as the engine sorts), as text lines: "[start,end) key N S rev=R" (count, sum(x)).
+// Times are plain integers.
 #pragma once
 
 #include <fmt/format.h>
@@ -11,15 +12,17 @@
 
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
-#include "engine/result_order.h"
+#include "engine/result_sink.h"
 #include "output/json_text.h"
 #include "window/window_operator.h"
 
 namespace logtide {
 
-class OperatorHarness : public ResultEmitter, public ValueSink {
+class OperatorHarness : public ResultEmitter, public RecordSink {
  public:
-  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode) : acc_(Specs()) {
+  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode)
+      : acc_(Specs()), sink_(&keys_, &acc_, &emitted_) {
+    sink_.set_writer(this);
     op_ = WindowOperator::Create(spec, lateness, mode,
                                  WindowOperator::Deps{&keys_, &acc_, this, ignored_});
   }
@@ -74,17 +77,13 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
 
   void EmitWindows(const std::vector<WindowResult>& results) override {
     largest_call_ = std::max(largest_call_, results.size());
-    order_.Clear();
-    for (const WindowResult& r : results) order_.Add(r.start, r.end, keys_.encoded(r.key));
-    for (uint32_t i : order_.Sort()) {
-      const WindowResult& r = results[i];
-      std::string_view k = keys_.encoded(r.key);
-      line_ = fmt::format("[{},{}) {}", r.start, r.end, DecodeValue(&k).s);
-      acc_.Result(r.slot, 0, this);
-      acc_.Result(r.slot, 1, this);
-      if (r.revision >= 0) line_ += fmt::format(" rev={}", r.revision);
-      out_.push_back(line_);
-    }
+    sink_.EmitWindows(results);
+  }
+  void BeginRecord(Nanos start, Nanos end) override { line_ = fmt::format("[{},{})", start, end); }
+  void Key(const ValueRef& v) override { line_ += fmt::format(" {}", v.s); }
+  void EndRecord(int64_t revision) override {
+    if (revision >= 0) line_ += fmt::format(" rev={}", revision);
+    out_.push_back(line_);
   }
   void Null() override { line_ += " null"; }
   void Int(__int128 v) override {
@@ -109,8 +108,9 @@ class OperatorHarness : public ResultEmitter, public ValueSink {
   }
   KeyTable keys_;
   Accumulators acc_;
+  uint64_t emitted_ = 0;
+  ResultSink sink_;  // after keys_ and acc_
   std::unique_ptr<WindowOperator> op_;
-  ResultOrder order_;
   uint64_t ignored_[2] = {0, 0};
   uint64_t seq_ = 0;
   std::vector<std::string> out_;
