@@ -51,7 +51,6 @@ struct Engine::Impl {
   EngineStats* stats;
   JsonChecker json_checker;  // late lines, before they are counted
   KeyTable keys;
-  KeyCache key_cache{&keys};  // after `keys`: it holds references into it
   Accumulators acc;
   ResultSink sink;
   std::unique_ptr<WindowOperator> op;
@@ -338,7 +337,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
   const Nanos t = ev.time;
-  uint32_t key = key_cache.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
+  uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
   bool accepted = op->Add(KeyedEvent{key, t, ev.aggs, seq});
   keys.ReleaseIfUnused(key);

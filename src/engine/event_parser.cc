@@ -12,7 +12,7 @@ namespace logtide {
 const size_t EventParser::kPadding = FieldExtractor::kPadding;
 
 Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* out) {
-  static_assert(kKeyMemo <= KeyCache::kSlots, "a memo entry is a KeyCache slot");
+  static_assert(kKeyMemo <= KeyTable::kCacheSlots, "a memo entry is a KeyTable cache slot");
   // The engine adds the plain count when no --agg is given.
   if (c.aggs.empty()) return Status::InvalidArgument("no aggregate to compute");
   std::unique_ptr<EventParser> p(new EventParser(c));

@@ -26,7 +26,7 @@ struct Event {
   std::string_view key;          // kEvent: EncodeValue of each --by field, in order
   size_t key_hash = 0;           // kEvent: KeyTable::Hash(key), computed by the parser
   // kEvent, 0 when not given: every event with this token has this key (tokens are unique in
-  // the process); key_slot < KeyCache::kSlots is where a KeyCache keeps its id.
+  // the process); key_slot < KeyTable::kCacheSlots is where KeyTable caches its id.
   uint64_t key_token = 0;
   uint32_t key_slot = 0;
   const ValueRef* aggs = nullptr;  // kEvent: one input per aggregate (null for a plain count)

@@ -149,7 +149,7 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
     r.time = ev.time;
     r.key_hash = ev.key_hash;
     r.key_token = ev.key_token;
-    static_assert(KeyCache::kSlots <= 256, "Rec::key_slot is one byte");
+    static_assert(KeyTable::kCacheSlots <= 256, "Rec::key_slot is one byte");
     r.key_slot = static_cast<uint8_t>(ev.key_slot);
     std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
                             : ev.kind == Event::Kind::kBad ? ev.reason

@@ -32,31 +32,22 @@ void KeyTable::Remove(uint32_t id) {
   free_.push_back(id);
 }
 
-uint32_t KeyCache::Miss(std::string_view encoded, size_t hash, uint64_t token, Entry* e) {
-  const uint32_t id = keys_->Intern(encoded, hash);
+uint32_t KeyTable::CacheMiss(std::string_view encoded, size_t hash, uint64_t token,
+                             CacheEntry* e) {
+  const uint32_t id = Intern(encoded, hash);
   // Take the new reference before dropping the old: the old id may be this one.
-  keys_->Ref(id);
-  if (e->token != 0) keys_->Unref(e->id);
+  Ref(id);
+  if (e->token != 0) Unref(e->id);
   e->token = token;
   e->id = id;
   return id;
 }
 
-void KeyCache::Clear() {
-  for (Entry& e : slots_) {
-    if (e.token != 0) keys_->Unref(e.id);
+void KeyTable::ClearCache() {
+  for (CacheEntry& e : cache_) {
+    if (e.token != 0) Unref(e.id);
     e.token = 0;
   }
-}
-
-int KeyTable::Compare(uint32_t a, uint32_t b) const {
-  if (a == b) return 0;
-  std::string_view x = entries_[a].bytes, y = entries_[b].bytes;
-  while (!x.empty() && !y.empty()) {
-    int c = CompareValues(DecodeValue(&x), DecodeValue(&y));
-    if (c != 0) return c;
-  }
-  return 0;
 }
 
 }  // namespace logtide

@@ -1,6 +1,9 @@
-// Group keys interned to small integer ids. A key lives while some window state refers to it
-// (reference counted); its id is then recycled. Keys are stored in EncodeValue form, each with
-// the window operator's note of its latest pane.
+// The one key interner: group keys (EncodeValue form, json/value.h) to small integer ids.
+// Contract: while a key lives, interning its bytes gives its id, and only its bytes give it;
+// encoded(id) is its bytes. A key lives while something refers to it (Ref/Unref: window state,
+// and the interner's own cache of recent keys); an unreferenced key is removed by
+// ReleaseIfUnused or its last Unref, and its id is recycled. Each key also carries the window
+// operator's note of its latest pane.
 #pragma once
 
 #include <absl/container/flat_hash_set.h>
@@ -30,6 +33,19 @@ class KeyTable {
   // REQUIRES: hash == Hash(encoded).
   uint32_t Intern(std::string_view encoded, size_t hash);
   uint32_t Intern(std::string_view encoded) { return Intern(encoded, Hash(encoded)); }
+  // Intern, through a cache of recent keys when `token` is not 0: an event whose token is
+  // cached (EventParser gives recent keys a token, Event::key_token) skips the lookup by bytes.
+  // A cached key holds a reference, so it lives (and keeps its id) while cached.
+  // REQUIRES: slot < kCacheSlots; calls with the same nonzero token have the same bytes.
+  static constexpr uint32_t kCacheSlots = 64;
+  uint32_t Intern(std::string_view encoded, size_t hash, uint64_t token, uint32_t slot) {
+    if (token == 0) return Intern(encoded, hash);
+    CacheEntry& e = cache_[slot];
+    if (e.token == token) return e.id;
+    return CacheMiss(encoded, hash, token, &e);
+  }
+  // Empties the cache, dropping its references.
+  void ClearCache();
   void Ref(uint32_t id) { ++entries_[id].refs; }
   // Drops one reference; the key is removed when none is left.
   void Unref(uint32_t id);
@@ -52,8 +68,6 @@ class KeyTable {
   // Starts loading a key into the CPU cache (short keys are held inside their entry).
   void Prefetch(uint32_t id) const { __builtin_prefetch(&entries_[id]); }
   uint32_t refs(uint32_t id) const { return entries_[id].refs; }
-  // Orders two keys field by field with CompareValues; equal encodings compare equal.
-  int Compare(uint32_t a, uint32_t b) const;
   size_t size() const { return index_.size(); }
 
  private:
@@ -65,6 +79,11 @@ class KeyTable {
     uint32_t pane_slot = kNoSlot;
   };
   void Remove(uint32_t id);
+  struct CacheEntry {
+    uint64_t token = 0;  // 0: empty
+    uint32_t id = 0;
+  };
+  uint32_t CacheMiss(std::string_view encoded, size_t hash, uint64_t token, CacheEntry* e);
 
   // The index holds only ids (4 bytes a slot, so it stays in cache) and finds them by their
   // bytes in entries_.
@@ -86,40 +105,7 @@ class KeyTable {
   std::vector<Entry> entries_;
   std::vector<uint32_t> free_;
   absl::flat_hash_set<uint32_t, IdHash, IdEq> index_;
-};
-
-// The ids of a few recent keys by the token their parser gave them (Event::key_token): an
-// event whose token is cached skips the lookup by bytes (hashing probes and a compare of the
-// key). Each cached id holds a reference, so it is not recycled while cached.
-class KeyCache {
- public:
-  static constexpr uint32_t kSlots = 64;
-
-  explicit KeyCache(KeyTable* keys) : keys_(keys) {}
-  ~KeyCache() { Clear(); }
-  KeyCache(const KeyCache&) = delete;
-  KeyCache& operator=(const KeyCache&) = delete;
-
-  // KeyTable::Intern, through the cache when `token` is not 0.
-  // REQUIRES: slot < kSlots; events with the same nonzero token have the same key.
-  uint32_t Intern(std::string_view encoded, size_t hash, uint64_t token, uint32_t slot) {
-    if (token == 0) return keys_->Intern(encoded, hash);
-    Entry& e = slots_[slot];
-    if (e.token == token) return e.id;
-    return Miss(encoded, hash, token, &e);
-  }
-  // Drops every cached id (and its reference).
-  void Clear();
-
- private:
-  struct Entry {
-    uint64_t token = 0;  // 0: empty
-    uint32_t id = 0;
-  };
-  uint32_t Miss(std::string_view encoded, size_t hash, uint64_t token, Entry* e);
-
-  KeyTable* keys_;
-  Entry slots_[kSlots];
+  CacheEntry cache_[kCacheSlots];
 };
 
 }  // namespace logtide

@@ -1,6 +1,9 @@
 #include "keys/key_table.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,35 +29,70 @@ TEST_CASE("KeyTable: a key is removed with its last reference and its id is recy
   CHECK(keys.size() == 1);
 }
 
-TEST_CASE("KeyCache: a cached token gives its id without a lookup, and holds a reference") {
+TEST_CASE("KeyTable: the interner's contract holds under random use, with and without tokens") {
+  // A model of what a caller may rely on: the keys it holds references to keep their ids, two
+  // held keys never share an id, an id's bytes are the key's, and nothing is left once every
+  // reference (the cache's too) is dropped. How the cache picks what to keep is not checked.
+  std::mt19937_64 rng(20261130);
   KeyTable keys;
-  KeyCache cache(&keys);
-  const uint32_t a = cache.Intern("alpha", KeyTable::Hash("alpha"), 7, 3);
-  CHECK(keys.refs(a) == 1);
-  // The token decides: the bytes given with a cached token are not looked at.
-  CHECK(cache.Intern("other", KeyTable::Hash("other"), 7, 3) == a);
-  CHECK(keys.size() == 1);
-  // The engine drops unreferenced keys after each event; a cached one stays.
-  keys.ReleaseIfUnused(a);
-  CHECK(keys.encoded(a) == "alpha");
-
-  // A new token in the slot takes the slot: the old key loses the cache's reference.
-  const uint32_t b = cache.Intern("beta", KeyTable::Hash("beta"), 8, 3);
-  CHECK(b != a);
-  CHECK(keys.size() == 1);  // alpha had no other reference
-  CHECK(keys.refs(b) == 1);
-
-  // The same key under a new token keeps one reference from the cache.
-  CHECK(cache.Intern("beta", KeyTable::Hash("beta"), 9, 3) == b);
-  CHECK(keys.refs(b) == 1);
-
-  // Token 0: a plain lookup, nothing cached.
-  const uint32_t c = cache.Intern("gamma", KeyTable::Hash("gamma"), 0, 5);
-  CHECK(keys.refs(c) == 0);
-  CHECK(cache.Intern("delta", KeyTable::Hash("delta"), 0, 5) != c);
-
-  cache.Clear();
-  CHECK(keys.refs(b) == 0);
+  std::vector<std::string> universe;
+  for (int i = 0; i < 200; ++i) universe.push_back("key-" + std::to_string(i * 7919 % 1000));
+  // Tokens as parsers give them: one token means one key; a key may get new tokens.
+  std::vector<uint64_t> token(universe.size());
+  uint64_t next_token = 1;
+  for (uint64_t& t : token) t = next_token++;
+  std::map<std::string, std::pair<uint32_t, int>> held;  // bytes -> (id, our references)
+  size_t checked = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const size_t u = rng() % universe.size();
+    const std::string& bytes = universe[u];
+    const int op = static_cast<int>(rng() % 10);
+    if (op < 6) {
+      uint32_t id;
+      if (op < 3) {
+        id = keys.Intern(bytes);
+      } else {
+        if (op == 5) token[u] = next_token++;  // the key under a new token
+        id = keys.Intern(bytes, KeyTable::Hash(bytes), token[u],
+                         static_cast<uint32_t>(token[u] % KeyTable::kCacheSlots));
+      }
+      REQUIRE(keys.encoded(id) == bytes);
+      auto it = held.find(bytes);
+      if (it != held.end()) {
+        REQUIRE(id == it->second.first);
+        ++checked;
+      }
+      if (rng() % 2 == 0) {
+        keys.Ref(id);
+        auto& h = held[bytes];
+        h.first = id;
+        ++h.second;
+      } else {
+        keys.ReleaseIfUnused(id);  // as the engine does after each event
+      }
+    } else if (op < 9 && !held.empty()) {
+      auto it = held.begin();
+      std::advance(it, static_cast<long>(rng() % held.size()));
+      keys.Unref(it->second.first);
+      if (--it->second.second == 0) held.erase(it);
+    } else if (op == 9 && rng() % 50 == 0) {
+      keys.ClearCache();
+    }
+    if (step % 500 == 0) {
+      std::set<uint32_t> ids;
+      for (const auto& [b, h] : held) {
+        CHECK(keys.encoded(h.first) == b);
+        CHECK(keys.refs(h.first) >= static_cast<uint32_t>(h.second));
+        ids.insert(h.first);
+      }
+      CHECK(ids.size() == held.size());
+    }
+  }
+  CHECK(checked > 1000);
+  for (const auto& [b, h] : held)
+    for (int r = 0; r < h.second; ++r) keys.Unref(h.first);
+  keys.ClearCache();
+  CHECK(keys.size() == 0);
 }
 
 // Parses an event whose key is one string field, "service".
@@ -65,7 +103,7 @@ Event ParseService(EventParser* parser, const std::string& service_json) {
   Event ev;
   parser->Parse(line.data(), size, line.size(), &ev);
   REQUIRE(ev.kind == Event::Kind::kEvent);
-  CHECK(ev.key_slot < KeyCache::kSlots);
+  CHECK(ev.key_slot < KeyTable::kCacheSlots);
   return ev;  // its key points into the parser, valid until its next line
 }
 
