@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/quote.h"
+
 namespace logtide {
 
 Status Checkpointer::Restore(const Checkpoint& cp) {
@@ -16,7 +18,7 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
   for (const Section& s : cp.sections) {
     bool known = false;
     for (const CheckpointComponent* c : components_) known = known || c->section() == s.name;
-    if (!known) return another_version(fmt::format("it has a \"{}\" section", s.name));
+    if (!known) return another_version(fmt::format("it has a {} section", QuoteForMessage(s.name)));
   }
   for (const CheckpointComponent* c : components_) {
     const Section* s = cp.Find(c->section());

@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <string>
+
+#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -348,7 +351,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   while ((rc = sec.Step()) == SQLITE_ROW) {
     Section section{sec.ColText(0), static_cast<uint32_t>(sec.ColInt(1)), sec.ColText(2)};
     if (sec.ColInt(3) != RowSum({section.name, VersionBytes(sec.ColInt(1)), section.data}))
-      return Damaged(path_, fmt::format("the \"{}\" section", section.name));
+      return Damaged(path_, fmt::format("the {} section", QuoteForMessage(section.name)));
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");

@@ -66,14 +66,23 @@ def main():
             damage("s.db")
             before = digest("s.db")
             p = subprocess.run([binary, "-q"] + QUERY + ["--state", "s.db", "-o", "out.ndjson", "app.log"],
-                               capture_output=True, text=True)
-            ok = (p.returncode == 5 and "state file" in p.stderr and digest("s.db") == before) or \
-                 (p.returncode == 0 and open("out.ndjson").read() == open("ref.ndjson").read())
+                               capture_output=True)
+            # A message quotes what it read from the damaged file as text: valid UTF-8, no
+            # control bytes but the newline.
+            try:
+                p.stderr = p.stderr.decode("utf-8")
+                printable = all(c == "\n" or c >= " " for c in p.stderr)
+            except UnicodeDecodeError:
+                p.stderr = p.stderr.decode("utf-8", "backslashreplace")
+                printable = False
+            ok = printable and (
+                (p.returncode == 5 and "state file" in p.stderr and digest("s.db") == before) or
+                (p.returncode == 0 and open("out.ndjson").read() == open("ref.ndjson").read()))
             if ok:
                 passed += 1
             else:
                 failed += 1
-                why = "exit %d" % p.returncode
+                why = "exit %d" % p.returncode + ("" if printable else ", a message not printable text")
                 if p.returncode == 0:
                     why += ", wrong output"
                 elif p.returncode == 5:

@@ -147,7 +147,9 @@ def random_kills(binary, gen, rng, work, min_kills):
             try:
                 # Kill delays scale with this binary's speed (a sanitizer build is much
                 # slower to start and to run): somewhere between start-up and most of a run.
-                p.wait(timeout=rng.uniform(startup, startup + 0.6 * full))
+                # They grow every 50 attempts, so that a machine slower now than when the
+                # reference ran (another job on its cores) still lets the run finish.
+                p.wait(timeout=rng.uniform(startup, startup + 0.6 * full * (1 + attempt // 50)))
             except subprocess.TimeoutExpired:
                 p.send_signal(signal.SIGKILL)
                 p.wait()
