@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "json/value.h"
+#include "window/session_merge.h"
 
 namespace logtide {
 
@@ -50,20 +51,12 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
 bool SessionOperator::Add(const KeyedEvent& e) {
   const uint32_t key = e.key;
   const Nanos t = e.time;
-  Nanos start = t, end = SatAdd(t, gap_);
   SessionList* list = key < sessions_.size() ? &sessions_[key] : nullptr;
-  // Sessions overlapping or touching [t, t + gap) merge with it: they form one run in the
-  // start-sorted list.
-  size_t first = 0, last = 0;  // [first, last) is the run
-  if (list != nullptr) {
-    while (first < list->size() && (*list)[first].end < start) ++first;
-    last = first;
-    while (last < list->size() && (*list)[last].start <= end) {
-      start = std::min(start, (*list)[last].start);
-      end = std::max(end, (*list)[last].end);
-      ++last;
-    }
-  }
+  // Sessions overlapping or touching [t, t + gap) merge with it.
+  const SessionMerge m = list != nullptr ? MergeWindow(*list, t, SatAdd(t, gap_))
+                                         : SessionMerge{0, 0, t, SatAdd(t, gap_)};
+  const size_t first = m.first, last = m.last;
+  const Nanos start = m.start, end = m.end;
   // The session the event would end up in decides lateness (Flink: merge, then isWindowLate).
   if (IsLate(end)) return false;
 
