@@ -115,19 +115,25 @@ std::string Explain(const EngineConfig& c) {
                    "order.\n",
                    delay, delay);
   }
+  // What happens at the end of the input: with --hold the windows wait for the next run.
+  const std::string at_end =
+      c.hold ? "at the end of the input, open windows stay open for the next run (--hold), and "
+               "each input holds the watermark at its last event, except a file a log rotation "
+               "renamed away, which is finished once read to its end"
+             : "at the end of the input, all open windows are written";
   const std::string when = c.lateness == 0
                                ? "the window's end"
                                : "the window's end + " + late + " (the allowed lateness)";
   if (c.emit == EmitMode::kFinal) {
     fmt::format_to(out,
                    "Results: a window's results are written once, when the watermark reaches {}; "
-                   "at the end of "
-                   "the input, all open windows are written.\n",
-                   when);
+                   "{}.\n",
+                   when, at_end);
   } else {
-    s += "Results: a window's results are first written (\"revision\":0) when the watermark "
-         "reaches the window's "
-         "end; at the end of the input, all open windows are written.\n";
+    fmt::format_to(out,
+                   "Results: a window's results are first written (\"revision\":0) when the "
+                   "watermark reaches the window's end; {}.\n",
+                   at_end);
     if (c.lateness == 0) {
       s += "Revisions: none can follow, since there is no allowed lateness (--lateness).\n";
     } else {
@@ -152,6 +158,14 @@ std::string Explain(const EngineConfig& c) {
                  : c.errors_output.empty()
                      ? "skipped and counted, the first five shown on standard error"
                      : "skipped, counted and written to " + c.errors_output);
+  if (!c.state_path.empty()) {
+    fmt::format_to(out,
+                   "State: {} keeps the open windows, the watermark and how far each input was "
+                   "read, committed together with the output; a later run of the same query "
+                   "continues from there, reading only new bytes (an input is known by its first "
+                   "bytes, so a rotated file is found under its new name).\n",
+                   c.state_path);
+  }
   fmt::format_to(
       out, "Output: {} to {}.\n",
       c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",

@@ -426,11 +426,12 @@ Status Engine::Impl::ReadAll() {
         return TakeCheckpoint(false);
       }
       // Under --hold, a last line without its '\n' may still be being written: leave it for
-      // the next run, and keep the input holding the watermark back.
-      if (!have || (config.hold && !line.terminated)) {
+      // the next run, and keep the input holding the watermark back, unless a rotation renamed
+      // it away (nothing more will be written to it: its last line is whole).
+      if (!have || (config.hold && !line.terminated && !inputs->rotated(pick))) {
         done[pick] = true;
         --remaining;
-        if (!config.hold) {
+        if (!config.hold || inputs->rotated(pick)) {
           tracker.Finish(static_cast<int>(pick));
           Advance(tracker.Update());
         }

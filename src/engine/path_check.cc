@@ -94,6 +94,22 @@ Status CheckDistinctPaths(const EngineConfig& c) {
               : "give each output and the state a file of its own"));
     }
   }
+  // The next run of a --state job continues each input from an offset: a named pipe, a
+  // process substitution or a device cannot be read again. (Standard input can: the next
+  // run's stream is checked against what was read and the bytes skipped.)
+  if (!c.state_path.empty()) {
+    for (const std::string& in : c.inputs) {
+      struct stat st;
+      // (A directory, or a file that does not exist, fails as an input error when opened.)
+      if (in == "-" || ::stat(in.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        continue;
+      return Status::InvalidArgument(fmt::format(
+          "the input {} is {}, which --state cannot read again from an offset in the next run: "
+          "give it as standard input (command | logtide ... -), or write it to a file first "
+          "(compressed files are read as they are)",
+          in, S_ISFIFO(st.st_mode) ? "a pipe" : "not a regular file"));
+    }
+  }
   return Status::Ok();
 }
 

@@ -11,6 +11,8 @@ namespace logtide {
 // (results, --late-output, --errors), its --state file and its inputs are the same file: the
 // same device and inode, or the same path when it does not exist yet. Standard input and
 // output count as the file they are redirected from or to. (Two inputs may be one file.)
+// Also fails when --state is given with a named input that is not a regular file (a pipe,
+// `<(...)`): the next run could not continue it from an offset.
 Status CheckDistinctPaths(const EngineConfig& config);
 
 }  // namespace logtide

@@ -1,9 +1,14 @@
 #include "input/input_set.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "util/bytes.h"
 
@@ -16,11 +21,56 @@ constexpr uint64_t kTailBytes = 64;
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
 
+// The first n bytes of the file at `path` (fewer if it is shorter).
+bool ReadHead(const std::string& path, uint64_t n, std::string* out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out->resize(n);
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, out->data() + got, n - got, static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  out->resize(got);
+  return true;
+}
+
+// Looks in the folder of `path` for the file `p` was read from: the same device and inode (a
+// file renamed by a rotation stays in its folder) and the same first bytes (an inode is reused
+// once its file is deleted). Sets its path and size.
+bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
+  const std::string& path = p.name;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool ok = false;
+  while (const dirent* e = ::readdir(d)) {
+    if (static_cast<uint64_t>(e->d_ino) != p.ino) continue;
+    struct stat st;
+    if (::fstatat(::dirfd(d), e->d_name, &st, 0) != 0 ||
+        static_cast<uint64_t>(st.st_dev) != p.dev || !S_ISREG(st.st_mode))
+      continue;
+    const std::string name = slash == std::string::npos ? std::string(e->d_name) : dir + e->d_name;
+    std::string head;
+    if (!ReadHead(name, p.fingerprint_len, &head) || HashOf(head) != p.fingerprint) continue;
+    *found = name;
+    *size = static_cast<uint64_t>(st.st_size);
+    ok = true;
+    break;
+  }
+  ::closedir(d);
+  return ok;
+}
+
 }  // namespace
 
-// Section "inputs", version 1: u32 inputs, per input: bytes name, bytes kind, bytes
+// Section "inputs", version 2: u32 inputs, per input: bytes name, bytes kind, bytes
 // fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
-// u64 dev, u64 ino.
+// u64 dev, u64 ino, u8 rotated, u64 size.
 bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out) {
   ByteReader r(data);
   const uint32_t n = r.U32();
@@ -37,6 +87,10 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
     p.tail_hash = r.Bytes();
     p.dev = r.U64();
     p.ino = r.U64();
+    const uint8_t rotated = r.U8();
+    p.size = r.U64();
+    if (rotated > 1) return false;
+    p.rotated = rotated == 1;
     if (p.kind != "file" && p.kind != "stdin") return false;
     out->push_back(std::move(p));
   }
@@ -111,6 +165,8 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       w.Bytes("");
       w.U64(0);
       w.U64(0);
+      w.U8(0);
+      w.U64(0);
     } else {
       std::string tail;
       uint64_t from = t.offset - std::min(t.offset, kTailBytes);
@@ -119,6 +175,8 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       w.Bytes(HashOf(tail));
       w.U64(r.dev());
       w.U64(r.ino());
+      w.U8(t.rotated ? 1 : 0);
+      w.U64(std::max(r.file_size(), t.offset));
     }
   }
   return Status::Ok();
@@ -139,8 +197,71 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
     t.offset = t.start_offset = p.offset;
     t.line = p.line;
     t.restored_max_time = p.max_time;
+    t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
+  }
+  for (size_t k = 0; k < saved.size(); ++k) {
+    if (!used[k]) ReportDropped(saved[k]);
   }
   return Status::Ok();
+}
+
+bool InputSet::RenamedAway(size_t i, const InputPosition& p) const {
+  if (p.name == paths_[i]) return false;
+  struct stat st;
+  if (::stat(p.name.c_str(), &st) != 0) return true;  // its old name is gone
+  return static_cast<uint64_t>(st.st_dev) != readers_[i]->dev() ||
+         static_cast<uint64_t>(st.st_ino) != readers_[i]->ino();
+}
+
+void InputSet::ReportDropped(const InputPosition& p) const {
+  if (p.kind != "file" || !options_.warn) return;
+  if (p.rotated && p.offset >= p.size) return;  // rotated away, and read to its end
+  struct stat st;
+  const bool there = ::stat(p.name.c_str(), &st) == 0;
+  if (there && static_cast<uint64_t>(st.st_dev) == p.dev &&
+      static_cast<uint64_t>(st.st_ino) == p.ino) {
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    std::string head;
+    if (size < p.offset || !ReadHead(p.name, p.fingerprint_len, &head) ||
+        HashOf(head) != p.fingerprint) {
+      options_.warn(fmt::format(
+          "{} was truncated and written again since the last run (a copytruncate rotation?), "
+          "and no input of this run holds its earlier content: what was written to it after "
+          "byte {} before the truncation was not read; name every generation of the log "
+          "(app.log*)",
+          p.name, p.offset));
+    } else if (size > p.offset) {
+      options_.warn(fmt::format(
+          "{} is not among this run's inputs: its {} bytes after byte {}, where earlier runs "
+          "stopped, were not read",
+          p.name, size - p.offset, p.offset));
+    }
+    return;
+  }
+  std::string moved_to;
+  uint64_t size = 0;
+  if (FindSameFile(p, &moved_to, &size)) {
+    if (size > p.offset) {
+      options_.warn(fmt::format(
+          "the file earlier runs read as {} was renamed to {}, which is not among this run's "
+          "inputs: its {} bytes after byte {}, where earlier runs stopped, were not read; name "
+          "every generation of the log (app.log*)",
+          p.name, moved_to, size - p.offset, p.offset));
+    }
+    return;
+  }
+  if (p.size > p.offset) {
+    options_.warn(fmt::format(
+        "the file earlier runs read as {} is gone (rotated away or deleted) with {} of its "
+        "bytes after byte {} never read",
+        p.name, p.size - p.offset, p.offset));
+  } else if (!p.rotated) {
+    options_.warn(fmt::format(
+        "the file earlier runs read as {} (to byte {}) is not among this run's inputs and was "
+        "not found (rotated away or deleted): what was written to it after the last run was "
+        "not read; name every generation of the log (app.log*)",
+        p.name, p.offset));
+  }
 }
 
 // Finds input i's saved position: a file by the hash of its first bytes (so a rotated file is

@@ -3,6 +3,11 @@
 // first bytes, so a rotated file is found under its new name, and by a hash of the bytes
 // just before its offset, so a file rewritten under the same name is noticed; standard input
 // by a hash of every byte consumed.
+//
+// Rotation: a file found under another name than it was last read under, whose old name now
+// holds another file or none, was renamed away by a log rotation. Nothing more will be written
+// to it, so its end is final (rotated(i)), in this run and every later one. A file the state
+// tracks that is not among the inputs any more while bytes of it were left unread is reported.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +38,8 @@ struct InputPosition {
   std::string tail_hash;         // files: hash of the bytes just before `offset`
   uint64_t dev = 0;              // files: device and inode, a hint when several files match
   uint64_t ino = 0;
+  bool rotated = false;          // files: renamed away by a rotation (InputSet::rotated)
+  uint64_t size = 0;             // files: the file's size when saved
 };
 
 // Decodes an "inputs" section (version InputSet::kVersion). Returns false when it is damaged.
@@ -68,13 +75,17 @@ class InputSet final : public CheckpointComponent {
   // After Load: the largest event time read from input i in earlier runs (INT64_MIN: none, or
   // a new input).
   int64_t restored_max_time(size_t i) const { return tracks_[i].restored_max_time; }
+  // After Load: input i was renamed away by a rotation (see above): once read to its end it no
+  // longer holds the watermark back, even under --hold.
+  bool rotated(size_t i) const { return tracks_[i].rotated; }
 
   // CheckpointComponent. Load matches each saved input to an input of this run by its
   // identity and moves that reader to its saved offset; a saved input matching none is
   // dropped, an input matching none is new and read from its start. Refused (nothing read or
   // written) when an input was truncated or rewritten before its offset, unless
   // reread_replaced.
-  static constexpr uint32_t kVersion = 1;
+  // Version 2 added each file's `rotated` flag and size.
+  static constexpr uint32_t kVersion = 2;
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
@@ -87,11 +98,17 @@ class InputSet final : public CheckpointComponent {
     uint64_t start_offset = 0;      // where this run began
     XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
     int64_t restored_max_time = INT64_MIN;
+    bool rotated = false;
   };
   InputSet() = default;
   // Matches input i against the saved inputs not yet `used`; returns the index or -1.
   Status Match(size_t i, const std::vector<InputPosition>& saved, std::vector<bool>* used,
                int* found);
+  // Whether the file last read as `p` was renamed away: p's path holds another file than
+  // input i now, or none.
+  bool RenamedAway(size_t i, const InputPosition& p) const;
+  // Warns about a saved file no input of this run continues, when bytes of it went unread.
+  void ReportDropped(const InputPosition& p) const;
 
   Options options_;
   std::vector<std::string> paths_;
