@@ -159,6 +159,7 @@ int HelpExit(const CLI::App& app, const CLI::Error& e) {
 
 int Main(int argc, char** argv, const FaultHooks& faults) {
   GuardStandardDescriptors();
+  Engine::InstallStopHandlers();
   Options o;
   bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
@@ -302,10 +303,17 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     }
   }
   if (engine->stopped_by_signal() != 0) {
-    Diag(stderr,
-         "logtide: stopped by signal {} after a checkpoint; run again with the same --state "
-         "to go on\n",
-         engine->stopped_by_signal());
+    if (config.state_path.empty()) {
+      Diag(stderr,
+           "logtide: stopped by signal {}: the windows that had closed are written, the open "
+           "ones are not\n",
+           engine->stopped_by_signal());
+    } else {
+      Diag(stderr,
+           "logtide: stopped by signal {} after a checkpoint; run again with the same --state "
+           "to go on\n",
+           engine->stopped_by_signal());
+    }
     return 128 + engine->stopped_by_signal();
   }
   return kExitOk;

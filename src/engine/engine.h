@@ -41,11 +41,16 @@ class Engine {
   static Status Create(const EngineConfig& config, std::unique_ptr<Engine>* out);
   ~Engine();
 
+  // Makes SIGINT and SIGTERM stop a run cleanly instead of killing the process: the run stops
+  // at a line boundary (at once, if the signal came before it started), writes the records of
+  // the windows that had fired, and with --state takes a final checkpoint. For the command
+  // line, first thing in main. Without it those signals have their default action.
+  static void InstallStopHandlers();
+
   // Runs the query to the end of all inputs. Warnings and the first bad lines go to `diag`.
   // Errors: IOError (an input or output failed), DataError (a bad line under --on-error fail).
   // With config.state_path, resumes from and checkpoints to that state (errors: Busy, Refused,
-  // Corruption, IOError), and SIGINT or SIGTERM stop it at a line boundary after a final
-  // checkpoint.
+  // Corruption, IOError). See InstallStopHandlers for SIGINT and SIGTERM.
   Status Run(std::FILE* diag, ProgressListener* progress = nullptr);
 
   const EngineStats& stats() const { return stats_; }

@@ -135,19 +135,42 @@ void InputSet::Consumed(size_t i, const Line& line) {
   t.line = line.number;
 }
 
+namespace {
+
+void EncodeInputPosition(const InputPosition& p, ByteWriter* w) {
+  w->Bytes(p.name);
+  w->Bytes(p.kind);
+  w->Bytes(p.fingerprint);
+  w->U64(p.fingerprint_len);
+  w->U64(p.offset);
+  w->U64(p.line);
+  w->I64(p.max_time);
+  w->Bytes(p.tail_hash);
+  w->U64(p.dev);
+  w->U64(p.ino);
+  w->U8(p.rotated ? 1 : 0);
+  w->U64(p.size);
+}
+
+}  // namespace
+
 Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   ByteWriter w(data);
-  w.U32(static_cast<uint32_t>(readers_.size()));
+  w.U32(static_cast<uint32_t>(readers_.size() + carried_.size()));
   for (size_t i = 0; i < readers_.size(); ++i) {
     LineReader& r = *readers_[i];
     const Track& t = tracks_[i];
-    w.Bytes(paths_[i]);
+    InputPosition p;
+    p.name = paths_[i];
+    p.offset = t.offset;
+    p.line = t.line;
+    p.max_time = options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN;
     if (r.is_stdin()) {
-      w.Bytes("stdin");
-      w.Bytes(HashHex(XXH64_digest(t.hash)));
-      w.U64(t.offset);
+      p.kind = "stdin";
+      p.fingerprint = HashHex(XXH64_digest(t.hash));
+      p.fingerprint_len = t.offset;
     } else {
-      w.Bytes("file");
+      p.kind = "file";
       // The first bytes: at least what was read, up to kFingerprintBytes of the file.
       std::string bytes;
       Status s = r.ReadAt(0,
@@ -155,30 +178,21 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
                                    std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
                           &bytes);
       if (!s.ok()) return s;
-      w.Bytes(HashOf(bytes));
-      w.U64(bytes.size());
-    }
-    w.U64(t.offset);
-    w.U64(t.line);
-    w.I64(options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN);
-    if (r.is_stdin()) {
-      w.Bytes("");
-      w.U64(0);
-      w.U64(0);
-      w.U8(0);
-      w.U64(0);
-    } else {
+      p.fingerprint = HashOf(bytes);
+      p.fingerprint_len = bytes.size();
       std::string tail;
-      uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-      Status s = r.ReadAt(from, t.offset - from, &tail);
+      const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
+      s = r.ReadAt(from, t.offset - from, &tail);
       if (!s.ok()) return s;
-      w.Bytes(HashOf(tail));
-      w.U64(r.dev());
-      w.U64(r.ino());
-      w.U8(t.rotated ? 1 : 0);
-      w.U64(std::max(r.file_size(), t.offset));
+      p.tail_hash = HashOf(tail);
+      p.dev = r.dev();
+      p.ino = r.ino();
+      p.rotated = t.rotated;
+      p.size = std::max(r.file_size(), t.offset);
     }
+    EncodeInputPosition(p, &w);
   }
+  for (const InputPosition& p : carried_) EncodeInputPosition(p, &w);
   return Status::Ok();
 }
 
@@ -199,8 +213,11 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
     t.restored_max_time = p.max_time;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
+  carried_.clear();
   for (size_t k = 0; k < saved.size(); ++k) {
-    if (!used[k]) ReportDropped(saved[k]);
+    if (used[k]) continue;
+    Status s = Unmatched(saved[k]);
+    if (!s.ok()) return s;
   }
   return Status::Ok();
 }
@@ -213,9 +230,11 @@ bool InputSet::RenamedAway(size_t i, const InputPosition& p) const {
          static_cast<uint64_t>(st.st_ino) != readers_[i]->ino();
 }
 
-void InputSet::ReportDropped(const InputPosition& p) const {
-  if (p.kind != "file" || !options_.warn) return;
-  if (p.rotated && p.offset >= p.size) return;  // rotated away, and read to its end
+Status InputSet::Unmatched(const InputPosition& p) {
+  if (p.kind != "file") return Status::Ok();
+  const auto warn = [&](const std::string& m) {
+    if (options_.warn) options_.warn(m);
+  };
   struct stat st;
   const bool there = ::stat(p.name.c_str(), &st) == 0;
   if (there && static_cast<uint64_t>(st.st_dev) == p.dev &&
@@ -224,44 +243,53 @@ void InputSet::ReportDropped(const InputPosition& p) const {
     std::string head;
     if (size < p.offset || !ReadHead(p.name, p.fingerprint_len, &head) ||
         HashOf(head) != p.fingerprint) {
-      options_.warn(fmt::format(
+      // Rotated away and read to its end: nothing of it was lost.
+      if (p.rotated && p.offset >= p.size) return Status::Ok();
+      warn(fmt::format(
           "{} was truncated and written again since the last run (a copytruncate rotation?), "
           "and no input of this run holds its earlier content: what was written to it after "
           "byte {} before the truncation was not read; name every generation of the log "
           "(app.log*)",
           p.name, p.offset));
-    } else if (size > p.offset) {
-      options_.warn(fmt::format(
-          "{} is not among this run's inputs: its {} bytes after byte {}, where earlier runs "
-          "stopped, were not read",
+      return Status::Ok();  // its content is gone
+    }
+    if (size > p.offset) {
+      return Status::Refused(fmt::format(
+          "{} is not among this run's inputs, but its {} bytes after byte {}, where earlier "
+          "runs stopped, were never read; nothing was written. Name it again to go on reading "
+          "it, or start a new --state file to leave it behind",
           p.name, size - p.offset, p.offset));
     }
-    return;
+    carried_.push_back(p);  // read to its end: kept, so naming it again goes on from there
+    return Status::Ok();
   }
+  // Kept while it can be found, so that naming it again goes on from where it was left.
   std::string moved_to;
   uint64_t size = 0;
   if (FindSameFile(p, &moved_to, &size)) {
+    carried_.push_back(p);
     if (size > p.offset) {
-      options_.warn(fmt::format(
+      warn(fmt::format(
           "the file earlier runs read as {} was renamed to {}, which is not among this run's "
           "inputs: its {} bytes after byte {}, where earlier runs stopped, were not read; name "
           "every generation of the log (app.log*)",
           p.name, moved_to, size - p.offset, p.offset));
     }
-    return;
+    return Status::Ok();
   }
   if (p.size > p.offset) {
-    options_.warn(fmt::format(
+    warn(fmt::format(
         "the file earlier runs read as {} is gone (rotated away or deleted) with {} of its "
         "bytes after byte {} never read",
         p.name, p.size - p.offset, p.offset));
   } else if (!p.rotated) {
-    options_.warn(fmt::format(
+    warn(fmt::format(
         "the file earlier runs read as {} (to byte {}) is not among this run's inputs and was "
         "not found (rotated away or deleted): what was written to it after the last run was "
         "not read; name every generation of the log (app.log*)",
         p.name, p.offset));
   }
+  return Status::Ok();
 }
 
 // Finds input i's saved position: a file by the hash of its first bytes (so a rotated file is

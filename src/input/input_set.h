@@ -7,7 +7,8 @@
 // Rotation: a file found under another name than it was last read under, whose old name now
 // holds another file or none, was renamed away by a log rotation. Nothing more will be written
 // to it, so its end is final (rotated(i)), in this run and every later one. A file the state
-// tracks that is not among the inputs any more while bytes of it were left unread is reported.
+// tracks that is not among the inputs any more while bytes of it were left unread is reported
+// (or, still at its path, refused), and kept in the state while it can be found.
 #pragma once
 
 #include <cstdint>
@@ -107,13 +108,17 @@ class InputSet final : public CheckpointComponent {
   // Whether the file last read as `p` was renamed away: p's path holds another file than
   // input i now, or none.
   bool RenamedAway(size_t i, const InputPosition& p) const;
-  // Warns about a saved file no input of this run continues, when bytes of it went unread.
-  void ReportDropped(const InputPosition& p) const;
+  // A saved file no input of this run continues: warns when bytes of it went unread (it was
+  // renamed to a name not given, truncated in place, or is gone), refuses the run when it is
+  // still at its path with bytes unread (left off the command line), and keeps its position
+  // in carried_ while it can be found, so that naming it again goes on from there.
+  Status Unmatched(const InputPosition& p);
 
   Options options_;
   std::vector<std::string> paths_;
   std::vector<std::unique_ptr<LineReader>> readers_;
   std::vector<Track> tracks_;
+  std::vector<InputPosition> carried_;  // saved files this run does not read, still kept
 };
 
 }  // namespace logtide
