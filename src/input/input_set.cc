@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "util/bytes.h"
 
@@ -17,6 +18,27 @@ std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
 
 }  // namespace
+
+void InputSet::Track::KeepTail(const char* data, size_t n) {
+  static_assert(sizeof(tail) >= 2 * kTailBytes);
+  if (n >= kTailBytes) {
+    std::memcpy(tail, data + n - kTailBytes, kTailBytes);
+    tail_size = kTailBytes;
+    return;
+  }
+  if (tail_size + n > sizeof(tail)) {  // keep the last kTailBytes - n, then append
+    const size_t keep = std::min(tail_size, kTailBytes - n);
+    std::memmove(tail, tail + tail_size - keep, keep);
+    tail_size = keep;
+  }
+  std::memcpy(tail + tail_size, data, n);
+  tail_size += n;
+}
+
+std::string_view InputSet::Track::Tail() const {
+  const size_t n = std::min<size_t>(tail_size, kTailBytes);
+  return std::string_view(tail + tail_size - n, n);
+}
 
 // Section "inputs", version 1: u32 inputs, per input: bytes name, bytes kind, bytes
 // fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
@@ -71,12 +93,14 @@ void InputSet::TrackForCheckpoints() {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
     }
+    tracks_[i].keep_tail = !readers_[i]->is_stdin() && readers_[i]->compressed();
   }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
   if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+  if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
   t.offset = line.end_offset;
   t.line = line.number;
 }
@@ -94,12 +118,15 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       w.U64(t.offset);
     } else {
       w.Bytes("file");
-      // The first bytes: at least what was read, up to kFingerprintBytes of the file.
+      // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
+      // decompressed bytes when compressed: as many as there are, up to that).
       std::string bytes;
-      Status s = r.ReadAt(0,
-                          std::min(kFingerprintBytes,
-                                   std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-                          &bytes);
+      Status s = r.ReadAt(
+          0,
+          r.compressed() ? kFingerprintBytes
+                         : std::min(kFingerprintBytes,
+                                    std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+          &bytes);
       if (!s.ok()) return s;
       w.Bytes(HashOf(bytes));
       w.U64(bytes.size());
@@ -111,6 +138,10 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       w.Bytes("");
       w.U64(0);
       w.U64(0);
+    } else if (t.keep_tail) {
+      w.Bytes(HashOf(t.Tail()));
+      w.U64(r.dev());
+      w.U64(r.ino());
     } else {
       std::string tail;
       uint64_t from = t.offset - std::min(t.offset, kTailBytes);
@@ -172,9 +203,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   std::string head;
   for (size_t k = 0; k < saved.size(); ++k) {
     const InputPosition& p = saved[k];
-    if ((*used)[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
+    if ((*used)[k] || p.kind != "file") continue;
+    if (!r.compressed() && p.fingerprint_len > r.file_size()) continue;
     if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
-    if (HashOf(head) != p.fingerprint) continue;
+    if (head.size() < p.fingerprint_len || HashOf(head) != p.fingerprint) continue;
     // Among files that share their first bytes, the same file (device and inode) wins, then
     // the same name.
     auto rank = [&](const InputPosition& q) {
@@ -186,7 +218,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   if (*found < 0) return Status::Ok();  // a new file: read from its start
   const InputPosition& p = saved[static_cast<size_t>(*found)];
   std::string problem;
-  if (r.file_size() < p.offset) {
+  if (r.compressed()) {
+    if (!(s = SkipCompressed(i, p, &problem)).ok()) return s;
+    if (problem.empty()) return Status::Ok();
+  } else if (r.file_size() < p.offset) {
     problem = fmt::format(
         "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
         "or replaced",
@@ -209,9 +244,34 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     if (options_.warn) options_.warn(problem + "; reading it from its start (--reread-replaced)");
     *found = -1;
-    return Status::Ok();
+    t.tail_size = 0;
+    return r.compressed() ? r.Rewind() : Status::Ok();
   }
   return r.SkipTo(p.offset, p.line, [](std::string_view) {});
+}
+
+Status InputSet::SkipCompressed(size_t i, const InputPosition& p, std::string* problem) {
+  LineReader& r = *readers_[i];
+  Track& t = tracks_[i];
+  t.tail_size = 0;
+  uint64_t reached = p.offset;
+  Status s = r.SkipTo(p.offset, p.line,
+                      [&](std::string_view b) { t.KeepTail(b.data(), b.size()); }, &reached);
+  if (!s.ok() && reached < p.offset) {
+    *problem = fmt::format(
+        "{} decompresses to {} bytes, fewer than the {} bytes already read from it: it was "
+        "truncated or replaced",
+        r.name(), reached, p.offset);
+    return Status::Ok();
+  }
+  if (!s.ok()) return s;
+  if (HashOf(t.Tail()) != p.tail_hash) {
+    *problem = fmt::format(
+        "{}: the bytes before offset {}, where the last run stopped, have changed: the file "
+        "was replaced or rewritten",
+        r.name(), p.offset);
+  }
+  return Status::Ok();
 }
 
 }  // namespace logtide

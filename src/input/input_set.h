@@ -2,7 +2,10 @@
 // across runs (a checkpoint component, section "inputs"). A file is known by a hash of its
 // first bytes, so a rotated file is found under its new name, and by a hash of the bytes
 // just before its offset, so a file rewritten under the same name is noticed; standard input
-// by a hash of every byte consumed.
+// by a hash of every byte consumed. A compressed file is known by its decompressed bytes, so
+// a log compressed after a run (app.log.1 -> app.log.2.gz) is the same input; the bytes
+// before its offset are kept as they are consumed, since reading them again would mean
+// decompressing the file from its start.
 #pragma once
 
 #include <cstdint>
@@ -87,11 +90,21 @@ class InputSet final : public CheckpointComponent {
     uint64_t start_offset = 0;      // where this run began
     XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
     int64_t restored_max_time = INT64_MIN;
+    // Compressed files: the last bytes consumed, up to kTailBytes of them at the end of
+    // tail[0, tail_size).
+    bool keep_tail = false;
+    char tail[128];
+    size_t tail_size = 0;
+    void KeepTail(const char* data, size_t n);
+    std::string_view Tail() const;
   };
   InputSet() = default;
   // Matches input i against the saved inputs not yet `used`; returns the index or -1.
   Status Match(size_t i, const std::vector<InputPosition>& saved, std::vector<bool>* used,
                int* found);
+  // Match's check of the bytes before the saved offset of a compressed file: decompresses up
+  // to p.offset (where reading goes on) and sets *problem when they differ or are missing.
+  Status SkipCompressed(size_t i, const InputPosition& p, std::string* problem);
 
   Options options_;
   std::vector<std::string> paths_;
