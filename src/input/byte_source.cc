@@ -377,8 +377,10 @@ Status ByteSource::ReadAt(uint64_t offset, size_t n, std::string* out) const {
   }
   // Decompress from the start into scratch buffers, keeping [offset, offset + n).
   std::unique_ptr<Decoder> d = Decoder::For(format);
-  std::string in(kInSize, '\0');
-  std::string buf(64 << 10, '\0');
+  // Small reads near the start (fingerprints) take small pieces of the file.
+  const bool small = offset + n <= (64 << 10);
+  std::string in(small ? 16 << 10 : kInSize, '\0');
+  std::string buf(small ? offset + n : 64 << 10, '\0');
   uint64_t in_at = 0, made_total = 0;
   size_t in_pos = 0, in_end = 0;
   bool raw_end = false;
