@@ -360,10 +360,13 @@ void Engine::Impl::ReportProgress(bool done) {
   if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
   last_progress = now;
   Progress p;
+  bool sized = true;  // a compressed input's decompressed size is not known
   for (size_t i = 0; i < inputs->size(); ++i) {
     p.bytes_read += read_to[i];
     p.total_bytes += inputs->reader(i).file_size();
+    sized = sized && !inputs->reader(i).compressed();
   }
+  if (!sized) p.total_bytes = 0;
   p.events = stats->events;
   p.watermark = watermark;
   p.open_windows = op->open_entries();
@@ -384,7 +387,8 @@ Status Engine::Impl::ReadAll() {
   uint64_t total = 0;
   bool all_files = true;
   for (size_t i = 0; i < n; ++i) {
-    all_files = all_files && inputs->reader(i).is_regular();
+    // (A compressed file's size says little of the bytes it decompresses to.)
+    all_files = all_files && inputs->reader(i).is_regular() && !inputs->reader(i).compressed();
     total += inputs->reader(i).file_size();
   }
   // Threads cannot pay for their start on files that fit in one block: those are read and
@@ -436,6 +440,7 @@ Status Engine::Impl::ReadAll() {
         // A stop signal that came as the input ended (its writer closed it after signalling):
         // the open windows stay unwritten all the same.
         if (g_stop_signal != 0) return Stop();
+        if (!have) inputs->Ended(pick);
         done[pick] = true;
         --remaining;
         if (!config.hold || inputs->rotated(pick)) {

@@ -120,6 +120,10 @@ void ParsePool::ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
   in.ended = last;
   lk->unlock();
   work_cv_.notify_one();  // the input's next block may be read now
+  // So may the engine's thread, if it waits: a compressed block takes as long to read
+  // (decompress) as to parse, and reads of an input are one at a time, so waiting for this
+  // block's parse left that thread idle while the next block could be decompressed.
+  ready_cv_.notify_one();
 
   if (c->status.ok()) ParseChunk(parser, index, c);
   lk->lock();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "util/bytes.h"
 
@@ -21,21 +22,21 @@ constexpr uint64_t kTailBytes = 64;
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
 
-// The first n bytes of the file at `path` (fewer if it is shorter).
-bool ReadHead(const std::string& path, uint64_t n, std::string* out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out->resize(n);
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::pread(fd, out->data() + got, n - got, static_cast<off_t>(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  out->resize(got);
+// What the file at `path` holds: its first n bytes (fewer if it is shorter; decompressed
+// when it is compressed) and its size (kUnknownSize when compressed: finding it would mean
+// decompressing the whole file).
+bool Probe(const std::string& path, uint64_t n, std::string* head, uint64_t* size) {
+  std::unique_ptr<LineReader> r;
+  if (!LineReader::Open(path, 1 << 16, &r).ok() || !r->is_regular()) return false;
+  if (!r->ReadAt(0, n, head).ok()) return false;
+  *size = r->compressed() ? InputPosition::kUnknownSize : r->file_size();
   return true;
+}
+
+// "N bytes" or, when the size is unknown, "the bytes".
+std::string Bytes(uint64_t size, uint64_t offset) {
+  return size == InputPosition::kUnknownSize ? std::string("the bytes")
+                                             : fmt::format("{} bytes", size - offset);
 }
 
 // Looks in the folder of `path` for the file `p` was read from: the same device and inode (a
@@ -56,9 +57,8 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
       continue;
     const std::string name = slash == std::string::npos ? std::string(e->d_name) : dir + e->d_name;
     std::string head;
-    if (!ReadHead(name, p.fingerprint_len, &head) || HashOf(head) != p.fingerprint) continue;
+    if (!Probe(name, p.fingerprint_len, &head, size) || HashOf(head) != p.fingerprint) continue;
     *found = name;
-    *size = static_cast<uint64_t>(st.st_size);
     ok = true;
     break;
   }
@@ -67,6 +67,27 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
 }
 
 }  // namespace
+
+void InputSet::Track::KeepTail(const char* data, size_t n) {
+  static_assert(sizeof(tail) >= 2 * kTailBytes);
+  if (n >= kTailBytes) {
+    std::memcpy(tail, data + n - kTailBytes, kTailBytes);
+    tail_size = kTailBytes;
+    return;
+  }
+  if (tail_size + n > sizeof(tail)) {  // keep the last kTailBytes - n, then append
+    const size_t keep = std::min(tail_size, kTailBytes - n);
+    std::memmove(tail, tail + tail_size - keep, keep);
+    tail_size = keep;
+  }
+  std::memcpy(tail + tail_size, data, n);
+  tail_size += n;
+}
+
+std::string_view InputSet::Track::Tail() const {
+  const size_t n = std::min<size_t>(tail_size, kTailBytes);
+  return std::string_view(tail + tail_size - n, n);
+}
 
 // Section "inputs", version 2: u32 inputs, per input: bytes name, bytes kind, bytes
 // fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
@@ -125,12 +146,14 @@ void InputSet::TrackForCheckpoints() {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
     }
+    tracks_[i].keep_tail = !readers_[i]->is_stdin() && readers_[i]->compressed();
   }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
   if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+  if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
   t.offset = line.end_offset;
   t.line = line.number;
 }
@@ -171,24 +194,34 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       p.fingerprint_len = t.offset;
     } else {
       p.kind = "file";
-      // The first bytes: at least what was read, up to kFingerprintBytes of the file.
+      // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
+      // decompressed bytes when compressed: as many as there are, up to that).
       std::string bytes;
-      Status s = r.ReadAt(0,
-                          std::min(kFingerprintBytes,
-                                   std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-                          &bytes);
+      Status s = r.ReadAt(
+          0,
+          r.compressed() ? kFingerprintBytes
+                         : std::min(kFingerprintBytes,
+                                    std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+          &bytes);
       if (!s.ok()) return s;
       p.fingerprint = HashOf(bytes);
       p.fingerprint_len = bytes.size();
-      std::string tail;
-      const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-      s = r.ReadAt(from, t.offset - from, &tail);
-      if (!s.ok()) return s;
-      p.tail_hash = HashOf(tail);
+      if (t.keep_tail) {
+        p.tail_hash = HashOf(t.Tail());
+      } else {
+        std::string tail;
+        const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
+        s = r.ReadAt(from, t.offset - from, &tail);
+        if (!s.ok()) return s;
+        p.tail_hash = HashOf(tail);
+      }
       p.dev = r.dev();
       p.ino = r.ino();
       p.rotated = t.rotated;
-      p.size = std::max(r.file_size(), t.offset);
+      // A compressed file's decompressed size is known once it was read to its end.
+      p.size = !r.compressed() ? std::max(r.file_size(), t.offset)
+               : t.ended      ? t.offset
+                              : InputPosition::kUnknownSize;
     }
     EncodeInputPosition(p, &w);
   }
@@ -239,9 +272,9 @@ Status InputSet::Unmatched(const InputPosition& p) {
   const bool there = ::stat(p.name.c_str(), &st) == 0;
   if (there && static_cast<uint64_t>(st.st_dev) == p.dev &&
       static_cast<uint64_t>(st.st_ino) == p.ino) {
-    const uint64_t size = static_cast<uint64_t>(st.st_size);
     std::string head;
-    if (size < p.offset || !ReadHead(p.name, p.fingerprint_len, &head) ||
+    uint64_t size = 0;
+    if (!Probe(p.name, p.fingerprint_len, &head, &size) || size < p.offset ||
         HashOf(head) != p.fingerprint) {
       // Rotated away and read to its end: nothing of it was lost.
       if (p.rotated && p.offset >= p.size) return Status::Ok();
@@ -253,12 +286,15 @@ Status InputSet::Unmatched(const InputPosition& p) {
           p.name, p.offset));
       return Status::Ok();  // its content is gone
     }
-    if (size > p.offset) {
+    // A compressed file's size is unknown: it had bytes left unless the last run read it to
+    // its end.
+    if (size == InputPosition::kUnknownSize ? p.size == InputPosition::kUnknownSize
+                                            : size > p.offset) {
       return Status::Refused(fmt::format(
-          "{} is not among this run's inputs, but its {} bytes after byte {}, where earlier "
-          "runs stopped, were never read; nothing was written. Name it again to go on reading "
-          "it, or start a new --state file to leave it behind",
-          p.name, size - p.offset, p.offset));
+          "{} is not among this run's inputs, but {} of it after byte {}, where earlier runs "
+          "stopped, were never read; nothing was written. Name it again to go on reading it, "
+          "or start a new --state file to leave it behind",
+          p.name, Bytes(size, p.offset), p.offset));
     }
     carried_.push_back(p);  // read to its end: kept, so naming it again goes on from there
     return Status::Ok();
@@ -268,20 +304,21 @@ Status InputSet::Unmatched(const InputPosition& p) {
   uint64_t size = 0;
   if (FindSameFile(p, &moved_to, &size)) {
     carried_.push_back(p);
-    if (size > p.offset) {
+    if (size == InputPosition::kUnknownSize ? p.size == InputPosition::kUnknownSize
+                                            : size > p.offset) {
       warn(fmt::format(
           "the file earlier runs read as {} was renamed to {}, which is not among this run's "
-          "inputs: its {} bytes after byte {}, where earlier runs stopped, were not read; name "
+          "inputs: {} of it after byte {}, where earlier runs stopped, were not read; name "
           "every generation of the log (app.log*)",
-          p.name, moved_to, size - p.offset, p.offset));
+          p.name, moved_to, Bytes(size, p.offset), p.offset));
     }
     return Status::Ok();
   }
   if (p.size > p.offset) {
     warn(fmt::format(
-        "the file earlier runs read as {} is gone (rotated away or deleted) with {} of its "
-        "bytes after byte {} never read",
-        p.name, p.size - p.offset, p.offset));
+        "the file earlier runs read as {} is gone (rotated away or deleted) with {} of it "
+        "after byte {} never read",
+        p.name, Bytes(p.size, p.offset), p.offset));
   } else if (!p.rotated) {
     warn(fmt::format(
         "the file earlier runs read as {} (to byte {}) is not among this run's inputs and was "
@@ -321,9 +358,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   std::string head;
   for (size_t k = 0; k < saved.size(); ++k) {
     const InputPosition& p = saved[k];
-    if ((*used)[k] || p.kind != "file" || p.fingerprint_len > r.file_size()) continue;
+    if ((*used)[k] || p.kind != "file") continue;
+    if (!r.compressed() && p.fingerprint_len > r.file_size()) continue;
     if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
-    if (HashOf(head) != p.fingerprint) continue;
+    if (head.size() < p.fingerprint_len || HashOf(head) != p.fingerprint) continue;
     // Among files that share their first bytes, the same file (device and inode) wins, then
     // the same name.
     auto rank = [&](const InputPosition& q) {
@@ -335,7 +373,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   if (*found < 0) return Status::Ok();  // a new file: read from its start
   const InputPosition& p = saved[static_cast<size_t>(*found)];
   std::string problem;
-  if (r.file_size() < p.offset) {
+  if (r.compressed()) {
+    if (!(s = SkipCompressed(i, p, &problem)).ok()) return s;
+    if (problem.empty()) return Status::Ok();
+  } else if (r.file_size() < p.offset) {
     problem = fmt::format(
         "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
         "or replaced",
@@ -358,9 +399,34 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     if (options_.warn) options_.warn(problem + "; reading it from its start (--reread-replaced)");
     *found = -1;
-    return Status::Ok();
+    t.tail_size = 0;
+    return r.compressed() ? r.Rewind() : Status::Ok();
   }
   return r.SkipTo(p.offset, p.line, [](std::string_view) {});
+}
+
+Status InputSet::SkipCompressed(size_t i, const InputPosition& p, std::string* problem) {
+  LineReader& r = *readers_[i];
+  Track& t = tracks_[i];
+  t.tail_size = 0;
+  uint64_t reached = p.offset;
+  Status s = r.SkipTo(p.offset, p.line,
+                      [&](std::string_view b) { t.KeepTail(b.data(), b.size()); }, &reached);
+  if (!s.ok() && reached < p.offset) {
+    *problem = fmt::format(
+        "{} decompresses to {} bytes, fewer than the {} bytes already read from it: it was "
+        "truncated or replaced",
+        r.name(), reached, p.offset);
+    return Status::Ok();
+  }
+  if (!s.ok()) return s;
+  if (HashOf(t.Tail()) != p.tail_hash) {
+    *problem = fmt::format(
+        "{}: the bytes before offset {}, where the last run stopped, have changed: the file "
+        "was replaced or rewritten",
+        r.name(), p.offset);
+  }
+  return Status::Ok();
 }
 
 }  // namespace logtide

@@ -2,7 +2,10 @@
 // across runs (a checkpoint component, section "inputs"). A file is known by a hash of its
 // first bytes, so a rotated file is found under its new name, and by a hash of the bytes
 // just before its offset, so a file rewritten under the same name is noticed; standard input
-// by a hash of every byte consumed.
+// by a hash of every byte consumed. A compressed file is known by its decompressed bytes, so
+// a log compressed after a run (app.log.1 -> app.log.2.gz) is the same input; the bytes
+// before its offset are kept as they are consumed, since reading them again would mean
+// decompressing the file from its start.
 //
 // Rotation: a file found under another name than it was last read under, whose old name now
 // holds another file or none, was renamed away by a log rotation. Nothing more will be written
@@ -40,7 +43,9 @@ struct InputPosition {
   uint64_t dev = 0;              // files: device and inode, a hint when several files match
   uint64_t ino = 0;
   bool rotated = false;          // files: renamed away by a rotation (InputSet::rotated)
-  uint64_t size = 0;             // files: the file's size when saved
+  uint64_t size = 0;             // files: the file's size when saved (decompressed; compressed
+                                 // files: kUnknownSize unless read to their end)
+  static constexpr uint64_t kUnknownSize = UINT64_MAX;
 };
 
 // Decodes an "inputs" section (version InputSet::kVersion). Returns false when it is damaged.
@@ -69,6 +74,8 @@ class InputSet final : public CheckpointComponent {
   // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
   // REQUIRES: before Load and before any line is read.
   void TrackForCheckpoints();
+  // Records that input i was read to its end in this run.
+  void Ended(size_t i) { tracks_[i].ended = true; }
   // Records that `line` of input i was processed.
   void Consumed(size_t i, const Line& line);
   // Where input i started in this run (its restored offset, or 0).
@@ -100,6 +107,14 @@ class InputSet final : public CheckpointComponent {
     XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
     int64_t restored_max_time = INT64_MIN;
     bool rotated = false;
+    bool ended = false;  // read to its end in this run
+    // Compressed files: the last bytes consumed, up to kTailBytes of them at the end of
+    // tail[0, tail_size).
+    bool keep_tail = false;
+    char tail[128];
+    size_t tail_size = 0;
+    void KeepTail(const char* data, size_t n);
+    std::string_view Tail() const;
   };
   InputSet() = default;
   // Matches input i against the saved inputs not yet `used`; returns the index or -1.
@@ -113,6 +128,9 @@ class InputSet final : public CheckpointComponent {
   // still at its path with bytes unread (left off the command line), and keeps its position
   // in carried_ while it can be found, so that naming it again goes on from there.
   Status Unmatched(const InputPosition& p);
+  // Match's check of the bytes before the saved offset of a compressed file: decompresses up
+  // to p.offset (where reading goes on) and sets *problem when they differ or are missing.
+  Status SkipCompressed(size_t i, const InputPosition& p, std::string* problem);
 
   Options options_;
   std::vector<std::string> paths_;

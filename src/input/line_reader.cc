@@ -25,12 +25,20 @@ Status LineReader::Open(const std::string& path, size_t buffer_size,
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
-  out->reset(new LineReader(fd, true, path, buffer_size));
+  std::unique_ptr<LineReader> r(new LineReader(fd, true, path, buffer_size));
+  // A file's format is known from its first bytes now (reading them cannot block); standard
+  // input's and a pipe's at the first read.
+  if (r->regular_) {
+    Status s = r->src_->Detect();
+    if (!s.ok()) return s;
+  }
+  *out = std::move(r);
   return Status::Ok();
 }
 
 LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
-    : fd_(fd),
+    : src_(std::make_unique<ByteSource>(fd, owns, name)),
+      fd_(fd),
       owns_fd_(owns),
       name_(std::move(name)),
       capacity_(buffer_size) {
@@ -46,32 +54,52 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
   }
 }
 
-LineReader::~LineReader() {
-  if (owns_fd_) ::close(fd_);
+LineReader::~LineReader() = default;  // src_ closes the file
+
+Status LineReader::ReadSome(char* dst, size_t n, size_t* got, bool stoppable) {
+  while (true) {
+    Status s = src_->Read(dst, n, got);
+    if (!s.ok() || *got > 0 || src_->at_end()) return s;
+    if (stoppable && src_->interrupted() && stop_ != nullptr && *stop_ != 0) {
+      interrupted_ = true;
+      return Status::Ok();
+    }
+  }
 }
 
 Status LineReader::SkipTo(uint64_t offset, uint64_t line,
-                          const std::function<void(std::string_view)>& skipped) {
+                          const std::function<void(std::string_view)>& skipped,
+                          uint64_t* reached) {
   if (!is_stdin()) {
-    if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) {
-      return Status::IOError(fmt::format("cannot seek in {}: {}", name_, std::strerror(errno)));
-    }
+    Status s = src_->Detect();
+    if (!s.ok()) return s;
+  }
+  if (!is_stdin() && !compressed()) {
+    Status s = src_->Seek(offset);
+    if (!s.ok()) return s;
   } else {
+    // Read and drop: a compressed file is decompressed up to the offset (it cannot seek).
     uint64_t left = offset;
     EnsureBuffer();
     while (left > 0) {
-      ssize_t n = ::read(fd_, buf_.data(), std::min<uint64_t>(left, capacity_));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0)
-        return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+      size_t n = 0;
+      Status s = ReadSome(buf_.data(), std::min<uint64_t>(left, capacity_), &n, false);
+      if (!s.ok()) return s;
       if (n == 0) {
-        return Status::Refused(
-            fmt::format("{} has {} bytes, fewer than the {} the state says were already read: it "
-                        "is another stream",
-                        name_, offset - left, offset));
+        if (reached != nullptr) *reached = offset - left;
+        if (is_stdin()) {
+          return Status::Refused(fmt::format(
+              "{} has {} bytes, fewer than the {} the state says were already read: it is "
+              "another stream",
+              name_, offset - left, offset));
+        }
+        return Status::Refused(fmt::format(
+            "{} decompresses to {} bytes, fewer than the {} the state says were already read "
+            "from it",
+            name_, offset - left, offset));
       }
-      skipped(std::string_view(buf_.data(), static_cast<size_t>(n)));
-      left -= static_cast<uint64_t>(n);
+      skipped(std::string_view(buf_.data(), n));
+      left -= n;
     }
   }
   consumed_ = offset;
@@ -79,13 +107,19 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
   return Status::Ok();
 }
 
-Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
-  out->resize(n);
-  ssize_t got = ::pread(fd_, out->data(), n, static_cast<off_t>(offset));
-  if (got < 0)
-    return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
-  out->resize(static_cast<size_t>(got));
+Status LineReader::Rewind() {
+  Status s = src_->Rewind();
+  if (!s.ok()) return s;
+  begin_ = end_ = 0;
+  eof_ = false;
+  new_run_ = true;
+  consumed_ = 0;
+  line_number_ = 0;
   return Status::Ok();
+}
+
+Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
+  return src_->ReadAt(offset, n, out);
 }
 
 void LineReader::EnsureBuffer() {
@@ -104,20 +138,12 @@ Status LineReader::Fill() {
     capacity_ *= 2;
     buf_.resize(capacity_ + kPadding);
   }
-  while (true) {
-    ssize_t n = ::read(fd_, buf_.data() + end_, capacity_ - end_);
-    if (n < 0) {
-      if (errno == EINTR && stop_ != nullptr && *stop_ != 0) {
-        interrupted_ = true;
-        return Status::Ok();
-      }
-      if (errno == EINTR) continue;
-      return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
-    }
-    if (n == 0) eof_ = true;
-    end_ += static_cast<size_t>(n);
-    return Status::Ok();
-  }
+  size_t n = 0;
+  Status s = ReadSome(buf_.data() + end_, capacity_ - end_, &n, true);
+  if (!s.ok() || interrupted_) return s;
+  if (n == 0) eof_ = true;
+  end_ += n;
+  return Status::Ok();
 }
 
 Status LineReader::Next(Line* line, bool* have) {
@@ -172,7 +198,7 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   *size = 0;
   // The partial line left by the previous block (or by Next) starts this one.
   size_t have = end_ - begin_;
-  if (regular_ && consumed_ + target > file_size_) {
+  if (regular_ && !compressed() && consumed_ + target > file_size_) {
     // Near the end of a file: a block of what is left (a file that grew gets more blocks).
     target = static_cast<size_t>(std::min<uint64_t>(
         target, std::max<uint64_t>(file_size_ - std::min(consumed_, file_size_) + 1,
@@ -188,7 +214,7 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
       cap *= 2;
       block->resize(cap + kPadding);
     }
-    if (!regular_) {
+    if (!regular_ && !src_->buffered()) {
       // Wait for data without blocking a stop: a quiet pipe must not hold up a cancel.
       struct pollfd pfd = {fd_, POLLIN, 0};
       int r = ::poll(&pfd, 1, 100);
@@ -200,19 +226,23 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
       }
       if (r <= 0) continue;
     }
-    ssize_t n = ::read(fd_, block->data() + have, cap - have);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+    size_t n = 0;
+    Status s = src_->Read(block->data() + have, cap - have, &n);
+    if (!s.ok()) return s;
+    // Nothing yet, but not the end (a signal, or compressed bytes that decoded to nothing yet):
+    // a file reads again, a pipe goes on as if nothing had arrived.
+    if (n == 0 && !src_->at_end()) {
+      if (regular_) continue;
+    } else if (n == 0) {
+      eof_ = true;
     }
-    if (n == 0) eof_ = true;
-    have += static_cast<size_t>(n);
+    have += n;
     bool full = have == cap;
     if (!eof_ && !full) {
       if (regular_) continue;  // a file: fill the block
       // A pipe: take more only when it is already there.
       struct pollfd pfd = {fd_, POLLIN, 0};
-      if (::poll(&pfd, 1, 0) > 0) continue;
+      if (src_->buffered() || ::poll(&pfd, 1, 0) > 0) continue;
     }
     const char* data = block->data();
     const void* nl = have > scanned ? memrchr(data + scanned, '\n', have - scanned) : nullptr;

@@ -1,6 +1,8 @@
 // Reading one input (a file or stdin) as lines, in large buffers, with the exact byte offset
 // and number of every line. A final line without '\n' is returned, flagged as unterminated.
 // Each line is readable for LineReader::kPadding bytes past its end, as simdjson requires.
+// A gzip or zstd input is decompressed as it is read (byte_source.h): offsets, sizes and
+// everything else here count its decompressed bytes.
 #pragma once
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "input/byte_source.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -51,15 +54,24 @@ class LineReader {
   static Status Open(const std::string& path, size_t buffer_size, std::unique_ptr<LineReader>* out);
   ~LineReader();
 
-  // Continues from byte `offset`, which starts line `line` + 1. Files seek; standard input
-  // reads and discards the bytes, passing them to `skipped` (for a hash) first.
+  // Continues from byte `offset`, which starts line `line` + 1. Plain files seek; standard
+  // input and compressed files read (decompress) and discard the bytes, passing them to
+  // `skipped` (for a hash) first. When the input ends before `offset`, returns Refused and sets
+  // *reached (when given) to the bytes it has.
   // REQUIRES: no line was read yet.
   Status SkipTo(uint64_t offset, uint64_t line,
-                const std::function<void(std::string_view)>& skipped);
-  // Reads up to n bytes at `offset` of a regular file (not the stream position).
+                const std::function<void(std::string_view)>& skipped,
+                uint64_t* reached = nullptr);
+  // Goes back to the start of a file, to read it again from its first line.
+  Status Rewind();
+  // Reads up to n bytes at `offset` of a regular file (not the stream position). A compressed
+  // file is decompressed from its start to there: cheap only near the start.
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   bool is_stdin() const { return !owns_fd_; }
   bool is_regular() const { return regular_; }
+  // True when the input is gzip or zstd (known from opening for a regular file; from the first
+  // read for standard input and pipes).
+  bool compressed() const { return src_->compression() != Compression::kNone; }
 
   // Makes a read that a signal interrupts return (with interrupted() set) when *flag is non-zero,
   // instead of reading on. For a clean stop while waiting on a quiet pipe.
@@ -85,7 +97,8 @@ class LineReader {
   uint64_t bytes_consumed() const { return consumed_; }
   // Lines returned by Next() (or skipped by SkipTo); ReadBlock() does not count lines.
   uint64_t lines_read() const { return line_number_; }
-  // The size of a regular file when opened; 0 for anything else (stdin, a pipe).
+  // The size of a regular file when opened (compressed: of the file, not of its decompressed
+  // bytes); 0 for anything else (stdin, a pipe).
   uint64_t file_size() const { return file_size_; }
   // Device and inode of the input (0 for standard input).
   uint64_t dev() const { return dev_; }
@@ -97,9 +110,14 @@ class LineReader {
   // Reads more input after the unconsumed bytes, moving them to the front and growing the
   // buffer when full. Sets eof_ at end of input.
   Status Fill();
+  // Reads into dst from the source, again after a signal unless it is a stop (interrupted_
+  // set) or `retry_signals`, and after a read of compressed bytes that made none yet unless
+  // `once`. *got is 0 at the end of input or when stopped.
+  Status ReadSome(char* dst, size_t n, size_t* got, bool once);
   // Allocates the buffer at its first use.
   void EnsureBuffer();
 
+  std::unique_ptr<ByteSource> src_;
   int fd_;
   bool owns_fd_;
   bool regular_ = false;
