@@ -206,7 +206,9 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       if (!s.ok()) return s;
       p.fingerprint = HashOf(bytes);
       p.fingerprint_len = bytes.size();
-      if (t.keep_tail) {
+      if (!t.fixed_tail_hash.empty()) {
+        p.tail_hash = t.fixed_tail_hash;
+      } else if (t.keep_tail) {
         p.tail_hash = HashOf(t.Tail());
       } else {
         std::string tail;
@@ -373,6 +375,14 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   if (*found < 0) return Status::Ok();  // a new file: read from its start
   const InputPosition& p = saved[static_cast<size_t>(*found)];
   std::string problem;
+  if (r.compressed() && p.rotated && p.size != InputPosition::kUnknownSize &&
+      p.offset >= p.size) {
+    // A compressed generation of a rotated log, read to its end by an earlier run: nothing
+    // more will come, so it is not decompressed again.
+    r.SetAtEnd(p.offset, p.line);
+    t.fixed_tail_hash = p.tail_hash;
+    return Status::Ok();
+  }
   if (r.compressed()) {
     if (!(s = SkipCompressed(i, p, &problem)).ok()) return s;
     if (problem.empty()) return Status::Ok();

@@ -108,6 +108,7 @@ class InputSet final : public CheckpointComponent {
     int64_t restored_max_time = INT64_MIN;
     bool rotated = false;
     bool ended = false;  // read to its end in this run
+    std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
     // Compressed files: the last bytes consumed, up to kTailBytes of them at the end of
     // tail[0, tail_size).
     bool keep_tail = false;

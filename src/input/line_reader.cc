@@ -79,6 +79,8 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
     if (!s.ok()) return s;
   } else {
     // Read and drop: a compressed file is decompressed up to the offset (it cannot seek).
+    Status v = VerifyCompressed();
+    if (!v.ok()) return v;
     uint64_t left = offset;
     EnsureBuffer();
     while (left > 0) {
@@ -126,7 +128,37 @@ void LineReader::EnsureBuffer() {
   if (buf_.size() < capacity_ + kPadding) buf_.resize(capacity_ + kPadding);
 }
 
+Status LineReader::VerifyCompressed() {
+  if (verified_ || !regular_ || !compressed()) return Status::Ok();
+  verified_ = true;
+  // The file this reader has open, even if it was renamed since.
+  int fd = ::open(fmt::format("/proc/self/fd/{}", fd_).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fd = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
+  ByteSource check(fd, true, name_);
+  std::vector<char> buf(1 << 16);
+  while (true) {
+    size_t got = 0;
+    Status s = check.Read(buf.data(), buf.size(), &got);
+    if (!s.ok()) return s;
+    if (check.at_end()) return Status::Ok();
+  }
+}
+
+void LineReader::SetAtEnd(uint64_t offset, uint64_t line) {
+  consumed_ = offset;
+  line_number_ = line;
+  at_end_set_ = true;
+  eof_ = true;
+}
+
 Status LineReader::Fill() {
+  if (at_end_set_) {
+    eof_ = true;
+    return Status::Ok();
+  }
+  Status v = VerifyCompressed();
+  if (!v.ok()) return v;
   EnsureBuffer();
   new_run_ = true;
   if (begin_ > 0) {
@@ -196,6 +228,9 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   *cancelled = false;
   *offset = consumed_;
   *size = 0;
+  if (at_end_set_) return Status::Ok();
+  Status v = VerifyCompressed();
+  if (!v.ok()) return v;
   // The partial line left by the previous block (or by Next) starts this one.
   size_t have = end_ - begin_;
   if (regular_ && !compressed() && consumed_ + target > file_size_) {

@@ -62,6 +62,11 @@ class LineReader {
   Status SkipTo(uint64_t offset, uint64_t line,
                 const std::function<void(std::string_view)>& skipped,
                 uint64_t* reached = nullptr);
+  // Takes the input as read to its end at byte `offset` (line `line`), reading nothing: for a
+  // compressed generation of a rotated log that an earlier run read to its end, which would
+  // otherwise be decompressed again at every run.
+  // REQUIRES: no line was read yet.
+  void SetAtEnd(uint64_t offset, uint64_t line);
   // Goes back to the start of a file, to read it again from its first line.
   Status Rewind();
   // Reads up to n bytes at `offset` of a regular file (not the stream position). A compressed
@@ -135,6 +140,12 @@ class LineReader {
   uint64_t ino_ = 0;
   const volatile int* stop_ = nullptr;
   bool interrupted_ = false;
+  bool at_end_set_ = false;  // SetAtEnd: nothing is read
+  bool verified_ = false;    // VerifyCompressed ran
+  // A compressed file is decompressed once in full, from a descriptor of its own, before any
+  // of its bytes are used: damage that still decodes is only found by the checksum at the end
+  // of its gzip member or zstd frame, and must fail the run before a record from it is written.
+  Status VerifyCompressed();
 };
 
 }  // namespace logtide
