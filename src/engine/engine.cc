@@ -175,6 +175,8 @@ Status Engine::Impl::Open() {
     if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;
     if (!resumed && !config.overwrite && !(s = CheckFreshOutputs()).ok()) return s;
   }
+  // What is made of a compressed input reaches no output before the file was checked whole.
+  outputs.set_gate([this] { return inputs->WaitVerified(); });
   if (!(s = outputs.Open()).ok()) return s;
   if (config.faults.fail_writes_after >= 0) {
     write_budget = config.faults.fail_writes_after;
@@ -269,6 +271,11 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   const auto started = std::chrono::steady_clock::now();
   const uint64_t n = checkpoints + 1;
   AtCheckpoint("before-flush", n);
+  // Nor a checkpoint past bytes of one (a job's first checkpoint is before any line).
+  if (stats->lines > 0) {
+    Status v = inputs->WaitVerified();
+    if (!v.ok()) return v;
+  }
   if (output_thread != nullptr) output_thread->Drain();
   Status s = outputs.Sync(config.durable);
   if (!s.ok()) return s;
@@ -477,6 +484,8 @@ Status Engine::Impl::ReadAll() {
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.
   pool.reset();
+  // A damaged compressed input fails the run even when nothing was written from it.
+  if (Status v = inputs->WaitVerified(); !v.ok()) return v;
   for (size_t i = 0; i < n; ++i)
     stats->bytes_read += inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
   if (progress != nullptr) ReportProgress(true);

@@ -74,6 +74,14 @@ class InputSet final : public CheckpointComponent {
   // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
   // REQUIRES: before Load and before any line is read.
   void TrackForCheckpoints();
+  // LineReader::WaitVerified for every input: the first error.
+  Status WaitVerified() {
+    for (auto& r : readers_) {
+      Status s = r->WaitVerified();
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
   // Records that input i was read to its end in this run.
   void Ended(size_t i) { tracks_[i].ended = true; }
   // Records that `line` of input i was processed.

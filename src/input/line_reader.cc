@@ -31,6 +31,24 @@ Status LineReader::Open(const std::string& path, size_t buffer_size,
   if (r->regular_) {
     Status s = r->src_->Detect();
     if (!s.ok()) return s;
+    if (r->compressed()) {
+      // The file this reader has open, even if it is renamed while the check runs.
+      const int check_fd = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDONLY | O_CLOEXEC);
+      if (check_fd < 0)
+        return Status::IOError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+      LineReader* reader = r.get();
+      r->verify_thread_ = std::thread([reader, check_fd] {
+        ByteSource check(check_fd, true, reader->name_);
+        std::vector<char> buf(1 << 16);
+        Status st;
+        while (st.ok()) {
+          size_t got = 0;
+          st = check.Read(buf.data(), buf.size(), &got);
+          if (check.at_end()) break;
+        }
+        reader->verify_status_ = st;  // read by WaitVerified after the join
+      });
+    }
   }
   *out = std::move(r);
   return Status::Ok();
@@ -54,7 +72,9 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
   }
 }
 
-LineReader::~LineReader() = default;  // src_ closes the file
+LineReader::~LineReader() {  // src_ closes the file
+  if (verify_thread_.joinable()) verify_thread_.join();
+}
 
 Status LineReader::ReadSome(char* dst, size_t n, size_t* got, bool stoppable) {
   while (true) {
@@ -79,8 +99,6 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
     if (!s.ok()) return s;
   } else {
     // Read and drop: a compressed file is decompressed up to the offset (it cannot seek).
-    Status v = VerifyCompressed();
-    if (!v.ok()) return v;
     uint64_t left = offset;
     EnsureBuffer();
     while (left > 0) {
@@ -128,21 +146,10 @@ void LineReader::EnsureBuffer() {
   if (buf_.size() < capacity_ + kPadding) buf_.resize(capacity_ + kPadding);
 }
 
-Status LineReader::VerifyCompressed() {
-  if (verified_ || !regular_ || !compressed()) return Status::Ok();
-  verified_ = true;
-  // The file this reader has open, even if it was renamed since.
-  int fd = ::open(fmt::format("/proc/self/fd/{}", fd_).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fd = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
-  ByteSource check(fd, true, name_);
-  std::vector<char> buf(1 << 16);
-  while (true) {
-    size_t got = 0;
-    Status s = check.Read(buf.data(), buf.size(), &got);
-    if (!s.ok()) return s;
-    if (check.at_end()) return Status::Ok();
-  }
+Status LineReader::WaitVerified() {
+  std::lock_guard<std::mutex> lk(verify_mu_);
+  if (verify_thread_.joinable()) verify_thread_.join();
+  return verify_status_;
 }
 
 void LineReader::SetAtEnd(uint64_t offset, uint64_t line) {
@@ -157,8 +164,6 @@ Status LineReader::Fill() {
     eof_ = true;
     return Status::Ok();
   }
-  Status v = VerifyCompressed();
-  if (!v.ok()) return v;
   EnsureBuffer();
   new_run_ = true;
   if (begin_ > 0) {
@@ -229,8 +234,6 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   *offset = consumed_;
   *size = 0;
   if (at_end_set_) return Status::Ok();
-  Status v = VerifyCompressed();
-  if (!v.ok()) return v;
   // The partial line left by the previous block (or by Next) starts this one.
   size_t have = end_ - begin_;
   if (regular_ && !compressed() && consumed_ + target > file_size_) {

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "input/byte_source.h"
@@ -62,6 +64,13 @@ class LineReader {
   Status SkipTo(uint64_t offset, uint64_t line,
                 const std::function<void(std::string_view)>& skipped,
                 uint64_t* reached = nullptr);
+  // A compressed file is decompressed once in full, from a descriptor of its own and on a
+  // thread of its own started when it is opened, to check it: damage that still decodes is only
+  // found by the check at the end of its gzip member or zstd frame. Waits for that check and
+  // returns its error (Ok for anything else). Whatever bytes of the file were used must not
+  // reach an output or a checkpoint before this returned Ok. Thread-safe.
+  Status WaitVerified();
+
   // Takes the input as read to its end at byte `offset` (line `line`), reading nothing: for a
   // compressed generation of a rotated log that an earlier run read to its end, which would
   // otherwise be decompressed again at every run.
@@ -141,11 +150,10 @@ class LineReader {
   const volatile int* stop_ = nullptr;
   bool interrupted_ = false;
   bool at_end_set_ = false;  // SetAtEnd: nothing is read
-  bool verified_ = false;    // VerifyCompressed ran
-  // A compressed file is decompressed once in full, from a descriptor of its own, before any
-  // of its bytes are used: damage that still decodes is only found by the checksum at the end
-  // of its gzip member or zstd frame, and must fail the run before a record from it is written.
-  Status VerifyCompressed();
+  // The check of a compressed file (WaitVerified), on a thread started at Open.
+  std::thread verify_thread_;
+  std::mutex verify_mu_;
+  Status verify_status_;
 };
 
 }  // namespace logtide

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,10 @@ class OutputFile {
   // Fault injection for tests: each write(2) takes one from *budget, shared by the outputs
   // that are given it, and fails with ENOSPC (as on a full disk) once it is used up.
   void set_write_budget(std::atomic<int64_t>* budget) { write_budget_ = budget; }
+  // Called before the first bytes are written to the file, once: an error stops every write
+  // (it is the output's error from then on). For inputs that must be checked whole before what
+  // was made of them reaches an output (input/line_reader.h, WaitVerified).
+  void set_gate(std::function<Status()> gate) { gate_ = std::move(gate); }
 
  private:
   static constexpr size_t kFlushAt = 1 << 16;
@@ -57,6 +62,7 @@ class OutputFile {
   uint64_t written_ = 0;
   Status error_;
   std::atomic<int64_t>* write_budget_ = nullptr;
+  std::function<Status()> gate_;
 };
 
 }  // namespace logtide

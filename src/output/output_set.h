@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ class OutputSet final : public CheckpointComponent {
   Status Close();
   // Fault injection for tests (OutputFile::set_write_budget), for every output.
   void set_write_budget(std::atomic<int64_t>* budget);
+  // OutputFile::set_gate for every output. REQUIRES: before Open.
+  void set_gate(const std::function<Status()>& gate) {
+    for (OutputFile& f : files_) f.set_gate(gate);
+  }
 
   static constexpr uint32_t kVersion = 1;
   std::string_view section() const override { return "outputs"; }
