@@ -191,6 +191,11 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
   }
 }
 
+void ParsePool::set_on_wait(std::function<void()> on_wait) {
+  on_wait_ = std::move(on_wait);
+  for (LineReader* r : readers_) r->set_on_wait(on_wait_);
+}
+
 Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
   LineReader& r = *readers_[input];
   Status s = r.Next(line, have);
@@ -253,7 +258,16 @@ Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
         ReadAndParse(pick, helper_.get(), &helper_index_, &lk);
         continue;
       }
-      ready_cv_.wait_for(lk, std::chrono::milliseconds(100));
+      if (!on_wait_) {
+        ready_cv_.wait_for(lk, std::chrono::milliseconds(100));
+        continue;
+      }
+      // A short wait first: only input that has stopped coming makes the engine flush.
+      if (ready_cv_.wait_for(lk, kFirstWait, ready)) break;
+      lk.unlock();
+      on_wait_();
+      lk.lock();
+      ready_cv_.wait_for(lk, std::chrono::milliseconds(100) - kFirstWait);
     }
     c = in.queue.front();
     in.queue.pop_front();

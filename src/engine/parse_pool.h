@@ -8,10 +8,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +46,11 @@ class ParsePool {
   // non-zero (a stop signal).
   void set_stop_flag(const volatile int* flag) { stop_ = flag; }
   bool interrupted() const { return interrupted_; }
+  // Called on the engine's thread, between two lines, while Next waits for input that has not
+  // arrived: first after kFirstWait, then about every 100 ms (to flush what was written,
+  // checkpoint on time, show progress). Not called while input keeps coming.
+  static constexpr std::chrono::milliseconds kFirstWait{10};
+  void set_on_wait(std::function<void()> on_wait);
 
   // Sets *line and *event to the next line of `input`, in order, or *have to false at its end.
   // Both stay valid until the next call for the same input. Read errors come back in order, after
@@ -125,6 +132,7 @@ class ParsePool {
   std::atomic<bool> cancel_{false};
 
   const volatile int* stop_ = nullptr;
+  std::function<void()> on_wait_;
   bool interrupted_ = false;
 };
 

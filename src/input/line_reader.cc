@@ -159,11 +159,27 @@ void LineReader::SetAtEnd(uint64_t offset, uint64_t line) {
   eof_ = true;
 }
 
+bool LineReader::WaitReadable() {
+  int timeout_ms = 10;
+  while (true) {
+    struct pollfd pfd = {fd_, POLLIN, 0};
+    const int r = ::poll(&pfd, 1, timeout_ms);
+    if (r > 0 || (r < 0 && errno != EINTR)) return true;  // readable, or the read reports it
+    if (stop_ != nullptr && *stop_ != 0) {
+      interrupted_ = true;
+      return false;
+    }
+    if (r == 0) on_wait_();
+    timeout_ms = 90;
+  }
+}
+
 Status LineReader::Fill() {
   if (at_end_set_) {
     eof_ = true;
     return Status::Ok();
   }
+  if (on_wait_ && !regular_ && !src_->buffered() && !WaitReadable()) return Status::Ok();
   EnsureBuffer();
   new_run_ = true;
   if (begin_ > 0) {

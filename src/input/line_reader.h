@@ -91,6 +91,9 @@ class LineReader {
   // instead of reading on. For a clean stop while waiting on a quiet pipe.
   void set_stop_flag(const volatile int* flag) { stop_ = flag; }
   bool interrupted() const { return interrupted_; }
+  // Makes Next() on a pipe or terminal call `on_wait` while no input comes: once after 10 ms,
+  // then about every 100 ms, until some does (engine/parse_pool.h, set_on_wait).
+  void set_on_wait(std::function<void()> on_wait) { on_wait_ = std::move(on_wait); }
 
   // Sets *line to the next line and returns true, or returns false at the end of input.
   // The line stays valid until the next call. Read errors are returned as IOError.
@@ -150,6 +153,10 @@ class LineReader {
   const volatile int* stop_ = nullptr;
   bool interrupted_ = false;
   bool at_end_set_ = false;  // SetAtEnd: nothing is read
+  std::function<void()> on_wait_;
+  // Before a read of a pipe that would block: calls on_wait_ while nothing comes. Returns
+  // false when a stop signal came meanwhile (interrupted_ is then set).
+  bool WaitReadable();
   // The check of a compressed file (WaitVerified), on a thread started at Open.
   std::thread verify_thread_;
   std::mutex verify_mu_;
