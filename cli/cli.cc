@@ -178,14 +178,14 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_option("--window", o.window,
                  "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
       ->type_name("SPEC");
-  app.add_option("--by", o.by, "Group key: comma-separated dotted paths (repeatable)")
+  app.add_option("--by", o.by,
+                 "Group key: a field's dotted path; several separated by commas, or --by again")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->type_name("FIELDS");
   app.add_option("--agg", o.aggs,
                  "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), "
-                 "first(f), last(f) "
-                 "(repeatable; default count)")
+                 "first(f), last(f); several separated by commas, or --agg again (default count)")
       ->allow_extra_args(false)
       ->type_name("SPEC");
   app.add_option("--delay", o.delay,

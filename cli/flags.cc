@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "json/extractor.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -20,7 +21,6 @@ int DefaultThreads() {
 
 Status BuildConfig(const Options& o, EngineConfig* c) {
   c->inputs = o.files;
-  c->time_field = o.time_field;
   c->time_format = o.time_format;
   if (o.window.empty()) {
     return Status::InvalidArgument(
@@ -29,13 +29,13 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   Status s = ParseWindowSpec(o.window, &c->window);
   if (!s.ok()) return s;
   for (const std::string& b : o.by) {
-    if (b.empty()) return Status::InvalidArgument("--by: empty field name");
-    c->by.push_back(b);
+    std::string path;
+    if (!(s = NormalizeFieldPath("--by", b, &path)).ok()) return s;
+    c->by.push_back(path);
   }
+  if (!(s = NormalizeFieldPath("--time", o.time_field, &c->time_field)).ok()) return s;
   for (const std::string& a : o.aggs) {
-    AggSpec spec;
-    if (!(s = ParseAggSpec(a, &spec)).ok()) return s;
-    c->aggs.push_back(spec);
+    if (!(s = ParseAggList(a, &c->aggs)).ok()) return s;
   }
   if (!(s = ParseDuration(o.delay, &c->delay)).ok())
     return Status::InvalidArgument("--delay: " + s.message());

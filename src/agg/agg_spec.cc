@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "json/extractor.h"
+
 namespace logtide {
 namespace {
 
@@ -53,8 +55,20 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
   std::string_view fn = Trim(rest.substr(0, paren));
   if (paren != std::string_view::npos) {
     if (rest.back() != ')') return bad("missing ')'");
-    spec.field = std::string(Trim(rest.substr(paren + 1, rest.size() - paren - 2)));
-    if (spec.field.empty()) return bad("empty field inside ()");
+    std::string_view inner = Trim(rest.substr(paren + 1, rest.size() - paren - 2));
+    if (fn == "count" && (inner.empty() || inner == "*")) {
+      inner = {};  // count(*), count(): SQL's and Miller's spelling of count
+    } else if (inner == "*") {
+      return bad("'*' (every event) is for count(*) only: name a field");
+    } else if (inner.empty()) {
+      return bad("empty field inside ()");
+    } else if (inner.find_first_of("()") != std::string_view::npos) {
+      return bad("a field name cannot hold parentheses (several aggregates are separated by "
+                 "commas: sum(bytes),avg(latency_ms))");
+    } else {
+      Status s = NormalizeFieldPath("--agg", inner, &spec.field);
+      if (!s.ok()) return bad(s.message());
+    }
   }
   const Fn* found = nullptr;
   for (const Fn& f : kFns) {
@@ -71,6 +85,24 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
     spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
   }
   *out = std::move(spec);
+  return Status::Ok();
+}
+
+Status ParseAggList(std::string_view text, std::vector<AggSpec>* out) {
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ',';
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    // The last piece is parsed whatever the depth: unbalanced parentheses fail there.
+    if (c != ',' || (depth > 0 && i < text.size())) continue;
+    AggSpec spec;
+    Status s = ParseAggSpec(text.substr(start, i - start), &spec);
+    if (!s.ok()) return s;
+    out->push_back(std::move(spec));
+    start = i + 1;
+  }
   return Status::Ok();
 }
 

@@ -625,4 +625,37 @@ bool JsonChecker::IsValid(std::string_view raw) {
   return parser_->parse(raw.data(), raw.size(), true).get(e) == simdjson::SUCCESS;
 }
 
+Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out) {
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+  };
+  std::string_view path = trim(text);
+  if (!path.empty() && path.front() == '$') {
+    return Status::InvalidArgument(fmt::format(
+        "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
+        flag, trim(path.substr(1))));
+  }
+  if (!path.empty() && path.front() == '.') path.remove_prefix(1);  // jq: .req.method
+  out->clear();
+  size_t pos = 0;
+  while (true) {
+    const size_t dot = path.find('.', pos);
+    const std::string_view seg =
+        trim(path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos));
+    if (seg.empty()) {
+      return Status::InvalidArgument(
+          path.empty() ? fmt::format("{}: empty field name", flag)
+                       : fmt::format("{} \"{}\": the path has an empty segment (write paths like "
+                                     "req.method)",
+                                     flag, text));
+    }
+    if (!out->empty()) out->push_back('.');
+    out->append(seg);
+    if (dot == std::string_view::npos) return Status::Ok();
+    pos = dot + 1;
+  }
+}
+
 }  // namespace logtide

@@ -27,7 +27,7 @@ constexpr Unit kUnits[] = {
 Status ParseDuration(std::string_view text, Nanos* out) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument(
-        fmt::format("bad duration \"{}\": {} (examples: 250ms, 30s, 5m, 1h30m, 1d)", text, why));
+        fmt::format("bad duration \"{}\": {} (examples: 250ms, 1.5s, 5m, 1h30m, 1d)", text, why));
   };
   if (text.empty()) return bad("empty");
   if (text == "0") {
@@ -47,6 +47,20 @@ Status ParseDuration(std::string_view text, Nanos* out) {
       }
       ++pos;
     }
+    // A fraction (1.5s, 0.25ms): digits after a '.', as many as a nanosecond allows.
+    int64_t frac = 0, scale = 1;
+    if (pos < text.size() && text[pos] == '.') {
+      ++pos;
+      if (pos == text.size() || text[pos] < '0' || text[pos] > '9') {
+        return bad("expected digits after the '.'");
+      }
+      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+        if (scale == 1'000'000'000) return bad("more than 9 digits after the '.'");
+        frac = frac * 10 + (text[pos] - '0');
+        scale *= 10;
+        ++pos;
+      }
+    }
     const Unit* unit = nullptr;
     for (const Unit& u : kUnits) {
       if (text.substr(pos, u.name.size()) == u.name) {
@@ -62,6 +76,13 @@ Status ParseDuration(std::string_view text, Nanos* out) {
     if (__builtin_mul_overflow(n, unit->nanos, &term) ||
         __builtin_add_overflow(total, term, &total)) {
       return bad("too large");
+    }
+    if (frac != 0) {
+      const __int128 f = static_cast<__int128>(frac) * unit->nanos;
+      if (f % scale != 0) return bad("finer than a nanosecond");
+      if (__builtin_add_overflow(total, static_cast<Nanos>(f / scale), &total)) {
+        return bad("too large");
+      }
     }
   }
   *out = total;

@@ -162,6 +162,34 @@ TEST_CASE("agg specs: names, defaults and errors") {
   CHECK_THAT(ParseAggSpec("=count", &s).message(), Catch::Contains("empty name"));
 }
 
+TEST_CASE("agg specs: count(*) and count() are count; fields as jq writes them") {
+  CHECK(Spec("count(*)").kind == AggKind::kCount);
+  CHECK(Spec("count(*)").name == "count");
+  CHECK(Spec("count( )").kind == AggKind::kCount);
+  CHECK(Spec("n=count(*)").name == "n");
+  CHECK(Spec("sum(.bytes)").field == "bytes");
+  CHECK(Spec("sum(.bytes)").name == "sum_bytes");
+  CHECK(Spec("avg( req . ms )").field == "req.ms");
+  AggSpec s;
+  CHECK_THAT(ParseAggSpec("sum(*)", &s).message(), Catch::Contains("for count(*) only"));
+  CHECK_THAT(ParseAggSpec("sum()", &s).message(), Catch::Contains("empty field"));
+  CHECK_THAT(ParseAggSpec("sum((x))", &s).message(), Catch::Contains("cannot hold parentheses"));
+  CHECK_THAT(ParseAggSpec("sum($x)", &s).message(), Catch::Contains("without '$'"));
+}
+
+TEST_CASE("agg lists: split at commas outside parentheses, in order") {
+  std::vector<AggSpec> specs;
+  REQUIRE(ParseAggList("sum(bytes),avg(latency_ms), n=count(*) ,max(a.b)", &specs).ok());
+  REQUIRE(specs.size() == 4);
+  CHECK(specs[0].name == "sum_bytes");
+  CHECK(specs[1].name == "avg_latency_ms");
+  CHECK(specs[2].name == "n");
+  CHECK(specs[3].field == "a.b");
+  std::vector<AggSpec> more;
+  CHECK_FALSE(ParseAggList("sum(bytes),", &more).ok());  // an empty aggregate after the comma
+  CHECK_FALSE(ParseAggList("sum(bytes,avg(x)", &more).ok());
+}
+
 }  // namespace
 }  // namespace logtide
 

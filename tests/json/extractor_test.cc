@@ -247,3 +247,31 @@ TEST_CASE("JsonChecker judges each text alone when one checker sees many") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+std::string Normalized(const char* text) {
+  std::string out;
+  const Status s = NormalizeFieldPath("--by", text, &out);
+  INFO(text << ": " << s.message());
+  REQUIRE(s.ok());
+  return out;
+}
+
+TEST_CASE("field paths as users write them: spaces, jq's leading dot; '$' gets a hint") {
+  CHECK(Normalized("service") == "service");
+  CHECK(Normalized(" host") == "host");
+  CHECK(Normalized(".service") == "service");
+  CHECK(Normalized(".req.method") == "req.method");
+  CHECK(Normalized("req . method ") == "req.method");
+  std::string out;
+  CHECK_THAT(NormalizeFieldPath("--by", "$service", &out).message(),
+             Catch::Contains("write --by service"));
+  CHECK_THAT(NormalizeFieldPath("--by", "a..b", &out).message(), Catch::Contains("empty segment"));
+  CHECK_THAT(NormalizeFieldPath("--by", " ", &out).message(), Catch::Contains("empty field name"));
+  CHECK_THAT(NormalizeFieldPath("--by", ".", &out).message(), Catch::Contains("empty field name"));
+}
+
+}  // namespace
+}  // namespace logtide

@@ -39,12 +39,26 @@ TEST_CASE("compound durations add up, and ms is not m followed by s") {
   CHECK(Parse("1s500ms") == 1'500'000'000);
 }
 
+TEST_CASE("fractional durations, to the nanosecond") {
+  CHECK(Parse("1.5s") == 1'500'000'000);
+  CHECK(Parse("0.25ms") == 250'000);
+  CHECK(Parse("1.5m") == 90'000'000'000);
+  CHECK(Parse("0.001s") == 1'000'000);
+  CHECK(Parse("0.000000001s") == 1);
+  CHECK(Parse("2.5us") == 2'500);
+  CHECK(Parse("1h0.5m") == 3'630'000'000'000);
+}
+
 TEST_CASE("bad durations name the problem") {
   CHECK_THAT(Error(""), Catch::Contains("empty"));
   CHECK_THAT(Error("5"), Catch::Contains("missing unit"));
   CHECK_THAT(Error("5x"), Catch::Contains("unknown unit"));
   CHECK_THAT(Error("-5s"), Catch::Contains("negative"));
-  CHECK_THAT(Error("1.5s"), Catch::Contains("unknown unit"));
+  CHECK_THAT(Error("1.5ns"), Catch::Contains("finer than a nanosecond"));
+  CHECK_THAT(Error("1.s"), Catch::Contains("digits after the '.'"));
+  CHECK_THAT(Error(".5s"), Catch::Contains("expected a number"));
+  CHECK_THAT(Error("1.0000000001s"), Catch::Contains("more than 9 digits"));
+  CHECK_THAT(Error("0.5"), Catch::Contains("missing unit"));
   CHECK_THAT(Error("m"), Catch::Contains("expected a number"));
   CHECK_THAT(Error("999999999999d"), Catch::Contains("too large"));
 }
