@@ -45,7 +45,9 @@ struct Engine::Impl {
         sink(&keys, &acc, &s->windows_emitted),
         outputs(c.output, c.late_output, c.errors_output, !c.state_path.empty()),
         tracker(static_cast<int>(c.inputs.size()), c.delay),
-        counters(s, &seq, &reported) {}
+        counters(s, &seq, &reported) {
+    tracker.set_hold(c.hold);
+  }
 
   const EngineConfig& config;
   EngineStats* stats;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "util/paths.h"
+
 namespace logtide {
 namespace {
 
@@ -20,17 +22,6 @@ struct File {
   std::string path;  // absolute, for a file that does not exist yet
   bool is_input = false;
 };
-
-// The absolute path of `p`: its folder resolved (symbolic links too), then its name.
-std::string Absolute(const std::string& p) {
-  const size_t slash = p.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : p.substr(0, slash));
-  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  char buf[PATH_MAX];
-  if (::realpath(dir.c_str(), buf) == nullptr) return p;
-  return std::string(buf) + "/" + name;
-}
 
 // Adds the file at `path` ("-": the standard stream `fd`, when it is a regular file).
 void Add(std::vector<File>* files, std::string role, const std::string& path, int fd,
@@ -47,7 +38,7 @@ void Add(std::vector<File>* files, std::string role, const std::string& path, in
       return;
     }
   } else if (::stat(path.c_str(), &st) != 0) {
-    f.path = Absolute(path);
+    f.path = AbsolutePath(path);
     files->push_back(std::move(f));
     return;
   }

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "util/bytes.h"
+#include "util/paths.h"
 
 namespace logtide {
 namespace {
@@ -41,11 +42,13 @@ std::string Bytes(uint64_t size, uint64_t offset) {
 
 // Looks in the folder of `path` for the file `p` was read from: the same device and inode (a
 // file renamed by a rotation stays in its folder) and the same first bytes (an inode is reused
-// once its file is deleted). Sets its path and size.
+// once its file is deleted). Sets its name (in the folder as p.name gives it) and size.
 bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
-  const std::string& path = p.name;
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const size_t slash = p.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
+  const size_t name_slash = p.name.rfind('/');
+  const std::string shown_dir =
+      name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return false;
   bool ok = false;
@@ -58,7 +61,7 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
     const std::string name = slash == std::string::npos ? std::string(e->d_name) : dir + e->d_name;
     std::string head;
     if (!Probe(name, p.fingerprint_len, &head, size) || HashOf(head) != p.fingerprint) continue;
-    *found = name;
+    *found = shown_dir + e->d_name;
     ok = true;
     break;
   }
@@ -91,7 +94,7 @@ std::string_view InputSet::Track::Tail() const {
 
 // Section "inputs", version 2: u32 inputs, per input: bytes name, bytes kind, bytes
 // fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
-// u64 dev, u64 ino, u8 rotated, u64 size.
+// u64 dev, u64 ino, u8 rotated, u64 size, bytes path.
 bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out) {
   ByteReader r(data);
   const uint32_t n = r.U32();
@@ -112,6 +115,7 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
     p.size = r.U64();
     if (rotated > 1) return false;
     p.rotated = rotated == 1;
+    p.path = r.Bytes();
     if (p.kind != "file" && p.kind != "stdin") return false;
     out->push_back(std::move(p));
   }
@@ -173,16 +177,20 @@ void EncodeInputPosition(const InputPosition& p, ByteWriter* w) {
   w->U64(p.ino);
   w->U8(p.rotated ? 1 : 0);
   w->U64(p.size);
+  w->Bytes(p.path);
 }
 
 }  // namespace
 
 Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   ByteWriter w(data);
-  w.U32(static_cast<uint32_t>(readers_.size() + carried_.size()));
+  uint32_t n = static_cast<uint32_t>(carried_.size());
+  for (const Track& t : tracks_) n += t.duplicate ? 0 : 1;
+  w.U32(n);
   for (size_t i = 0; i < readers_.size(); ++i) {
     LineReader& r = *readers_[i];
     const Track& t = tracks_[i];
+    if (t.duplicate) continue;
     InputPosition p;
     p.name = paths_[i];
     p.offset = t.offset;
@@ -194,6 +202,7 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
       p.fingerprint_len = t.offset;
     } else {
       p.kind = "file";
+      p.path = AbsolutePath(paths_[i]);
       // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
       // decompressed bytes when compressed: as many as there are, up to that).
       std::string bytes;
@@ -235,11 +244,15 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<InputPosition> saved;
   if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);
+  std::vector<size_t> fresh;  // inputs that match no saved one
   for (size_t i = 0; i < readers_.size(); ++i) {
     int found = -1;
     Status s = Match(i, saved, &used, &found);
     if (!s.ok()) return s;
-    if (found < 0) continue;  // a new input: read from its start
+    if (found < 0) {  // a new input: read from its start
+      if (!readers_[i]->is_stdin()) fresh.push_back(i);
+      continue;
+    }
     used[static_cast<size_t>(found)] = true;
     const InputPosition& p = saved[static_cast<size_t>(found)];
     Track& t = tracks_[i];
@@ -247,6 +260,24 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
     t.line = p.line;
     t.restored_max_time = p.max_time;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
+  }
+  // A new file whose first bytes are those of a file another input continues is a copy of it:
+  // logrotate's compress writes app.log.2.gz whole before it removes app.log.2, and a run in
+  // between sees both. The copy is neither read nor saved; the next run finds the saved
+  // position under its name once the original is gone.
+  for (size_t i : fresh) {
+    std::string head;
+    for (size_t k = 0; k < saved.size() && !tracks_[i].duplicate; ++k) {
+      const InputPosition& p = saved[k];
+      if (!used[k] || p.kind != "file" || p.fingerprint_len == 0) continue;
+      Status s = readers_[i]->ReadAt(0, p.fingerprint_len, &head);
+      if (!s.ok()) return s;
+      if (head.size() == p.fingerprint_len && HashOf(head) == p.fingerprint) {
+        tracks_[i].duplicate = true;
+        tracks_[i].rotated = true;  // at its (immediate) end it holds nothing back
+        readers_[i]->SetAtEnd(0, 0);
+      }
+    }
   }
   carried_.clear();
   for (size_t k = 0; k < saved.size(); ++k) {
@@ -258,9 +289,10 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
 }
 
 bool InputSet::RenamedAway(size_t i, const InputPosition& p) const {
-  if (p.name == paths_[i]) return false;
+  // By absolute path: the same file named from another directory is not renamed.
+  if (p.path == AbsolutePath(paths_[i])) return false;
   struct stat st;
-  if (::stat(p.name.c_str(), &st) != 0) return true;  // its old name is gone
+  if (::stat(p.path.c_str(), &st) != 0) return true;  // its old name is gone
   return static_cast<uint64_t>(st.st_dev) != readers_[i]->dev() ||
          static_cast<uint64_t>(st.st_ino) != readers_[i]->ino();
 }
@@ -271,20 +303,20 @@ Status InputSet::Unmatched(const InputPosition& p) {
     if (options_.warn) options_.warn(m);
   };
   struct stat st;
-  const bool there = ::stat(p.name.c_str(), &st) == 0;
+  const bool there = ::stat(p.path.c_str(), &st) == 0;
   if (there && static_cast<uint64_t>(st.st_dev) == p.dev &&
       static_cast<uint64_t>(st.st_ino) == p.ino) {
     std::string head;
     uint64_t size = 0;
-    if (!Probe(p.name, p.fingerprint_len, &head, &size) || size < p.offset ||
+    if (!Probe(p.path, p.fingerprint_len, &head, &size) || size < p.offset ||
         HashOf(head) != p.fingerprint) {
       // Rotated away and read to its end: nothing of it was lost.
       if (p.rotated && p.offset >= p.size) return Status::Ok();
       warn(fmt::format(
-          "{} was truncated and written again since the last run (a copytruncate rotation?), "
-          "and no input of this run holds its earlier content: what was written to it after "
-          "byte {} before the truncation was not read; name every generation of the log "
-          "(app.log*)",
+          "{} holds other content than earlier runs read (truncated and written again, as by a "
+          "copytruncate rotation, or a new file), and no input of this run holds the earlier "
+          "content: what was written to it after byte {} was not read; name every generation "
+          "of the log (app.log*)",
           p.name, p.offset));
       return Status::Ok();  // its content is gone
     }
@@ -361,6 +393,9 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   for (size_t k = 0; k < saved.size(); ++k) {
     const InputPosition& p = saved[k];
     if ((*used)[k] || p.kind != "file") continue;
+    // A file saved empty has no first bytes to know it by (they would match any file): only
+    // the same device and inode is that file.
+    if (p.fingerprint_len == 0 && !(p.dev == r.dev() && p.ino == r.ino())) continue;
     if (!r.compressed() && p.fingerprint_len > r.file_size()) continue;
     if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
     if (head.size() < p.fingerprint_len || HashOf(head) != p.fingerprint) continue;

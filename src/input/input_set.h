@@ -32,6 +32,7 @@ namespace logtide {
 // Where one input stood at a checkpoint.
 struct InputPosition {
   std::string name;         // as given on the command line ("-" for stdin)
+  std::string path;         // files: the absolute path (util/paths.h) of that name
   std::string kind;         // "file" or "stdin"
   std::string fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all
                             // consumed bytes
@@ -116,6 +117,7 @@ class InputSet final : public CheckpointComponent {
     int64_t restored_max_time = INT64_MIN;
     bool rotated = false;
     bool ended = false;  // read to its end in this run
+    bool duplicate = false;  // a copy of the content another input continues: not read, not saved
     std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
     // Compressed files: the last bytes consumed, up to kTailBytes of them at the end of
     // tail[0, tail_size).

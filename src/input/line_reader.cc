@@ -31,24 +31,6 @@ Status LineReader::Open(const std::string& path, size_t buffer_size,
   if (r->regular_) {
     Status s = r->src_->Detect();
     if (!s.ok()) return s;
-    if (r->compressed()) {
-      // The file this reader has open, even if it is renamed while the check runs.
-      const int check_fd = ::open(fmt::format("/proc/self/fd/{}", fd).c_str(), O_RDONLY | O_CLOEXEC);
-      if (check_fd < 0)
-        return Status::IOError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
-      LineReader* reader = r.get();
-      r->verify_thread_ = std::thread([reader, check_fd] {
-        ByteSource check(check_fd, true, reader->name_);
-        std::vector<char> buf(1 << 16);
-        Status st;
-        while (st.ok()) {
-          size_t got = 0;
-          st = check.Read(buf.data(), buf.size(), &got);
-          if (check.at_end()) break;
-        }
-        reader->verify_status_ = st;  // read by WaitVerified after the join
-      });
-    }
   }
   *out = std::move(r);
   return Status::Ok();
@@ -99,6 +81,7 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
     if (!s.ok()) return s;
   } else {
     // Read and drop: a compressed file is decompressed up to the offset (it cannot seek).
+    StartVerify();
     uint64_t left = offset;
     EnsureBuffer();
     while (left > 0) {
@@ -146,6 +129,31 @@ void LineReader::EnsureBuffer() {
   if (buf_.size() < capacity_ + kPadding) buf_.resize(capacity_ + kPadding);
 }
 
+void LineReader::StartVerify() {
+  if (!regular_ || !compressed()) return;
+  std::lock_guard<std::mutex> lk(verify_mu_);  // WaitVerified may run on another thread
+  if (verify_started_) return;
+  verify_started_ = true;
+  // The file this reader has open, even if it is renamed while the check runs.
+  const int check_fd = ::open(fmt::format("/proc/self/fd/{}", fd_).c_str(), O_RDONLY | O_CLOEXEC);
+  if (check_fd < 0) {
+    verify_status_ =
+        Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
+    return;
+  }
+  verify_thread_ = std::thread([this, check_fd] {
+    ByteSource check(check_fd, true, name_);
+    std::vector<char> buf(1 << 16);
+    Status st;
+    while (st.ok()) {
+      size_t got = 0;
+      st = check.Read(buf.data(), buf.size(), &got);
+      if (check.at_end()) break;
+    }
+    verify_status_ = st;  // read by WaitVerified after the join
+  });
+}
+
 Status LineReader::WaitVerified() {
   std::lock_guard<std::mutex> lk(verify_mu_);
   if (verify_thread_.joinable()) verify_thread_.join();
@@ -179,6 +187,7 @@ Status LineReader::Fill() {
     eof_ = true;
     return Status::Ok();
   }
+  StartVerify();
   if (on_wait_ && !regular_ && !src_->buffered() && !WaitReadable()) return Status::Ok();
   EnsureBuffer();
   new_run_ = true;
@@ -250,6 +259,7 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   *offset = consumed_;
   *size = 0;
   if (at_end_set_) return Status::Ok();
+  StartVerify();
   // The partial line left by the previous block (or by Next) starts this one.
   size_t have = end_ - begin_;
   if (regular_ && !compressed() && consumed_ + target > file_size_) {

@@ -65,10 +65,11 @@ class LineReader {
                 const std::function<void(std::string_view)>& skipped,
                 uint64_t* reached = nullptr);
   // A compressed file is decompressed once in full, from a descriptor of its own and on a
-  // thread of its own started when it is opened, to check it: damage that still decodes is only
+  // thread of its own started when its bytes are first read, to check it: damage that still decodes is only
   // found by the check at the end of its gzip member or zstd frame. Waits for that check and
-  // returns its error (Ok for anything else). Whatever bytes of the file were used must not
-  // reach an output or a checkpoint before this returned Ok. Thread-safe.
+  // returns its error (Ok for anything else, and for a file none of whose bytes were read yet).
+  // Whatever bytes of the file were used must not reach an output or a checkpoint before this
+  // returned Ok. Thread-safe.
   Status WaitVerified();
 
   // Takes the input as read to its end at byte `offset` (line `line`), reading nothing: for a
@@ -157,7 +158,11 @@ class LineReader {
   // Before a read of a pipe that would block: calls on_wait_ while nothing comes. Returns
   // false when a stop signal came meanwhile (interrupted_ is then set).
   bool WaitReadable();
-  // The check of a compressed file (WaitVerified), on a thread started at Open.
+  // The check of a compressed file (WaitVerified), on a thread started when its bytes are
+  // first read: files taken as at their end (SetAtEnd), or opened only to look at their first
+  // bytes, are not checked.
+  void StartVerify();
+  bool verify_started_ = false;
   std::thread verify_thread_;
   std::mutex verify_mu_;
   Status verify_status_;

@@ -70,10 +70,7 @@ Status OutputFile::Sync(bool durable) {
 }
 
 Status OutputFile::Flush() {
-  if (gate_ && !buf_.empty() && error_.ok()) {
-    error_ = gate_();
-    gate_ = nullptr;
-  }
+  if (gate_ && !buf_.empty() && error_.ok()) error_ = gate_();
   size_t done = 0;
   while (error_.ok() && done < buf_.size()) {
     ssize_t n = write_budget_ != nullptr && write_budget_->fetch_sub(1) <= 0

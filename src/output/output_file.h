@@ -48,9 +48,10 @@ class OutputFile {
   // Fault injection for tests: each write(2) takes one from *budget, shared by the outputs
   // that are given it, and fails with ENOSPC (as on a full disk) once it is used up.
   void set_write_budget(std::atomic<int64_t>* budget) { write_budget_ = budget; }
-  // Called before the first bytes are written to the file, once: an error stops every write
-  // (it is the output's error from then on). For inputs that must be checked whole before what
-  // was made of them reaches an output (input/line_reader.h, WaitVerified).
+  // Called before each write of bytes to the file: an error stops every write (it is the
+  // output's error from then on). For inputs that must be checked whole before what was made
+  // of them reaches an output (input/line_reader.h, WaitVerified); it must be cheap once they
+  // were.
   void set_gate(std::function<Status()> gate) { gate_ = std::move(gate); }
 
  private:

@@ -1,7 +1,8 @@
 // Watermark tracking: the largest event time read from each input and the watermark they
 // allow, W = min over unfinished inputs of (max event time - delay), never decreasing.
 // An input that has read no event yet holds W at -infinity; when every input is finished,
-// W is +infinity. The watermark is checkpointed (section "watermark"); the inputs' largest
+// W is +infinity, except under --hold (set_hold), where the stream goes on in later runs: W is
+// then at most the largest event time read from any input minus the delay. The watermark is checkpointed (section "watermark"); the inputs' largest
 // event times are saved with their positions (input/input_set.h), as inputs may come in
 // another order in the next run.
 #pragma once
@@ -28,17 +29,24 @@ class WatermarkTracker final : public CheckpointComponent {
   }
   // Marks `input` as at its end: it no longer holds the watermark back.
   void Finish(int input) { finished_[input] = true; }
+  // Under --hold, finished inputs (rotated files) are not the end of the stream.
+  void set_hold(bool hold) { hold_ = hold; }
 
   Nanos max_time(int input) const { return max_[input]; }
 
   // Recomputes and returns the watermark.
   Nanos Update() {
     Nanos w = kPlusInfinity;
+    Nanos top = kMinusInfinity;  // the largest event time read, minus the delay
     for (size_t i = 0; i < max_.size(); ++i) {
-      if (finished_[i]) continue;
       Nanos wi = SatSub(max_[i], delay_);
+      if (wi > top) top = wi;
+      if (finished_[i]) continue;
       if (wi < w) w = wi;
     }
+    // A live log may not exist yet between a rotation and its writer's first line: the
+    // rotated files' ends are not the stream's.
+    if (hold_ && w == kPlusInfinity) w = top;
     if (w > current_) current_ = w;
     return current_;
   }
@@ -62,6 +70,7 @@ class WatermarkTracker final : public CheckpointComponent {
   std::vector<Nanos> max_;
   std::vector<bool> finished_;
   Nanos delay_;
+  bool hold_ = false;
   Nanos current_ = kMinusInfinity;
 };
 
