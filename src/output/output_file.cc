@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -53,6 +54,19 @@ Status OutputFile::OpenResume(const std::string& path, uint64_t committed) {
                     "truncated or replaced{}",
                     name_, st.st_size, committed, hint));
   }
+  {
+    // The bytes before the committed length, read through a descriptor of our own (standard
+    // output may be write-only).
+    const int rd = ::open(fmt::format("/proc/self/fd/{}", fd_).c_str(), O_RDONLY | O_CLOEXEC);
+    if (rd < 0) return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(errno)));
+    const uint64_t from = committed - std::min<uint64_t>(committed, kTailBytes);
+    tail_.resize(static_cast<size_t>(committed - from));
+    const ssize_t n = ::pread(rd, tail_.data(), tail_.size(), static_cast<off_t>(from));
+    const int err = errno;
+    ::close(rd);
+    if (n != static_cast<ssize_t>(tail_.size()))
+      return Status::IOError(fmt::format("cannot read {}: {}", name_, std::strerror(err)));
+  }
   if (::ftruncate(fd_, static_cast<off_t>(committed)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
     return Status::IOError(
         fmt::format("cannot cut {} back to {} bytes: {}", name_, committed, std::strerror(errno)));
@@ -83,6 +97,13 @@ Status OutputFile::Flush() {
     }
     done += static_cast<size_t>(n);
     written_ += static_cast<uint64_t>(n);
+  }
+  // Keep the last kTailBytes written.
+  if (done >= kTailBytes) {
+    tail_.assign(buf_.data() + done - kTailBytes, kTailBytes);
+  } else if (done > 0) {
+    tail_.append(buf_.data(), done);
+    if (tail_.size() > kTailBytes) tail_.erase(0, tail_.size() - kTailBytes);
   }
   buf_.clear();
   return error_;

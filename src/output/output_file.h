@@ -25,6 +25,7 @@ class OutputFile {
   // is cut back to that length and written after it. Refused when the file is shorter (it was
   // truncated or replaced). Standard output is treated the same when it is a regular file;
   // a pipe or terminal is just written to (at-least-once).
+  // The bytes just before `committed` are read back into tail().
   Status OpenResume(const std::string& path, uint64_t committed);
   // Writes out the buffer and, with `durable`, waits for the data to reach the disk.
   Status Sync(bool durable);
@@ -45,6 +46,10 @@ class OutputFile {
   Status Close();
   // The output's length: committed bytes at open plus bytes written to the OS since.
   uint64_t bytes_written() const { return written_; }
+  // The last kTailBytes bytes of the output (fewer when it is shorter): what the next run
+  // checks the file by (OutputSet), as written or, after OpenResume, as read back.
+  static constexpr size_t kTailBytes = 64;
+  std::string_view tail() const { return tail_; }
   // Fault injection for tests: each write(2) takes one from *budget, shared by the outputs
   // that are given it, and fails with ENOSPC (as on a full disk) once it is used up.
   void set_write_budget(std::atomic<int64_t>* budget) { write_budget_ = budget; }
@@ -61,6 +66,7 @@ class OutputFile {
   std::string name_;
   std::string buf_;
   uint64_t written_ = 0;
+  std::string tail_;
   Status error_;
   std::atomic<int64_t>* write_budget_ = nullptr;
   std::function<Status()> gate_;

@@ -3,13 +3,23 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "util/bytes.h"
+#include "util/paths.h"
 
 namespace logtide {
 
-// Section "outputs", version 1: u32 outputs, per open output: bytes role, bytes path,
-// u64 committed length.
+namespace {
+
+std::string TailHash(std::string_view bytes) {
+  return fmt::format("{:016x}", XXH64(bytes.data(), bytes.size(), 0));
+}
+
+}  // namespace
+
+// Section "outputs", version 2: u32 outputs, per open output: bytes role, bytes path,
+// u64 committed length, bytes absolute path, bytes tail hash.
 bool DecodeOutputPositions(std::string_view data, std::vector<OutputPosition>* out) {
   ByteReader r(data);
   const uint32_t n = r.U32();
@@ -19,6 +29,8 @@ bool DecodeOutputPositions(std::string_view data, std::vector<OutputPosition>* o
     o.role = r.Bytes();
     o.path = r.Bytes();
     o.length = r.U64();
+    o.absolute = r.Bytes();
+    o.tail_hash = r.Bytes();
     out->push_back(std::move(o));
   }
   return r.ok() && r.at_end();
@@ -30,6 +42,14 @@ Status OutputSet::Open() {
     Status s;
     if (resumed_) {
       s = files_[i].OpenResume(paths_[i], committed_[i]);
+      // A pipe is not read back (its tail stays empty): nothing to check it by.
+      const bool read_back = committed_[i] == 0 || !files_[i].tail().empty();
+      if (s.ok() && read_back && TailHash(files_[i].tail()) != tail_hash_[i]) {
+        return Status::Refused(fmt::format(
+            "{} is not the file this job wrote: its bytes before offset {}, where the last run "
+            "stopped, differ (it was replaced or edited); nothing was written",
+            files_[i].name(), committed_[i]));
+      }
     } else if (paths_[i] == "-" && with_state_) {
       // A new job writing to a regular file through '>>': keep what the file already holds.
       struct stat st;
@@ -77,6 +97,8 @@ Status OutputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
     w.Bytes(kRoles[i]);
     w.Bytes(paths_[i]);
     w.U64(files_[i].bytes_written());
+    w.Bytes(paths_[i] == "-" ? std::string("-") : AbsolutePath(paths_[i]));
+    w.Bytes(TailHash(files_[i].tail()));
   }
   return Status::Ok();
 }
@@ -85,10 +107,34 @@ Status OutputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<OutputPosition> saved;
   if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
   resumed_ = true;
-  for (const OutputPosition& o : saved) {
-    for (int i = 0; i < 3; ++i) {
-      if (o.role == kRoles[i]) committed_[i] = o.length;
+  // The outputs must be the job's: the same ones, at the same places. An output added on
+  // resume would get only what comes after, one dropped would miss it.
+  std::string differs;
+  for (int i = 0; i < 3; ++i) {
+    const OutputPosition* o = nullptr;
+    for (const OutputPosition& s : saved) {
+      if (s.role == kRoles[i]) o = &s;
     }
+    const std::string flag = i == 0 ? "--output" : fmt::format("--{}", kRoles[i]);
+    const std::string here =
+        paths_[i].empty() ? "" : paths_[i] == "-" ? std::string("-") : AbsolutePath(paths_[i]);
+    if (o == nullptr && !here.empty()) {
+      differs += fmt::format("; {} {} is new", flag, paths_[i]);
+    } else if (o != nullptr && here.empty()) {
+      differs += fmt::format("; {} {} is missing", flag, o->path);
+    } else if (o != nullptr && o->absolute != here) {
+      differs += fmt::format("; {} was {}, now {}", flag, o->path, paths_[i]);
+    }
+    if (o != nullptr) {
+      committed_[i] = o->length;
+      tail_hash_[i] = o->tail_hash;
+    }
+  }
+  if (!differs.empty()) {
+    return Status::Refused(fmt::format(
+        "the outputs differ from the job's{}: nothing was written. Resume with the same "
+        "outputs, or start a new --state file",
+        differs));
   }
   return Status::Ok();
 }

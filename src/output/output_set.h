@@ -1,7 +1,9 @@
 // The job's outputs (results, late events, bad lines) and their committed lengths across runs
 // (a checkpoint component, section "outputs"): a resumed run cuts each output back to the
 // length its last checkpoint recorded and writes on from there, so no record is lost or
-// written twice.
+// written twice. An output is known by its path and by a hash of its last bytes before that
+// length: a resume with an output added, dropped or moved, or whose file was replaced by
+// another at least as long, is refused.
 #pragma once
 
 #include <atomic>
@@ -19,8 +21,10 @@ namespace logtide {
 
 struct OutputPosition {
   std::string role;  // "output", "late-output", "errors"
-  std::string path;
+  std::string path;  // as given ("-": standard output)
   uint64_t length = 0;
+  std::string absolute;   // the absolute path (util/paths.h), or "-"
+  std::string tail_hash;  // XXH64 of the last bytes before `length` (OutputFile::tail)
 };
 
 // Decodes an "outputs" section (version OutputSet::kVersion). Returns false when damaged.
@@ -50,7 +54,8 @@ class OutputSet final : public CheckpointComponent {
     for (OutputFile& f : files_) f.set_gate(gate);
   }
 
-  static constexpr uint32_t kVersion = 1;
+  // Version 2 added each output's absolute path and tail hash.
+  static constexpr uint32_t kVersion = 2;
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
@@ -62,6 +67,7 @@ class OutputSet final : public CheckpointComponent {
   bool with_state_;
   bool resumed_ = false;
   uint64_t committed_[3] = {0, 0, 0};
+  std::string tail_hash_[3];
   OutputFile files_[3];
 };
 

@@ -125,7 +125,24 @@ cp out.ndjson out.bak
 head -c 10 out.bak > out.ndjson
 refuse "truncated output" 5 "it was truncated or replaced" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 cp out.bak out.ndjson
+# An output replaced by another file at least as long: its last bytes before the committed
+# length are not the job's.
+tail -c 10 out.bak | tr 'a-z' 'A-Z' > tail.txt
+{ head -c $(( $(wc -c < out.bak) - 10 )) out.bak; cat tail.txt; } > out.ndjson
+refuse "output replaced by another as long" 5 "is not the file this job wrote" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
+check "output replaced: left as it was" cmp -s out.ndjson <({ head -c $(( $(wc -c < out.bak) - 10 )) out.bak; cat tail.txt; })
+cp out.bak out.ndjson
+# Outputs added, dropped or moved on resume: the job's outputs would be incomplete.
+refuse "--late-output added on resume" 5 "--late-output late.ndjson is new" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson --late-output late.ndjson app.log
+refuse "--output moved on resume" 5 "--output was out.ndjson, now other.ndjson" "$bin" -q "${Q[@]}" --state s.db --hold -o other.ndjson app.log
+check "the refused runs created no output" test ! -e other.ndjson
+# Standard output: a job that wrote to it through '>>', resumed with '>'.
+rm -f s2.db fresh.ndjson
+"$bin" -q "${Q[@]}" --state s2.db --hold app.log >> fresh.ndjson
+check "a job on standard output wrote records" test -s fresh.ndjson
+cp s.db s.db.main; cp s2.db s.db
 refuse "stdout truncated by >" 5 "use '>>' or --output" bash -c "'$bin' -q ${Q[*]@Q} --state s.db --hold app.log > fresh.ndjson"
+cp s.db.main s.db
 # --reread-replaced: the truncated file is read from its start instead.
 cp s.db s.before
 head -n 300 app.log.bak > app.log
