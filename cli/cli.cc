@@ -203,6 +203,11 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                  "Bad lines: skip (default: count and report) or fail (stop, exit 3)")
       ->check(CLI::IsMember({"skip", "fail"}))
       ->type_name("MODE");
+  app.add_option("--max-bad-ratio", o.max_bad_ratio,
+                 "Fail (exit 3) when more than this share of the run's lines are bad, 0 to 1; a "
+                 "run with no usable line always fails")
+      ->check(CLI::Range(0.0, 1.0))
+      ->type_name("R");
   app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON")->type_name("FILE");
   app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
       ->type_name("FILE");

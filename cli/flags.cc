@@ -43,6 +43,7 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     return Status::InvalidArgument("--lateness: " + s.message());
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
+  c->max_bad_ratio = o.max_bad_ratio;
   c->output = o.output;
   c->format = o.format == "csv" ? OutputFormat::kCsv : OutputFormat::kNdjson;
   c->late_output = o.late_output;

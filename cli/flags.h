@@ -36,6 +36,7 @@ struct Options {
   std::string emit = "final";
   std::string late_output;
   std::string on_error = "skip";
+  double max_bad_ratio = 1;
   std::string errors;
   std::string output = "-";
   std::string format = "ndjson";

@@ -6,7 +6,7 @@ _logtide() {
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
   local flags="--window --by --agg --time --time-format --delay --lateness --emit --late-output
-    --on-error --errors -o --output --format --stats --progress --explain -q --quiet --config
+    --on-error --max-bad-ratio --errors -o --output --format --stats --progress --explain -q --quiet --config
     --threads
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite -h --help --version"
 

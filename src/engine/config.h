@@ -45,6 +45,7 @@ struct EngineConfig {
   std::string errors_output;  // empty: bad lines are only reported and counted
   OnError on_error = OnError::kSkip;
   int max_reported_errors = 5;   // bad lines shown on stderr under --on-error skip
+  double max_bad_ratio = 1;      // a run with a larger share of bad lines fails (DataError)
   size_t buffer_size = 1 << 20;  // initial input buffer; results never depend on it
   bool quiet = false;            // no warnings on the diagnostics stream
   int threads = 1;               // > 1: that many threads parse ahead (engine/parse_pool.h)

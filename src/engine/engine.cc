@@ -68,6 +68,12 @@ struct Engine::Impl {
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
   int reported = 0;
+  // This run's bad lines by kind (BadKindOf), the first reason of each, and the job's counters
+  // when the run began: a run in which no line was usable fails (CheckUsable).
+  uint64_t bad_by_kind[4] = {0, 0, 0, 0};
+  std::string first_reason[4];
+  EngineStats at_start;
+  Status CheckUsable() const;
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
   std::chrono::steady_clock::time_point last_progress;
@@ -315,9 +321,64 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   return Status::Ok();
 }
 
+namespace {
+
+// What most bad lines of a run that had no usable line say, and what to try.
+constexpr const char* kBadKindText[4][2] = {
+    {"not JSON objects", "the input must be newline-delimited JSON, one object per line"},
+    {"without the time field",
+     "--time names the event-time field (default \"ts\"; a dotted path such as req.ts)"},
+    {"with a time that cannot be read",
+     "--time-format says how to read it (auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns "
+     "or a strptime pattern)"},
+    {"bad", "run with --errors FILE to see every bad line and its reason"},
+};
+
+int BadKindOf(std::string_view reason) {
+  const auto starts = [&](std::string_view p) { return reason.substr(0, p.size()) == p; };
+  if (starts("invalid JSON") || starts("not a JSON object") ||
+      reason.find("UTF-8") != std::string_view::npos)
+    return 0;
+  if (starts("time field") && reason.find("missing or null") != std::string_view::npos) return 1;
+  if (starts("time") || starts("not an RFC 3339") || starts("bad timestamp") ||
+      reason.find("timestamp") != std::string_view::npos)
+    return 2;
+  return 3;
+}
+
+}  // namespace
+
+Status Engine::Impl::CheckUsable() const {
+  const uint64_t lines = stats->lines - at_start.lines;
+  const uint64_t bad = stats->bad_lines - at_start.bad_lines;
+  const uint64_t usable =
+      (stats->events - at_start.events) + (stats->late_events - at_start.late_events);
+  if (bad == 0) return Status::Ok();
+  int kind = 0;
+  for (int k = 1; k < 4; ++k) {
+    if (bad_by_kind[k] > bad_by_kind[kind]) kind = k;
+  }
+  const std::string most =
+      fmt::format("{} of them {} (the first, {}); {}", bad_by_kind[kind], kBadKindText[kind][0],
+                  first_reason[kind], kBadKindText[kind][1]);
+  if (usable == 0) {
+    return Status::DataError(fmt::format(
+        "no line of the input was usable: {} line{} read, {} bad, {}", lines, lines == 1 ? "" : "s",
+        bad, most));
+  }
+  if (static_cast<double>(bad) > config.max_bad_ratio * static_cast<double>(lines)) {
+    return Status::DataError(fmt::format(
+        "{} of {} lines were bad, more than --max-bad-ratio {} allows: {}", bad, lines,
+        config.max_bad_ratio, most));
+  }
+  return Status::Ok();
+}
+
 Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reason) {
   ++stats->bad_lines;
   const std::string& name = inputs->reader(input).name();
+  const int kind = BadKindOf(reason);
+  if (bad_by_kind[kind]++ == 0) first_reason[kind] = fmt::format("{}:{}: {}", name, line.number, reason);
   if (config.on_error == OnError::kFail) {
     return Status::DataError(fmt::format(
         "{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)",
@@ -411,6 +472,7 @@ Status Engine::Impl::Stop() {
 }
 
 Status Engine::Impl::ReadAll() {
+  at_start = *stats;
   if (g_stop_signal != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
   uint32_t until_progress = 0;
@@ -535,6 +597,9 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (m.nothing_to_do) return s;
   Status f = m.Finish();
   if (s.ok()) s = f;
+  // A run that had no usable line (the wrong --time, --time-format, not NDJSON) fails, with
+  // what most lines said; so does one with more bad lines than --max-bad-ratio allows.
+  if (s.ok() && opened && m.stopped_by == 0) s = m.CheckUsable();
   // A run refused at opening (its state, its inputs) read nothing: the restored job's totals
   // are not this run's to report.
   if (!config_.quiet && opened) {
