@@ -58,6 +58,13 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
 
 void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,
                         StructuralIndex* index) {
+  // A UTF-8 byte order mark (editors on Windows put one at the start of a file) is not part of
+  // the JSON: skipped, as jq does.
+  if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+    data += 3;
+    size -= 3;
+    capacity -= 3;
+  }
   bool blank = true;
   for (size_t i = 0; i < size && blank; ++i) blank = data[i] == ' ' || data[i] == '\t';
   if (blank) {
