@@ -47,6 +47,7 @@ struct Engine::Impl {
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         counters(s, &seq, &reported) {
     tracker.set_hold(c.hold);
+    c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }
 
   const EngineConfig& config;
@@ -68,6 +69,7 @@ struct Engine::Impl {
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
   int reported = 0;
+  Nanos min_time = kMinusInfinity, max_time = kPlusInfinity;  // WindowSpec::WindowableRange
   // This run's bad lines by kind (BadKindOf), the first reason of each, and the job's counters
   // when the run began: a run in which no line was usable fails (CheckUsable).
   uint64_t bad_by_kind[4] = {0, 0, 0, 0};
@@ -331,7 +333,7 @@ constexpr const char* kBadKindText[4][2] = {
     {"with a time that cannot be read",
      "--time-format says how to read it (auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns "
      "or a strptime pattern)"},
-    {"bad", "run with --errors FILE to see every bad line and its reason"},
+    {"bad for other reasons", "run with --errors FILE to see every bad line and its reason"},
 };
 
 int BadKindOf(std::string_view reason) {
@@ -413,6 +415,12 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
   const Nanos t = ev.time;
+  if (t < min_time || t > max_time) [[unlikely]] {
+    return BadLine(input, line,
+                   fmt::format("event time {} is outside the times this query can window ({} to "
+                               "{}, from the window, --delay and --lateness)",
+                               FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
+  }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
   bool accepted = op->Add(KeyedEvent{key, t, ev.aggs, seq});

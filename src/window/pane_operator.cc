@@ -63,7 +63,10 @@ PaneOperator::Pane* PaneOperator::GetPane(Nanos start) {
 
 void PaneOperator::SetPaneTimers(Nanos start) {
   const Nanos last_end = spec_.LastWindowEnd(start);
-  for (Nanos e = spec_.NextEndAfter(start);; e = SatAdd(e, spec_.slide)) {
+  // (Events whose windows are not finite are refused before they get here: see
+  // WindowSpec::WindowableRange. The bound on e keeps a saturated end from looping.)
+  for (Nanos e = spec_.NextEndAfter(start); e != kMinusInfinity && e != kPlusInfinity;
+       e = SatAdd(e, spec_.slide)) {
     // A window already due has fired (or was empty) when the watermark passed it.
     if (FireTime(e) > watermark_ && fire_set_.insert(e).second)
       timers_.Set(TimeDomain::kEventTime,

@@ -79,4 +79,15 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
   return Status::Ok();
 }
 
+void WindowSpec::WindowableRange(Nanos delay, Nanos lateness, Nanos* lo, Nanos* hi) const {
+  // A window reaches at most its length, plus one step of alignment, on either side of the
+  // event; the watermark is the event time less the delay; cleanup is the end plus lateness.
+  const __int128 reach = static_cast<__int128>(is_session() ? gap : size) +
+                         (is_session() ? gap : slide) + 1;
+  const __int128 l = static_cast<__int128>(kMinusInfinity) + reach + delay;
+  const __int128 h = static_cast<__int128>(kPlusInfinity) - reach - lateness;
+  *lo = l > kPlusInfinity ? kPlusInfinity : static_cast<Nanos>(l);
+  *hi = h < kMinusInfinity ? kMinusInfinity : static_cast<Nanos>(h);
+}
+
 }  // namespace logtide

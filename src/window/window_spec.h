@@ -31,6 +31,9 @@ struct WindowSpec {
   Nanos gap = 0;    // session
 
   bool is_session() const { return kind == Kind::kSession; }
+  // The event times whose every window, firing and cleanup time (with this delay and
+  // lateness) are finite Nanos: an event outside [*lo, *hi] cannot be windowed exactly.
+  void WindowableRange(Nanos delay, Nanos lateness, Nanos* lo, Nanos* hi) const;
   // Pane length: gcd(size, slide). REQUIRES: !is_session().
   Nanos pane() const;
   // Start of the pane holding t.
