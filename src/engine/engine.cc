@@ -33,7 +33,16 @@ namespace {
 
 volatile int g_stop_signal = 0;  // sig_atomic_t is int here; LineReader takes an int flag
 static_assert(sizeof(std::sig_atomic_t) == sizeof(int));
-extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
+// The first signal asks for a clean stop; a second one (Ctrl-C again, or timeout(1)'s kill
+// after its grace) ends the process at once, with the signal's own action.
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop_signal != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_stop_signal = sig;
+}
 
 }  // namespace
 

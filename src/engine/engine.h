@@ -44,7 +44,8 @@ class Engine {
   // Makes SIGINT and SIGTERM stop a run cleanly instead of killing the process: the run stops
   // at a line boundary (at once, if the signal came before it started), writes the records of
   // the windows that had fired, and with --state takes a final checkpoint. For the command
-  // line, first thing in main. Without it those signals have their default action.
+  // line, first thing in main. A second signal ends the process at once (its default action).
+  // Without this, those signals have their default action.
   static void InstallStopHandlers();
 
   // Runs the query to the end of all inputs. Warnings and the first bad lines go to `diag`.

@@ -3,7 +3,7 @@
 logtide's standard input. The run exits 130 or 143 at once; the records of the windows that had
 closed are written (and equal the batch run's), the open windows are not; with --state the
 next run over the same stream gives exactly the batch result. A signal in the first
-milliseconds stops the run as cleanly.
+milliseconds stops the run as cleanly. A second signal ends the process at once.
 
 Usage: stop_test.py LOGTIDE
 """
@@ -100,6 +100,26 @@ def main():
         r = subprocess.run(args, input=b"".join(all_lines), capture_output=True)
         check(what + ": the next run ends well", r.returncode == 0, r.stderr.decode())
         check(what + ": with the batch result", open("out.ndjson", "rb").read() == batch)
+
+    # A second signal ends the process at once: two signals delivered together (the process
+    # stopped while they are sent) kill it by the second one, rather than a clean exit.
+    p = subprocess.Popen([binary, "-q"] + QUERY, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    p.stdin.write(all_lines[0])
+    p.stdin.flush()
+    time.sleep(0.3)
+    p.send_signal(signal.SIGSTOP)
+    p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGTERM)
+    p.send_signal(signal.SIGCONT)
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    check("a second signal ends the process by that signal (got %d)" % p.returncode,
+          p.returncode in (-signal.SIGINT, -signal.SIGTERM))
+    p.stdin.close()
 
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
