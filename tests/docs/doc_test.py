@@ -91,6 +91,12 @@ def flags(binary, root):
 
 
 def man(binary, root):
+    # A merge or stash conflict left in the documents (groff takes the markers for text).
+    for doc in ("man/logtide.1", "README.md", "bench/README.md"):
+        for n, line in enumerate(open(os.path.join(root, doc), encoding="utf-8"), 1):
+            if re.match(r"(<{7}|>{7}) |={7}$", line):
+                print("FAIL: %s:%d: a conflict marker: %s" % (doc, n, line.rstrip()))
+                return 0, 1
     got = subprocess.run(["groff", "-man", "-ww", "-z", os.path.join(root, "man/logtide.1")], capture_output=True, text=True)
     if got.returncode != 0 or got.stderr:
         print("FAIL: groff warnings:\n" + got.stderr)
