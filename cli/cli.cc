@@ -193,6 +193,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->type_name("DUR");
   app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")
       ->type_name("DUR");
+  app.add_option("--idle-timeout", o.idle_timeout,
+                 "An input that waits with no new line for DUR stops holding the watermark back; "
+                 "when all do, event time moves with the wall clock (default: never)")
+      ->type_name("DUR");
   app.add_option("--emit", o.emit,
                  "final (default): one record per window and key; update: revisions")
       ->check(CLI::IsMember({"final", "update"}))

@@ -115,6 +115,20 @@ std::string Explain(const EngineConfig& c) {
                    "order.\n",
                    delay, delay);
   }
+  if (c.idle_timeout > 0) {
+    const std::string idle = FormatDuration(c.idle_timeout);
+    fmt::format_to(
+        out,
+        "Idle inputs (--idle-timeout): an input waited on (a pipe{}) that has produced no line "
+        "for {} of wall-clock time stops holding the watermark back; when it produces lines "
+        "again, those behind the watermark are late. When every input is idle, event time moves "
+        "on with the wall clock from the last line read, so the last windows fire about {} after "
+        "it.{}\n",
+        c.hold ? ", or a file read to its end" : "", idle, idle,
+        c.state_path.empty() ? ""
+                             : " The time each input last produced a line is kept in the "
+                               "state, so idleness carries across runs.");
+  }
   // What happens at the end of the input: with --hold the windows wait for the next run.
   const std::string at_end =
       c.hold ? "at the end of the input, open windows stay open for the next run (--hold), and "

@@ -41,6 +41,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     return Status::InvalidArgument("--delay: " + s.message());
   if (!(s = ParseDuration(o.lateness, &c->lateness)).ok())
     return Status::InvalidArgument("--lateness: " + s.message());
+  if (!o.idle_timeout.empty()) {
+    if (!(s = ParseDuration(o.idle_timeout, &c->idle_timeout)).ok())
+      return Status::InvalidArgument("--idle-timeout: " + s.message());
+    if (c->idle_timeout <= 0)
+      return Status::InvalidArgument("--idle-timeout must be longer than 0 (leave it out for never)");
+  }
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;

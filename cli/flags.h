@@ -33,6 +33,7 @@ struct Options {
   std::vector<std::string> aggs;
   std::string delay = "0";
   std::string lateness = "0";
+  std::string idle_timeout;  // empty: inputs are never idle
   std::string emit = "final";
   std::string late_output;
   std::string on_error = "skip";

@@ -9,6 +9,7 @@
 
 #include "agg/agg_spec.h"
 #include "output/record_writer.h"
+#include "time/clock.h"
 #include "time/timestamp.h"
 #include "window/window_operator.h"
 #include "window/window_spec.h"
@@ -38,6 +39,8 @@ struct EngineConfig {
   std::vector<AggSpec> aggs;    // empty means one plain count
   Nanos delay = 0;
   Nanos lateness = 0;
+  // > 0: inputs waited on with no new line for this long are idle (watermark/idleness.h).
+  Nanos idle_timeout = 0;
   EmitMode emit = EmitMode::kFinal;
   std::string output = "-";
   OutputFormat format = OutputFormat::kNdjson;
@@ -58,6 +61,9 @@ struct EngineConfig {
   bool durable = false;          // fsync outputs and commit with synchronous=FULL
   bool reread_replaced = false;  // a truncated or replaced input is read from its start
   bool overwrite = false;        // a new job may replace outputs that already hold data
+
+  // The wall clock for --idle-timeout (time/clock.h); null: the system's. Not owned.
+  const Clock* clock = nullptr;
 
   FaultHooks faults;  // tests only
 };

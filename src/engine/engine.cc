@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <thread>
 
 #include "agg/accumulators.h"
 #include "engine/checkpointer.h"
@@ -24,6 +25,7 @@
 #include "state/state_store.h"
 #include "time/timestamp.h"
 #include "util/diag.h"
+#include "watermark/idleness.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
 
@@ -54,6 +56,8 @@ struct Engine::Impl {
         sink(&keys, &acc, &s->windows_emitted),
         outputs(c.output, c.late_output, c.errors_output, !c.state_path.empty()),
         tracker(static_cast<int>(c.inputs.size()), c.delay),
+        clock(c.clock != nullptr ? *c.clock : Clock::System()),
+        idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
         counters(s, &seq, &reported) {
     tracker.set_hold(c.hold);
     c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
@@ -75,6 +79,22 @@ struct Engine::Impl {
   std::vector<uint64_t> read_to;    // per input: the end of the last line processed
   std::unique_ptr<ParsePool> pool;  // reads `inputs`, so declared after
   WatermarkTracker tracker;
+  // --idle-timeout: which inputs are idle, on this clock.
+  const Clock& clock;
+  Idleness idleness;
+  int waiting_on = -1;  // the input Next waits on, -1 while waiting for any (WaitForAny)
+  std::vector<bool> done;  // per input: read to its end in this run
+  Nanos last_rejoin_check = 0;
+  // The input waited on has been quiet for --idle-timeout: it stops holding the watermark back.
+  void SetIdle(int input);
+  // An idle input with input ready again holds the watermark back again; its events behind the
+  // watermark are late. Returns whether one did.
+  bool Rejoin();
+  bool AnyIdleReady();
+  // While every unfinished input is idle: event time moves at wall-clock speed.
+  void WallClockProgress(Nanos now);
+  // Every unfinished input is idle: waits until one has input or a stop signal came.
+  void WaitForAny();
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
   int reported = 0;
@@ -120,9 +140,11 @@ struct Engine::Impl {
   // checkpoint under --state.
   Status Stop();
   void ReportProgress(bool done);
-  // While input is awaited (ParsePool::set_on_wait): what was decided goes out now, and
-  // checkpoints and progress keep their wall-clock pace. Errors wait in wait_status.
-  void OnWait();
+  // While input is awaited (ParsePool::set_on_wait): idle inputs are seen to, what was
+  // decided goes out now, and checkpoints and progress keep their wall-clock pace. Errors wait
+  // in wait_status. Returns false to stop waiting on the input: it went idle and another may
+  // be read, or an idle one has input again.
+  bool OnWait();
   uint64_t flushed_records = 0;  // records, late events and bad lines when outputs were flushed
   Status wait_status;
   Status TakeCheckpoint(bool finished);
@@ -191,6 +213,7 @@ Status Engine::Impl::Open() {
   opts.state_path = config.state_path;
   opts.warn = [this](const std::string& m) { Warn(m); };
   opts.max_time = [this](int i) { return tracker.max_time(i); };
+  opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
   for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(&g_stop_signal);
@@ -246,8 +269,12 @@ Status Engine::Impl::OpenState(bool* resumed) {
         "damaged; it was not changed",
         config.state_path));
   }
-  for (size_t i = 0; i < inputs->size(); ++i)
+  const Nanos now = clock.Now();
+  for (size_t i = 0; i < inputs->size(); ++i) {
     tracker.Observe(static_cast<int>(i), inputs->restored_max_time(i));
+    if (inputs->restored_quiet_since(i) != INT64_MIN)
+      idleness.Restore(static_cast<int>(i), inputs->restored_quiet_since(i), now);
+  }
   window_log_rows = cp.window_log_rows;
   checkpoints = cp.checkpoints;
   *resumed = true;
@@ -304,6 +331,7 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   Status s = outputs.Sync(config.durable);
   if (!s.ok()) return s;
   AtCheckpoint("before-commit", n);
+  if (idleness.enabled()) idleness.Settle(clock.Now());
   Checkpoint c;
   // The window log is rewritten whole once it holds more than twice the live rows: a
   // checkpoint then costs what changed, amortized.
@@ -447,6 +475,46 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   return Status::Ok();
 }
 
+void Engine::Impl::SetIdle(int input) {
+  tracker.SetIdle(input, true);
+  Advance(tracker.Update());
+}
+
+bool Engine::Impl::AnyIdleReady() {
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    if (tracker.idle(static_cast<int>(i)) && pool->Ready(static_cast<int>(i))) return true;
+  }
+  return false;
+}
+
+bool Engine::Impl::Rejoin() {
+  bool any = false;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    const int k = static_cast<int>(i);
+    if (tracker.idle(k) && pool->Ready(k)) {
+      tracker.SetIdle(k, false);
+      idleness.LineRead(k, clock.Now());  // not idle again before its timeout
+      any = true;
+    }
+  }
+  return any;
+}
+
+void Engine::Impl::WallClockProgress(Nanos now) {
+  if (!tracker.AllIdle()) return;
+  Advance(tracker.Raise(idleness.WallClockWatermark(tracker.top(), now)));
+}
+
+void Engine::Impl::WaitForAny() {
+  waiting_on = -1;
+  while (g_stop_signal == 0 && wait_status.ok()) {
+    if (Rejoin()) return;
+    OnWait();
+    if (Rejoin()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 void Engine::Impl::ReportProgress(bool done) {
   auto now = std::chrono::steady_clock::now();
   if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
@@ -466,7 +534,23 @@ void Engine::Impl::ReportProgress(bool done) {
   progress->OnProgress(p);
 }
 
-void Engine::Impl::OnWait() {
+bool Engine::Impl::OnWait() {
+  bool wait = true;
+  if (idleness.enabled()) {
+    const Nanos now = clock.Now();
+    idleness.Settle(now);
+    if (waiting_on >= 0 && !tracker.idle(waiting_on) && idleness.IdleAt(waiting_on, now)) {
+      SetIdle(waiting_on);
+    }
+    WallClockProgress(now);
+    // Another input may be read meanwhile: the idle one is looked at again between lines.
+    if (waiting_on >= 0 && inputs->size() > 1) {
+      bool others = false;
+      for (size_t i = 0; i < inputs->size(); ++i)
+        others = others || (static_cast<int>(i) != waiting_on && !done[i]);
+      if (others && (tracker.idle(waiting_on) || AnyIdleReady())) wait = false;
+    }
+  }
   const uint64_t records = stats->windows_emitted + stats->late_events + stats->bad_lines;
   if (records != flushed_records) {
     flushed_records = records;
@@ -481,6 +565,7 @@ void Engine::Impl::OnWait() {
     if (!s.ok()) wait_status = s;
   }
   if (progress != nullptr) ReportProgress(false);
+  return wait;
 }
 
 Status Engine::Impl::Stop() {
@@ -502,8 +587,12 @@ Status Engine::Impl::ReadAll() {
     total += inputs->reader(i).file_size();
   }
   // Threads cannot pay for their start on files that fit in one block: those are read and
-  // parsed on this thread (a pool with no workers), as with --threads 1.
-  const bool threads = config.threads > 1 && !(all_files && total <= config.buffer_size);
+  // parsed on this thread (a pool with no workers), as with --threads 1. Nor do several inputs
+  // of which some may go idle: a worker waiting on a quiet pipe would hold up the others.
+  bool live = false;
+  for (size_t i = 0; i < n; ++i) live = live || !inputs->reader(i).is_regular();
+  const bool threads = config.threads > 1 && !(all_files && total <= config.buffer_size) &&
+                       !(idleness.enabled() && n > 1 && live);
   {
     std::vector<LineReader*> rs;
     for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
@@ -511,7 +600,7 @@ Status Engine::Impl::ReadAll() {
     // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
     pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
     pool->set_stop_flag(&g_stop_signal);
-    pool->set_on_wait([this] { OnWait(); });
+    pool->set_on_wait([this] { return OnWait(); });
     // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
     Status s = pool->Start(threads ? config.threads - 1 : 0);
     if (!s.ok()) return s;
@@ -524,19 +613,42 @@ Status Engine::Impl::ReadAll() {
   }
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
-  std::vector<bool> done(n, false);
+  done.assign(n, false);
   size_t remaining = n;
+  uint32_t until_rejoin = 0;
+  const bool idle_on = idleness.enabled();
   Line line;
   Event event;
   while (remaining > 0) {
+    // Idle inputs that have input again rejoin (looked at every 1024 picks).
+    if (idle_on && ++until_rejoin == 1024) {
+      until_rejoin = 0;
+      Rejoin();
+    }
     // Watermark alignment: read from the unfinished input with the lowest maximum event
-    // time so far; ties go to the earlier input.
+    // time so far; ties go to the earlier input. Idle inputs are read when nothing else is.
     size_t pick = n;
+    size_t unfinished = 0, last = n;
     for (size_t i = 0; i < n; ++i) {
-      if (!done[i] && (pick == n || tracker.max_time(static_cast<int>(i)) <
-                                        tracker.max_time(static_cast<int>(pick))))
+      if (done[i]) continue;
+      ++unfinished;
+      last = i;
+      if (tracker.idle(static_cast<int>(i))) continue;
+      if (pick == n || tracker.max_time(static_cast<int>(i)) <
+                           tracker.max_time(static_cast<int>(pick)))
         pick = i;
     }
+    if (pick == n) {
+      if (unfinished == 1) {
+        pick = last;  // one input left: wait on it, idle or not
+      } else {
+        WaitForAny();
+        if (!wait_status.ok()) return wait_status;
+        if (g_stop_signal != 0) return Stop();
+        continue;
+      }
+    }
+    waiting_on = static_cast<int>(pick);
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
       bool have, interrupted;
@@ -545,6 +657,7 @@ Status Engine::Impl::ReadAll() {
       if (!s.ok()) return s;
       if (!wait_status.ok()) return wait_status;
       if (interrupted) return Stop();  // a signal while waiting for input
+      if (!have && pool->gave_up()) break;  // it went idle, or an idle one has input again
       // Under --hold, a last line without its '\n' may still be being written: leave it for
       // the next run, and keep the input holding the watermark back, unless a rotation renamed
       // it away (nothing more will be written to it: its last line is whole).
@@ -557,9 +670,14 @@ Status Engine::Impl::ReadAll() {
         --remaining;
         if (!config.hold || inputs->rotated(pick)) {
           tracker.Finish(static_cast<int>(pick));
+          tracker.SetIdle(static_cast<int>(pick), false);
           Advance(tracker.Update());
         }
         break;
+      }
+      if (idle_on) {
+        idleness.Touch(static_cast<int>(pick));
+        if (tracker.idle(static_cast<int>(pick))) tracker.SetIdle(static_cast<int>(pick), false);
       }
       Nanos before = tracker.max_time(static_cast<int>(pick));
       s = ProcessLine(static_cast<int>(pick), line, event);
@@ -585,6 +703,18 @@ Status Engine::Impl::ReadAll() {
       }
       if (n > 1 && tracker.max_time(static_cast<int>(pick)) != before) break;
     }
+  }
+  // Under --hold, the inputs at their end that have been quiet for --idle-timeout (in this
+  // run and the ones before) hold nothing back; when that is all of them, event time has
+  // moved on with the wall clock.
+  if (idleness.enabled() && config.hold) {
+    const Nanos now = clock.Now();
+    idleness.Settle(now);
+    for (size_t i = 0; i < n; ++i) {
+      const int k = static_cast<int>(i);
+      if (!tracker.finished(k) && !tracker.idle(k) && idleness.IdleAt(k, now)) SetIdle(k);
+    }
+    WallClockProgress(now);
   }
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.

@@ -191,7 +191,15 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
   }
 }
 
-void ParsePool::set_on_wait(std::function<void()> on_wait) {
+bool ParsePool::Ready(int input) {
+  if (direct_) return readers_[input]->Ready();
+  std::lock_guard<std::mutex> lk(mu_);
+  const Input& in = inputs_[input];
+  return in.finished || (in.held != nullptr && in.cursor < in.held->recs.size()) ||
+         (!in.queue.empty() && in.queue.front()->ready);
+}
+
+void ParsePool::set_on_wait(std::function<bool()> on_wait) {
   on_wait_ = std::move(on_wait);
   for (LineReader* r : readers_) r->set_on_wait(on_wait_);
 }
@@ -200,7 +208,10 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
   LineReader& r = *readers_[input];
   Status s = r.Next(line, have);
   interrupted_ = r.interrupted();
-  if (!s.ok() || !*have) return s;
+  if (!s.ok() || !*have) {
+    gave_up_ = r.gave_up();
+    return s;
+  }
   StructuralIndex& index = *direct_indexes_[input];
   if (line->run_size != 0) index.SetRun(line->data, line->run_size);
   helper_->Parse(line->data, line->size, line->capacity, event, &index);
@@ -210,6 +221,7 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
 Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
   Input& in = inputs_[input];
   *have = false;
+  gave_up_ = false;
   while (!in.finished) {
     Chunk* c = in.held;
     if (c != nullptr && in.cursor < c->recs.size()) {
@@ -265,8 +277,12 @@ Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
       // A short wait first: only input that has stopped coming makes the engine flush.
       if (ready_cv_.wait_for(lk, kFirstWait, ready)) break;
       lk.unlock();
-      on_wait_();
+      const bool wait = on_wait_();
       lk.lock();
+      if (!wait) {
+        gave_up_ = true;
+        return Status::Ok();
+      }
       ready_cv_.wait_for(lk, std::chrono::milliseconds(100) - kFirstWait);
     }
     c = in.queue.front();

@@ -48,9 +48,14 @@ class ParsePool {
   bool interrupted() const { return interrupted_; }
   // Called on the engine's thread, between two lines, while Next waits for input that has not
   // arrived: first after kFirstWait, then about every 100 ms (to flush what was written,
-  // checkpoint on time, show progress). Not called while input keeps coming.
+  // checkpoint on time, show progress, see to idle inputs). Not called while input keeps
+  // coming. When it returns false, Next returns no line with gave_up() set; the next call for
+  // that input goes on where it stopped.
   static constexpr std::chrono::milliseconds kFirstWait{10};
-  void set_on_wait(std::function<void()> on_wait);
+  void set_on_wait(std::function<bool()> on_wait);
+  bool gave_up() const { return gave_up_; }
+  // Whether Next(input) would return without waiting for input to arrive.
+  bool Ready(int input);
 
   // Sets *line and *event to the next line of `input`, in order, or *have to false at its end.
   // Both stay valid until the next call for the same input. Read errors come back in order, after
@@ -132,8 +137,9 @@ class ParsePool {
   std::atomic<bool> cancel_{false};
 
   const volatile int* stop_ = nullptr;
-  std::function<void()> on_wait_;
+  std::function<bool()> on_wait_;
   bool interrupted_ = false;
+  bool gave_up_ = false;
 };
 
 }  // namespace logtide

@@ -92,9 +92,9 @@ std::string_view InputSet::Track::Tail() const {
   return std::string_view(tail + tail_size - n, n);
 }
 
-// Section "inputs", version 2: u32 inputs, per input: bytes name, bytes kind, bytes
+// Section "inputs", version 3: u32 inputs, per input: bytes name, bytes kind, bytes
 // fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
-// u64 dev, u64 ino, u8 rotated, u64 size, bytes path.
+// u64 dev, u64 ino, u8 rotated, u64 size, bytes path, i64 quiet_since.
 bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out) {
   ByteReader r(data);
   const uint32_t n = r.U32();
@@ -116,6 +116,7 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
     if (rotated > 1) return false;
     p.rotated = rotated == 1;
     p.path = r.Bytes();
+    p.quiet_since = r.I64();
     if (p.kind != "file" && p.kind != "stdin") return false;
     out->push_back(std::move(p));
   }
@@ -178,6 +179,7 @@ void EncodeInputPosition(const InputPosition& p, ByteWriter* w) {
   w->U8(p.rotated ? 1 : 0);
   w->U64(p.size);
   w->Bytes(p.path);
+  w->I64(p.quiet_since);
 }
 
 }  // namespace
@@ -196,6 +198,8 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
     p.offset = t.offset;
     p.line = t.line;
     p.max_time = options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN;
+    p.quiet_since =
+        options_.quiet_since ? options_.quiet_since(static_cast<int>(i)) : INT64_MIN;
     if (r.is_stdin()) {
       p.kind = "stdin";
       p.fingerprint = HashHex(XXH64_digest(t.hash));
@@ -259,6 +263,7 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
     t.offset = t.start_offset = p.offset;
     t.line = p.line;
     t.restored_max_time = p.max_time;
+    t.restored_quiet_since = p.quiet_since;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
   // A new file whose first bytes are those of a file another input continues is a copy of it:

@@ -47,6 +47,8 @@ struct InputPosition {
   uint64_t size = 0;             // files: the file's size when saved (decompressed; compressed
                                  // files: kUnknownSize unless read to their end)
   static constexpr uint64_t kUnknownSize = UINT64_MAX;
+  int64_t quiet_since = INT64_MIN;  // wall-clock time of its last line, or when it was first
+                                    // read without one (watermark/idleness.h); INT64_MIN: none
 };
 
 // Decodes an "inputs" section (version InputSet::kVersion). Returns false when it is damaged.
@@ -62,6 +64,8 @@ class InputSet final : public CheckpointComponent {
     std::function<void(const std::string&)> warn;
     // The largest event time read from input i, saved with its position.
     std::function<int64_t(int)> max_time;
+    // The wall-clock time since which input i produced no line (watermark/idleness.h).
+    std::function<int64_t(int)> quiet_since;
   };
 
   // Opens every path ("-" is standard input).
@@ -92,6 +96,9 @@ class InputSet final : public CheckpointComponent {
   // After Load: the largest event time read from input i in earlier runs (INT64_MIN: none, or
   // a new input).
   int64_t restored_max_time(size_t i) const { return tracks_[i].restored_max_time; }
+  // After Load: since when input i produced no line, as an earlier run saved it (INT64_MIN:
+  // not known).
+  int64_t restored_quiet_since(size_t i) const { return tracks_[i].restored_quiet_since; }
   // After Load: input i was renamed away by a rotation (see above): once read to its end it no
   // longer holds the watermark back, even under --hold.
   bool rotated(size_t i) const { return tracks_[i].rotated; }
@@ -101,8 +108,8 @@ class InputSet final : public CheckpointComponent {
   // dropped, an input matching none is new and read from its start. Refused (nothing read or
   // written) when an input was truncated or rewritten before its offset, unless
   // reread_replaced.
-  // Version 2 added each file's `rotated` flag and size.
-  static constexpr uint32_t kVersion = 2;
+  // Version 2 added each file's `rotated` flag and size; version 3 each input's quiet_since.
+  static constexpr uint32_t kVersion = 3;
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
@@ -115,6 +122,7 @@ class InputSet final : public CheckpointComponent {
     uint64_t start_offset = 0;      // where this run began
     XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
     int64_t restored_max_time = INT64_MIN;
+    int64_t restored_quiet_since = INT64_MIN;
     bool rotated = false;
     bool ended = false;  // read to its end in this run
     bool duplicate = false;  // a copy of the content another input continues: not read, not saved

@@ -177,12 +177,16 @@ bool LineReader::WaitReadable() {
       interrupted_ = true;
       return false;
     }
-    if (r == 0) on_wait_();
+    if (r == 0 && !on_wait_()) {
+      gave_up_ = true;
+      return false;
+    }
     timeout_ms = 90;
   }
 }
 
 Status LineReader::Fill() {
+  gave_up_ = false;
   if (at_end_set_) {
     eof_ = true;
     return Status::Ok();
@@ -206,6 +210,14 @@ Status LineReader::Fill() {
   if (n == 0) eof_ = true;
   end_ += n;
   return Status::Ok();
+}
+
+bool LineReader::Ready() {
+  if (eof_ || at_end_set_ || regular_ || src_->buffered()) return true;
+  if (end_ > begin_ && std::memchr(buf_.data() + begin_, '\n', end_ - begin_) != nullptr)
+    return true;
+  struct pollfd pfd = {fd_, POLLIN, 0};
+  return ::poll(&pfd, 1, 0) != 0;  // readable, or an error the read reports
 }
 
 Status LineReader::Next(Line* line, bool* have) {
@@ -245,7 +257,7 @@ Status LineReader::Next(Line* line, bool* have) {
     size_t scanned = end_ - begin_;
     Status s = Fill();
     if (!s.ok()) return s;
-    if (interrupted_) {
+    if (interrupted_ || gave_up_) {
       *have = false;
       return Status::Ok();
     }

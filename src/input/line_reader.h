@@ -93,8 +93,14 @@ class LineReader {
   void set_stop_flag(const volatile int* flag) { stop_ = flag; }
   bool interrupted() const { return interrupted_; }
   // Makes Next() on a pipe or terminal call `on_wait` while no input comes: once after 10 ms,
-  // then about every 100 ms, until some does (engine/parse_pool.h, set_on_wait).
-  void set_on_wait(std::function<void()> on_wait) { on_wait_ = std::move(on_wait); }
+  // then about every 100 ms, until some does (engine/parse_pool.h, set_on_wait). When
+  // `on_wait` returns false, Next stops waiting: it returns no line with gave_up() set, and the
+  // next call goes on where it stopped.
+  void set_on_wait(std::function<bool()> on_wait) { on_wait_ = std::move(on_wait); }
+  bool gave_up() const { return gave_up_; }
+  // Whether Next would return without waiting for input to arrive (a line, or the end, is
+  // there; or a pipe has bytes to read). Files always are.
+  bool Ready();
 
   // Sets *line to the next line and returns true, or returns false at the end of input.
   // The line stays valid until the next call. Read errors are returned as IOError.
@@ -154,9 +160,11 @@ class LineReader {
   const volatile int* stop_ = nullptr;
   bool interrupted_ = false;
   bool at_end_set_ = false;  // SetAtEnd: nothing is read
-  std::function<void()> on_wait_;
+  std::function<bool()> on_wait_;
+  bool gave_up_ = false;
   // Before a read of a pipe that would block: calls on_wait_ while nothing comes. Returns
-  // false when a stop signal came meanwhile (interrupted_ is then set).
+  // false when a stop signal came meanwhile (interrupted_ is then set) or on_wait_ gave up
+  // (gave_up_ set).
   bool WaitReadable();
   // The check of a compressed file (WaitVerified), on a thread started when its bytes are
   // first read: files taken as at their end (SetAtEnd), or opened only to look at their first

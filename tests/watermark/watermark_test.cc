@@ -4,6 +4,7 @@
 #include <set>
 #include <tuple>
 
+#include "watermark/idleness.h"
 #include "watermark/timer_queue.h"
 
 namespace logtide {
@@ -113,6 +114,55 @@ TEST_CASE("TimerService keeps event-time and processing-time timers apart") {
   CHECK(timers.PopDue(TimeDomain::kProcessingTime, 1'000, &t));
   CHECK(t.key == 2);
   CHECK(timers.size(TimeDomain::kProcessingTime) == 0);
+}
+
+
+TEST_CASE("an idle input stops holding the watermark back, and rejoins behind it") {
+  WatermarkTracker w(2, 0);
+  w.Observe(0, 100);
+  w.Observe(1, 10);
+  CHECK(w.Update() == 10);
+  w.SetIdle(1, true);
+  CHECK(w.Update() == 100);
+  CHECK_FALSE(w.AllIdle());
+  // Back with an old event: the watermark never goes back, so that event is late.
+  w.SetIdle(1, false);
+  w.Observe(1, 20);
+  CHECK(w.Update() == 100);
+  // Every unfinished input idle: the minimum holds nothing, and the watermark stays where it
+  // is (not +infinity) until raised.
+  w.Finish(1);
+  w.SetIdle(0, true);
+  CHECK(w.AllIdle());
+  CHECK(w.Update() == 100);
+  CHECK(w.Raise(150) == 150);
+  CHECK(w.Raise(120) == 150);
+  w.Finish(0);
+  CHECK(w.Update() == kPlusInfinity);
+}
+
+TEST_CASE("idleness: quiet for the timeout; wall-clock progress from the last line") {
+  const Nanos s = kNanosPerSecond;
+  Idleness idle(2, 5 * s, 1000 * s);  // both inputs quiet since t=1000 s
+  CHECK(idle.enabled());
+  CHECK_FALSE(idle.IdleAt(0, 1004 * s));
+  CHECK(idle.IdleAt(0, 1005 * s));
+  idle.Touch(0);  // a line, timed at the next Settle
+  CHECK(idle.IdleAt(0, 1005 * s));
+  idle.Settle(1003 * s);
+  CHECK(idle.quiet_since(0) == 1003 * s);
+  CHECK(idle.quiet_since(1) == 1000 * s);
+  CHECK_FALSE(idle.IdleAt(0, 1007 * s));
+  CHECK(idle.IdleAt(1, 1007 * s));
+  // Event time moves on by the wall time since the latest line of any input.
+  CHECK(idle.WallClockWatermark(50 * s, 1010 * s) == 57 * s);
+  CHECK(idle.WallClockWatermark(kMinusInfinity, 1010 * s) == kMinusInfinity);
+  // A clock set back: no negative progress, and a saved time in the future counts from now.
+  CHECK(idle.WallClockWatermark(50 * s, 900 * s) == 50 * s);
+  idle.Restore(1, 2000 * s, 1010 * s);
+  CHECK(idle.quiet_since(1) == 1010 * s);
+  Idleness never(1, 0, 0);
+  CHECK_FALSE(never.IdleAt(0, kPlusInfinity - 1));
 }
 
 }  // namespace
