@@ -32,8 +32,8 @@ void OutputThread::Recorder::Value(const ValueRef& v) {
   EncodeValue(v, bytes);
 }
 
-OutputThread::OutputThread(RecordSink* writer, size_t num_aggs)
-    : writer_(writer), num_aggs_(num_aggs) {
+OutputThread::OutputThread(RecordSink* writer, size_t num_aggs, std::function<void()> flush)
+    : writer_(writer), num_aggs_(num_aggs), flush_(std::move(flush)) {
   for (size_t i = 0; i < kBatches; ++i) {
     batches_.push_back(std::make_unique<Batch>());
     free_.push_back(batches_.back().get());
@@ -53,13 +53,7 @@ OutputThread::~OutputThread() {
 
 void OutputThread::Add(const std::vector<WindowResult>& results, const KeyTable& keys,
                        const Accumulators& acc) {
-  if (filling_ == nullptr) {
-    std::unique_lock<std::mutex> lk(mu_);
-    done_cv_.wait(lk, [&] { return !free_.empty(); });
-    filling_ = free_.back();
-    free_.pop_back();
-    filling_->Clear();
-  }
+  if (filling_ == nullptr) StartBatch();
   Batch& b = *filling_;
   recorder_.bytes = &b.bytes;
   b.firings.push_back(b.records.size());
@@ -74,6 +68,20 @@ void OutputThread::Add(const std::vector<WindowResult>& results, const KeyTable&
     for (size_t a = 0; a < num_aggs_; ++a) acc.Result(r.slot, a, &recorder_);
   }
   if (b.bytes.size() >= kHandOverBytes) HandOver();
+}
+
+void OutputThread::StartBatch() {
+  std::unique_lock<std::mutex> lk(mu_);
+  done_cv_.wait(lk, [&] { return !free_.empty(); });
+  filling_ = free_.back();
+  free_.pop_back();
+  filling_->Clear();
+}
+
+void OutputThread::FlushSoon() {
+  if (filling_ == nullptr) StartBatch();  // an empty one, to flush after those queued
+  filling_->flush = true;
+  HandOver();
 }
 
 void OutputThread::HandOver() {
@@ -102,6 +110,7 @@ void OutputThread::Run() {
     writing_ = true;
     lk.unlock();
     Write(*b);
+    if (b->flush && flush_) flush_();
     lk.lock();
     writing_ = false;
     free_.push_back(b);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,8 +26,9 @@ namespace logtide {
 class OutputThread {
  public:
   // Writes records with `writer` (not owned) from a thread started here. The caller leaves the
-  // writer and its output alone except between Drain() and the next Add().
-  OutputThread(RecordSink* writer, size_t num_aggs);
+  // writer and its output alone except between Drain() and the next Add(). `flush`, called on
+  // that thread, writes out what the writer's output buffers (FlushSoon).
+  OutputThread(RecordSink* writer, size_t num_aggs, std::function<void()> flush = nullptr);
   ~OutputThread();  // drains, then stops the thread
   OutputThread(const OutputThread&) = delete;
   OutputThread& operator=(const OutputThread&) = delete;
@@ -35,6 +37,8 @@ class OutputThread {
   void Add(const std::vector<WindowResult>& results, const KeyTable& keys, const Accumulators& acc);
   // Returns once every record added is in the writer's output (which may still buffer it).
   void Drain();
+  // Has every record added written and the output flushed soon, without waiting for it.
+  void FlushSoon();
 
  private:
   // Records of some firings. `bytes` holds each record's key (EncodeValue form) followed by
@@ -49,10 +53,12 @@ class OutputThread {
     std::vector<Record> records;
     std::vector<size_t> firings;  // the first record of each firing
     std::string bytes;
+    bool flush = false;  // flush the output once written
     void Clear() {
       records.clear();
       firings.clear();
       bytes.clear();
+      flush = false;
     }
   };
   // Appends aggregate results to a batch's bytes.
@@ -69,9 +75,12 @@ class OutputThread {
   void Write(const Batch& b);
   // Queues the batch being filled (if it holds anything).
   void HandOver();
+  // Makes filling_ a batch, waiting for a free one.
+  void StartBatch();
 
   RecordSink* writer_;
   size_t num_aggs_;
+  std::function<void()> flush_;
   Recorder recorder_;
   ResultOrder order_;  // used by the output thread only
   std::string scratch_;  // the same: a decoded string holding 0x00

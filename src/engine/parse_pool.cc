@@ -213,7 +213,10 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
     return s;
   }
   StructuralIndex& index = *direct_indexes_[input];
-  if (line->run_size != 0) index.SetRun(line->data, line->run_size);
+  if (line->run_size != 0) {
+    index.SetRun(line->data, line->run_size);
+    ++blocks_;
+  }
   helper_->Parse(line->data, line->size, line->capacity, event, &index);
   return s;
 }
@@ -300,6 +303,7 @@ Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
     }
     in.held = c;
     in.cursor = 0;
+    ++blocks_;
   }
   return Status::Ok();
 }

@@ -54,6 +54,8 @@ class ParsePool {
   static constexpr std::chrono::milliseconds kFirstWait{10};
   void set_on_wait(std::function<bool()> on_wait);
   bool gave_up() const { return gave_up_; }
+  // Blocks of input Next has started on so far: a cheap sign that a read happened.
+  uint64_t blocks() const { return blocks_; }
   // Whether Next(input) would return without waiting for input to arrive.
   bool Ready(int input);
 
@@ -140,6 +142,7 @@ class ParsePool {
   std::function<bool()> on_wait_;
   bool interrupted_ = false;
   bool gave_up_ = false;
+  uint64_t blocks_ = 0;
 };
 
 }  // namespace logtide

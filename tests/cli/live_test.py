@@ -60,6 +60,36 @@ def main():
               len(late) == 5 and all(x < 1000 for x in late))
         check(what + ": the last window at the end of input", len(arrivals) == 6, "%d" % len(arrivals))
 
+    # A steady trickle that is never quiet for 10 ms (a write every 2 ms): records still come out
+    # while it runs, each soon after the event that closed its window, not when a buffer fills.
+    for threads in ("1", "2"):
+        p = subprocess.Popen([binary, "--threads", threads, "--window", "tumbling:500ms", "--by", "svc"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        arrivals = []
+
+        def read():
+            for line in p.stdout:
+                arrivals.append(time.monotonic())
+
+        t = threading.Thread(target=read)
+        t.start()
+        closed_at = []
+        for i in range(1500):  # 3 s, 2 ms of event time per line
+            if i % 250 == 0 and i > 0:
+                closed_at.append(time.monotonic())
+            os.write(p.stdin.fileno(), b'{"ts":%d,"svc":"a"}\n' % (BASE + i * 2))
+            time.sleep(0.002)
+        during = len(arrivals)
+        p.stdin.close()
+        t.join()
+        p.wait()
+        what = "--threads %s, a write every 2 ms" % threads
+        check(what + ": the 5 closed windows came out while the producer was running (%d)" % during,
+              during == 5)
+        late = [round((arrivals[k] - closed_at[k]) * 1000) for k in range(min(during, 5))]
+        check(what + ": each within 1 s of the event that closed it (ms: %s)" % late,
+              len(late) == 5 and all(x < 1000 for x in late))
+
     # Checkpoints on wall-clock time while the input is quiet: one line every 0.5 s for 3 s.
     args = [binary, "-q", "--window", "tumbling:1s", "--state", "s.db", "--checkpoint-interval", "200ms",
             "-o", "out.ndjson", "-"]
