@@ -197,6 +197,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                  "An input that waits with no new line for DUR stops holding the watermark back; "
                  "when all do, event time moves with the wall clock (default: never)")
       ->type_name("DUR");
+  app.add_flag("-f,--follow", o.follow,
+               "Keep reading files as they grow, across rotations, like tail -F (until stopped "
+               "by a signal)");
   app.add_option("--emit", o.emit,
                  "final (default): one record per window and key; update: revisions")
       ->check(CLI::IsMember({"final", "update"}))

@@ -129,6 +129,12 @@ std::string Explain(const EngineConfig& c) {
                              : " The time each input last produced a line is kept in the "
                                "state, so idleness carries across runs.");
   }
+  if (c.follow) {
+    s += "Follow (--follow): plain files are read as they grow, like tail -F, until a signal "
+         "stops the run; a file renamed away by a rotation is read to its end, then the new file "
+         "at its path from its start; a file truncated in place is read again from its start, "
+         "with a warning.\n";
+  }
   // What happens at the end of the input: with --hold the windows wait for the next run.
   const std::string at_end =
       c.hold ? "at the end of the input, open windows stay open for the next run (--hold), and "

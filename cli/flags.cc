@@ -47,6 +47,7 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     if (c->idle_timeout <= 0)
       return Status::InvalidArgument("--idle-timeout must be longer than 0 (leave it out for never)");
   }
+  c->follow = o.follow;
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;

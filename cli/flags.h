@@ -34,6 +34,7 @@ struct Options {
   std::string delay = "0";
   std::string lateness = "0";
   std::string idle_timeout;  // empty: inputs are never idle
+  bool follow = false;
   std::string emit = "final";
   std::string late_output;
   std::string on_error = "skip";

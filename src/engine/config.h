@@ -41,6 +41,7 @@ struct EngineConfig {
   Nanos lateness = 0;
   // > 0: inputs waited on with no new line for this long are idle (watermark/idleness.h).
   Nanos idle_timeout = 0;
+  bool follow = false;  // read files as they grow, across rotations (LineReader::set_follow)
   EmitMode emit = EmitMode::kFinal;
   std::string output = "-";
   OutputFormat format = OutputFormat::kNdjson;

@@ -228,6 +228,16 @@ Status Engine::Impl::Open() {
     if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;
     if (!resumed && !config.overwrite && !(s = CheckFreshOutputs()).ok()) return s;
   }
+  // --follow: plain files (not those a rotation renamed away, which are finished).
+  for (size_t i = 0; config.follow && i < inputs->size(); ++i) {
+    LineReader& r = inputs->reader(i);
+    if (!r.is_regular() || r.is_stdin() || inputs->rotated(i)) continue;
+    if (r.compressed()) {
+      Warn(fmt::format("{} is compressed: it is read to its end, not followed", r.name()));
+      continue;
+    }
+    r.set_follow([this](const std::string& m) { Warn(m); });
+  }
   // What is made of a compressed input reaches no output before the file was checked whole.
   outputs.set_gate([this] { return inputs->WaitVerified(); });
   if (!(s = outputs.Open()).ok()) return s;
@@ -612,10 +622,13 @@ Status Engine::Impl::ReadAll() {
   // Threads cannot pay for their start on files that fit in one block: those are read and
   // parsed on this thread (a pool with no workers), as with --threads 1. Nor do several inputs
   // of which some may go idle: a worker waiting on a quiet pipe would hold up the others.
+  // Followed files are read on this thread too (a worker waiting for one to grow would hold up
+  // the others).
   bool live = false;
-  for (size_t i = 0; i < n; ++i) live = live || !inputs->reader(i).is_regular();
+  for (size_t i = 0; i < n; ++i)
+    live = live || !inputs->reader(i).is_regular() || inputs->reader(i).following();
   const bool threads = config.threads > 1 && !(all_files && total <= config.buffer_size) &&
-                       !(idleness.enabled() && n > 1 && live);
+                       !(idleness.enabled() && n > 1 && live) && !config.follow;
   {
     std::vector<LineReader*> rs;
     for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
@@ -752,7 +765,8 @@ Status Engine::Impl::ReadAll() {
   // A damaged compressed input fails the run even when nothing was written from it.
   if (Status v = inputs->WaitVerified(); !v.ok()) return v;
   for (size_t i = 0; i < n; ++i)
-    stats->bytes_read += inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
+    stats->bytes_read += inputs->reader(i).earlier_files_bytes() +
+                         inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
   if (progress != nullptr) ReportProgress(true);
   if (store != nullptr) return TakeCheckpoint(!config.hold);
   return Status::Ok();

@@ -207,15 +207,102 @@ Status LineReader::Fill() {
   size_t n = 0;
   Status s = ReadSome(buf_.data() + end_, capacity_ - end_, &n, true);
   if (!s.ok() || interrupted_) return s;
+  if (n == 0 && follow_) return FollowAtEnd();
   if (n == 0) eof_ = true;
   end_ += n;
   return Status::Ok();
 }
 
+Status LineReader::FollowAtEnd() {
+  if (!WaitForGrowth()) return Status::Ok();
+  switch (FollowState()) {
+    case 2:
+      if (warn_) {
+        warn_(fmt::format("{} was truncated to fewer bytes than were read ({}); following it "
+                          "from its start",
+                          name_, src_->position()));
+      }
+      // What was read past the last whole line is gone with it.
+      begin_ = end_ = 0;
+      consumed_ = 0;
+      line_number_ = 0;
+      new_run_ = true;
+      return src_->Seek(0);
+    case 3:
+      // Rotated: what this file still holds is read first; a last line without its '\n' is
+      // returned as such (nothing more will be written to it), then the new file is opened.
+      if (end_ > begin_) {
+        eof_ = true;
+        switch_pending_ = true;
+        return Status::Ok();
+      }
+      return SwitchFile();
+    default:  // grew
+      return src_->Seek(src_->position());  // reads again past the end it saw
+  }
+}
+
+int LineReader::FollowState() {
+  const uint64_t pos = src_->position();
+  struct stat st;
+  if (::fstat(fd_, &st) == 0) {
+    if (static_cast<uint64_t>(st.st_size) > pos) return 1;
+    if (static_cast<uint64_t>(st.st_size) < pos) return 2;
+  }
+  struct stat now;
+  if (::stat(name_.c_str(), &now) == 0 &&
+      (static_cast<uint64_t>(now.st_dev) != dev_ || static_cast<uint64_t>(now.st_ino) != ino_))
+    return 3;
+  return 0;  // (a path with no file: the new one is not created yet)
+}
+
+Status LineReader::SwitchFile() {
+  const int fd = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IOError(fmt::format("{} is no longer a regular file; it cannot be followed", name_));
+  }
+  earlier_files_ += consumed_;
+  src_ = std::make_unique<ByteSource>(fd, true, name_);
+  fd_ = fd;
+  dev_ = static_cast<uint64_t>(st.st_dev);
+  ino_ = static_cast<uint64_t>(st.st_ino);
+  file_size_ = static_cast<uint64_t>(st.st_size);
+  Status s = src_->Seek(0);  // a followed file is plain: no format to detect
+  begin_ = end_ = 0;
+  eof_ = false;
+  new_run_ = true;
+  consumed_ = 0;
+  line_number_ = 0;
+  return s;
+}
+
+bool LineReader::WaitForGrowth() {
+  int waited_ms = 0;
+  while (true) {
+    if (stop_ != nullptr && *stop_ != 0) {
+      interrupted_ = true;
+      return false;
+    }
+    if (FollowState() != 0) return true;
+    // As for a pipe: on_wait_ once after 10 ms, then about every 100 ms.
+    ::poll(nullptr, 0, 10);
+    waited_ms += 10;
+    if (on_wait_ && (waited_ms == 10 || waited_ms % 100 == 0) && !on_wait_()) {
+      gave_up_ = true;
+      return false;
+    }
+  }
+}
+
 bool LineReader::Ready() {
-  if (eof_ || at_end_set_ || regular_ || src_->buffered()) return true;
+  if (eof_ || at_end_set_ || src_->buffered()) return true;
   if (end_ > begin_ && std::memchr(buf_.data() + begin_, '\n', end_ - begin_) != nullptr)
     return true;
+  if (follow_) return !src_->at_end() || FollowState() != 0;
+  if (regular_) return true;
   struct pollfd pfd = {fd_, POLLIN, 0};
   return ::poll(&pfd, 1, 0) != 0;  // readable, or an error the read reports
 }
@@ -249,6 +336,13 @@ Status LineReader::Next(Line* line, bool* have) {
       consumed_ += consumed;
       *have = true;
       return Status::Ok();
+    }
+    if (eof_ && switch_pending_) {
+      switch_pending_ = false;
+      Status s = SwitchFile();
+      if (!s.ok()) return s;
+      scan_from = begin_;
+      continue;
     }
     if (eof_) {
       *have = false;

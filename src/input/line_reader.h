@@ -98,6 +98,17 @@ class LineReader {
   // next call goes on where it stopped.
   void set_on_wait(std::function<bool()> on_wait) { on_wait_ = std::move(on_wait); }
   bool gave_up() const { return gave_up_; }
+  // Follows a plain regular file as `tail -F` does: at its end Next waits for it to grow
+  // (calling on_wait as for a pipe), and returns no end. When the file at its path is another
+  // one (a rotation renamed it away, and created a new one), the rest of this one is read,
+  // then reading goes on with the new file from its start (offsets and line numbers start
+  // again). When the file shrinks below what was read (truncated in place), it is read again
+  // from its start, after `warn` says so. Not for compressed files or standard input.
+  void set_follow(std::function<void(const std::string&)> warn) {
+    follow_ = true;
+    warn_ = std::move(warn);
+  }
+  bool following() const { return follow_; }
   // Whether Next would return without waiting for input to arrive (a line, or the end, is
   // there; or a pipe has bytes to read). Files always are.
   bool Ready();
@@ -119,6 +130,8 @@ class LineReader {
   // The name used in messages: the path, or "<stdin>".
   const std::string& name() const { return name_; }
   uint64_t bytes_consumed() const { return consumed_; }
+  // Under set_follow: the bytes consumed of the files read before the current one.
+  uint64_t earlier_files_bytes() const { return earlier_files_; }
   // Lines returned by Next() (or skipped by SkipTo); ReadBlock() does not count lines.
   uint64_t lines_read() const { return line_number_; }
   // The size of a regular file when opened (compressed: of the file, not of its decompressed
@@ -162,6 +175,20 @@ class LineReader {
   bool at_end_set_ = false;  // SetAtEnd: nothing is read
   std::function<bool()> on_wait_;
   bool gave_up_ = false;
+  bool follow_ = false;
+  bool switch_pending_ = false;
+  uint64_t earlier_files_ = 0;  // a rotated file's last bytes are being returned
+  std::function<void(const std::string&)> warn_;
+  // --follow at the end of the file: waits until it grows, was truncated or was rotated away
+  // (then switches to the new file). Returns false when a stop signal came or on_wait_ gave up.
+  bool WaitForGrowth();
+  // What changed about a followed file at its end: 0 nothing, 1 it grew, 2 it was truncated,
+  // 3 its path holds another file (rotated).
+  int FollowState();
+  // Continues with the file now at the path, from its start.
+  Status SwitchFile();
+  // Fill's end of a followed file: waits, then reads on, again from the start, or switches.
+  Status FollowAtEnd();
   // Before a read of a pipe that would block: calls on_wait_ while nothing comes. Returns
   // false when a stop signal came meanwhile (interrupted_ is then set) or on_wait_ gave up
   // (gave_up_ set).
