@@ -94,7 +94,13 @@ Status InspectState(const std::string& path, std::string* json) {
     AppendJsonString(o.path, &j);
     j += fmt::format(",\"length\":{}}}", o.length);
   }
-  j += fmt::format("],\"window_log_rows\":{}}}", cp.window_log_rows);
+  j += fmt::format("],\"window_log_rows\":{},\"window_log_bytes\":{}", cp.window_log_rows,
+                   cp.window_log_bytes);
+  j += fmt::format(
+      ",\"file\":{{\"bytes\":{},\"page_size\":{},\"pages\":{},\"free_pages\":{},\"reclaims_"
+      "space\":{}}}}}",
+      cp.file.pages * cp.file.page_size, cp.file.page_size, cp.file.pages, cp.file.free_pages,
+      cp.file.reclaims ? "true" : "false");
   return Status::Ok();
 }
 

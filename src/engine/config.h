@@ -24,8 +24,9 @@ struct FaultHooks {
   // Called at the named points of checkpoint N (1 for the job's first): "before-flush"
   // (records still buffered), "before-commit" (outputs written, state not), "after-commit".
   void (*at_checkpoint)(const char* point, uint64_t checkpoint) = nullptr;
-  // The window log is compacted once it holds more than twice the live rows plus this.
-  uint64_t compact_slack = 10000;
+  // The window log is compacted once it would hold more than twice the live rows plus this
+  // (a large value lets the log grow long, as a test of its replay).
+  uint64_t compact_slack = 0;
   // When >= 0: the writes to the outputs after this many fail with ENOSPC, as on a full disk.
   int64_t fail_writes_after = -1;
 };

@@ -349,9 +349,12 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   AtCheckpoint("before-commit", n);
   if (idleness.enabled()) idleness.Settle(clock.Now());
   Checkpoint c;
-  // The window log is rewritten whole once it holds more than twice the live rows: a
-  // checkpoint then costs what changed, amortized.
-  c.compact = window_log_rows > 2 * op->open_entries() + config.faults.compact_slack;
+  // The window log is rewritten whole when this checkpoint's changes would take it past twice
+  // the live rows: it then never holds more than that, in one run or over many (a cron job's
+  // --hold runs), and a checkpoint still costs what changed, amortized (a compaction writes
+  // the live rows once per as many rows appended). A finished job's log ends empty.
+  c.compact = finished || window_log_rows + op->recorded_changes() >
+                              2 * op->open_entries() + config.faults.compact_slack;
   c.finished = finished;
   c.checkpoints = n;
   std::string wm = "null";

@@ -197,9 +197,10 @@ Status CreateState(const std::string& path) {
   int rc = sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::string error;
   if (rc == SQLITE_OK) {
+    // auto_vacuum takes effect only when set before the first table is created.
     const std::string create = fmt::format(
-        "PRAGMA journal_mode = WAL; BEGIN; {} PRAGMA application_id = {}; PRAGMA user_version = "
-        "{}; COMMIT;",
+        "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; BEGIN; {} PRAGMA "
+        "application_id = {}; PRAGMA user_version = {}; COMMIT;",
         kSchema, kApplicationId, kSchemaVersion);
     rc = sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr);
   }
@@ -273,6 +274,9 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "checkpoints", &v, &found)).ok()) return s;
   st->is_new_ = !found;
+  bool ok = true;
+  st->reclaims_ = PragmaInt(st->db_, "PRAGMA auto_vacuum", &ok) == 2;  // INCREMENTAL
+  if (!ok) return DbError(st->db_, path, "reading the header");
   if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
   if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok())
     return s;
@@ -356,9 +360,16 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
   if (!replay) {
-    Stmt count(db_, "SELECT count(*) FROM window_log");
+    Stmt count(db_, "SELECT count(*), coalesce(sum(length(k) + length(v)), 0) FROM window_log");
     if (!count.ok() || count.Step() != SQLITE_ROW) return ReadError(db_, path_, "reading windows");
     c->window_log_rows = static_cast<uint64_t>(count.ColInt(0));
+    c->window_log_bytes = static_cast<uint64_t>(count.ColInt(1));
+    bool ok = true;
+    c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
+    c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
+    c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
+    c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
+    if (!ok) return ReadError(db_, path_, "reading the file's size");
     return Status::Ok();
   }
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
@@ -440,6 +451,12 @@ Status StateStore::Commit(const Checkpoint& c) {
       if (put.Step() != SQLITE_DONE) return fail("saving windows");
     }
   }
+  // The pages the old log held, beyond those the new one reused, leave the file in the same
+  // transaction (it shrinks when the WAL is next copied into it): the file stays the size of
+  // the state it holds. (Run to completion by sqlite3_exec; a no-op without auto-vacuum.)
+  if (c.compact && reclaims_ &&
+      sqlite3_exec(db_, "PRAGMA incremental_vacuum", nullptr, nullptr, nullptr) != SQLITE_OK)
+    return fail("returning free pages");
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail("committing");
   if (!committed_) {
@@ -447,6 +464,14 @@ Status StateStore::Commit(const Checkpoint& c) {
     sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
     committed_ = true;
   }
+  // A file made before state files had auto-vacuum is converted once, right after a
+  // compaction left it smallest: VACUUM rewrites it with auto-vacuum on, in a transaction of
+  // its own that changes no row (a kill during it leaves the file as the commit above left
+  // it). If it fails (a full disk), the checkpoint stands and the next compaction tries again.
+  if (c.compact && !reclaims_ &&
+      sqlite3_exec(db_, "PRAGMA auto_vacuum = INCREMENTAL; VACUUM", nullptr, nullptr, nullptr) ==
+          SQLITE_OK)
+    reclaims_ = true;
   return Status::Ok();
 }
 

@@ -15,6 +15,11 @@
 //                                               writes pages in proportion to the changes;
 //                                               replayed in id order on load, and rewritten
 //                                               whole (compacted) when it outgrows the state
+// A new file is created with PRAGMA auto_vacuum = INCREMENTAL (before its first table): the
+// pages a compaction frees are returned to the file system in the compaction's transaction
+// (PRAGMA incremental_vacuum), so the file shrinks with the log instead of keeping its largest
+// size. A file created without it (by logtide before this was so) reads the same; it is
+// converted once, by a VACUUM right after its first compaction.
 // Every row's `sum` is the XXH64 of its other fields (each with its length), checked on load:
 // a row that fails it makes the state damaged (Corruption), never misread.
 // Version 1 (logtide before the checkpoint components) kept the engine's state in one meta
@@ -33,6 +38,14 @@ struct sqlite3;
 
 namespace logtide {
 
+// The state file's pages, for `logtide inspect`.
+struct StateFileStats {
+  uint64_t page_size = 0;
+  uint64_t pages = 0;       // the database's size as of the last commit (its file, or the WAL)
+  uint64_t free_pages = 0;  // pages on the free list: reused before the file grows
+  bool reclaims = false;    // incremental auto-vacuum: compactions shrink the file
+};
+
 struct Checkpoint {
   std::vector<Section> sections;
   // Readable facts for `logtide inspect`: name and JSON value ("watermark", "open_windows", ...).
@@ -42,7 +55,9 @@ struct Checkpoint {
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
   WindowRows windows;               // Load: the live rows, by key
-  uint64_t window_log_rows = 0;     // Load: rows in the log
+  uint64_t window_log_rows = 0;     // Load, Peek: rows in the log
+  uint64_t window_log_bytes = 0;    // Peek: bytes of the log's keys and values
+  StateFileStats file;              // Peek
 
   // Returns the section named `name`, or nullptr.
   const Section* Find(std::string_view name) const {
@@ -70,11 +85,13 @@ class StateStore {
   Status CheckQuery(const std::string& query);
   // Reads the last checkpoint. REQUIRES: !is_new().
   Status Load(Checkpoint* out);
-  // Replaces the stored checkpoint with `c` in one transaction.
+  // Replaces the stored checkpoint with `c` in one transaction. With c.compact, the pages the
+  // old log held are returned to the file system in that transaction.
   Status Commit(const Checkpoint& c);
 
   // Reads the query and the last checkpoint for `logtide inspect`, without taking the lock
-  // or writing anything; the window log is counted, not replayed.
+  // or writing anything; the window log is counted and measured, not replayed, and
+  // out->file says how big the file is.
   static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
 
  private:
@@ -85,6 +102,7 @@ class StateStore {
   int lock_fd_ = -1;
   bool is_new_ = true;
   bool committed_ = false;  // by this run
+  bool reclaims_ = false;   // the file has incremental auto-vacuum
   std::string path_;
 };
 

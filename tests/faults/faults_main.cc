@@ -3,7 +3,7 @@
 //   LOGTIDE_TEST_KILL_AT=POINT:N      SIGKILL at POINT of checkpoint N (POINT: before-flush,
 //                                     before-commit, after-commit)
 //   LOGTIDE_TEST_COMPACT_SLACK=N      compact the window log past 2 x live rows + N (default
-//                                     10000; 0 compacts often)
+//                                     0, as logtide; a large N lets the log grow long)
 //   LOGTIDE_TEST_FAIL_WRITES=N        every write to an output after the N-th fails (ENOSPC)
 #include <csignal>
 #include <cstdlib>

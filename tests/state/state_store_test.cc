@@ -86,6 +86,39 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
   Cleanup(path);
 }
 
+TEST_CASE("a compaction returns the old log's pages to the file system") {
+  std::string path = TempPath();
+  std::unique_ptr<StateStore> st;
+  REQUIRE(StateStore::Open(path, false, &st).ok());
+  REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+  Checkpoint c;
+  c.sections.push_back(Section{"windows", 3, "meta"});
+  for (int i = 0; i < 2000; ++i)
+    c.window_ops.push_back({StateOp::kPut, "key" + std::to_string(i), std::string(500, 'v')});
+  REQUIRE(st->Commit(c).ok());
+  std::string query;
+  Checkpoint grown;
+  REQUIRE(StateStore::Peek(path, &query, &grown).ok());
+  CHECK(grown.window_log_rows == 2000);
+  CHECK(grown.file.reclaims);
+  CHECK(grown.file.pages > 250);  // 1 MB of rows
+
+  c.compact = true;
+  c.window_ops = {{StateOp::kPut, "key7", "live"}};
+  REQUIRE(st->Commit(c).ok());
+  Checkpoint compacted;
+  REQUIRE(StateStore::Peek(path, &query, &compacted).ok());
+  CHECK(compacted.window_log_rows == 1);
+  CHECK(compacted.window_log_bytes == 8);  // "key7" and "live"
+  CHECK(compacted.file.free_pages == 0);
+  CHECK(compacted.file.pages < 10);
+  CHECK(compacted.file.page_size * compacted.file.pages >= 4096);
+  st.reset();  // closing copies the WAL into the file, which shrinks
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  CHECK(static_cast<uint64_t>(f.tellg()) == compacted.file.page_size * compacted.file.pages);
+  Cleanup(path);
+}
+
 TEST_CASE("a file that is not a state is refused and left alone") {
   std::string path = TempPath();
   std::ofstream(path) << "hello, not a database\n";
