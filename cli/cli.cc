@@ -193,6 +193,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->type_name("DUR");
   app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")
       ->type_name("DUR");
+  app.add_option("--max-future", o.max_future,
+                 "An event more than DUR ahead of the watermark is a bad line, not a jump of "
+                 "event time (a clock glitch; default: no limit)")
+      ->type_name("DUR");
   app.add_option("--idle-timeout", o.idle_timeout,
                  "An input that waits with no new line for DUR stops holding the watermark back; "
                  "when all do, event time moves with the wall clock (default: never)")

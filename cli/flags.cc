@@ -48,6 +48,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument("--idle-timeout must be longer than 0 (leave it out for never)");
   }
   c->follow = o.follow;
+  if (!o.max_future.empty()) {
+    if (!(s = ParseDuration(o.max_future, &c->max_future)).ok())
+      return Status::InvalidArgument("--max-future: " + s.message());
+    if (c->max_future <= 0)
+      return Status::InvalidArgument("--max-future must be longer than 0 (leave it out for no limit)");
+  }
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;

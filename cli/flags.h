@@ -35,6 +35,7 @@ struct Options {
   std::string lateness = "0";
   std::string idle_timeout;  // empty: inputs are never idle
   bool follow = false;
+  std::string max_future;  // empty: no limit
   std::string emit = "final";
   std::string late_output;
   std::string on_error = "skip";

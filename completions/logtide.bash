@@ -5,7 +5,7 @@ _logtide() {
   local cur prev
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local flags="--window --by --agg --time --time-format --delay --lateness --idle-timeout -f --follow --emit --late-output
+  local flags="--window --by --agg --time --time-format --delay --lateness --max-future --idle-timeout -f --follow --emit --late-output
     --on-error --max-bad-ratio --errors -o --output --format --stats --progress --explain -q --quiet --config
     --threads
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite -h --help --version"
@@ -28,7 +28,7 @@ _logtide() {
     --late-output|--errors|-o|--output|--config|--state|inspect)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
-    --time|--by|--delay|--lateness|--idle-timeout|--checkpoint-every|--checkpoint-interval|--threads)
+    --time|--by|--delay|--lateness|--max-future|--idle-timeout|--checkpoint-every|--checkpoint-interval|--threads)
       COMPREPLY=()
       return ;;
   esac

@@ -42,6 +42,9 @@ struct EngineConfig {
   Nanos lateness = 0;
   // > 0: inputs waited on with no new line for this long are idle (watermark/idleness.h).
   Nanos idle_timeout = 0;
+  // > 0: an event this far ahead of the watermark (of the wall clock before there is one) is
+  // a bad line instead of moving event time (a clock glitch).
+  Nanos max_future = 0;
   bool follow = false;  // read files as they grow, across rotations (LineReader::set_follow)
   EmitMode emit = EmitMode::kFinal;
   std::string output = "-";

@@ -23,9 +23,11 @@
 #include "output/record_writer.h"
 #include "output/side_records.h"
 #include "state/state_store.h"
+#include "time/duration.h"
 #include "time/timestamp.h"
 #include "util/diag.h"
 #include "watermark/idleness.h"
+#include "watermark/lateness.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
 
@@ -104,6 +106,8 @@ struct Engine::Impl {
   uint64_t bad_by_kind[4] = {0, 0, 0, 0};
   std::string first_reason[4];
   EngineStats at_start;
+  int reported_at_start = 0;
+  LatenessSummary lateness;  // this run's late events
   Status CheckUsable() const;
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
@@ -163,6 +167,8 @@ struct Engine::Impl {
     Diag(diag, "logtide: warning: {}\n", message);
   }
   Status Finish();
+  // The end-of-run warnings: this run's bad lines, late events and ignored values.
+  void WarnAtEnd();
 };
 
 Engine::Engine(const EngineConfig& config) : config_(config) {}
@@ -459,6 +465,7 @@ Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reaso
 
 void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
   ++stats->late_events;
+  lateness.Add(SatSub(watermark, t));
   OutputFile& late = outputs.late();
   if (!late.is_open()) return;
   AppendLateRecord(LineOrigin{inputs->reader(input).name(), line.number, line.offset}, t, watermark,
@@ -476,6 +483,17 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
                    fmt::format("event time {} is outside the times this query can window ({} to "
                                "{}, from the window, --delay and --lateness)",
                                FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
+  }
+  if (config.max_future > 0) [[unlikely]] {
+    // Before there is a watermark (the first events), the wall clock stands in for it.
+    const bool wm = watermark != kMinusInfinity;
+    const Nanos ref = wm ? watermark : clock.Now();
+    if (t > SatAdd(ref, config.max_future)) {
+      return BadLine(input, line,
+                     fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
+                                 FormatRfc3339(t), FormatDuration(config.max_future),
+                                 wm ? "watermark" : "wall clock", FormatRfc3339(ref)));
+    }
   }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
@@ -611,6 +629,7 @@ Status Engine::Impl::Stop() {
 
 Status Engine::Impl::ReadAll() {
   at_start = *stats;
+  reported_at_start = reported;
   if (g_stop_signal != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
   uint32_t until_progress = 0;
@@ -775,6 +794,45 @@ Status Engine::Impl::ReadAll() {
   return Status::Ok();
 }
 
+void Engine::Impl::WarnAtEnd() {
+  const uint64_t bad = stats->bad_lines - at_start.bad_lines;
+  if (bad > 0 && config.errors_output.empty() && config.on_error == OnError::kSkip) {
+    Diag(diag,
+         "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
+         "--errors FILE\n",
+         bad, bad == 1 ? "" : "s", reported - reported_at_start);
+  }
+  const uint64_t late = stats->late_events - at_start.late_events;
+  if (late > 0 && config.late_output.empty()) {
+    // The --delay that would have kept them all: the watermark lower by the largest lateness,
+    // rounded up to a tenth of its unit.
+    const std::string delay = FormatDurationRounded(SatAdd(config.delay, lateness.max()), true);
+    std::string text = fmt::format(
+        "logtide: warning: {} late event{} dropped, up to {} behind the watermark (median about "
+        "{}); --delay {} would have kept them all (or allow more with --lateness), or keep them "
+        "with --late-output FILE\n",
+        late, late == 1 ? "" : "s", FormatDurationRounded(lateness.max(), true),
+        FormatDurationRounded(lateness.Median(), false), delay);
+    // One event far ahead of the rest (a clock glitch) makes most of what follows late.
+    const uint64_t events = (stats->events - at_start.events) + late;
+    if (2 * late > events && lateness.Median() >= 3600 * kNanosPerSecond) {
+      text += fmt::format(
+          "logtide: warning: most events were late, far behind the largest event time read "
+          "({}): if that time is wrong (a clock glitch), --max-future DUR makes events that far "
+          "ahead of the watermark bad lines instead\n",
+          FormatRfc3339(SatAdd(tracker.top(), config.delay)));
+    }
+    Diag(diag, "{}", text);
+  }
+  for (size_t i = 0; i < config.aggs.size(); ++i) {
+    const uint64_t ignored = stats->ignored_values[i] - at_start.ignored_values[i];
+    if (ignored == 0) continue;
+    const AggSpec& a = config.aggs[i];
+    Diag(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
+         ignored, ignored == 1 ? "" : "s", a.field);
+  }
+}
+
 Status Engine::Impl::Finish() {
   output_thread.reset();  // writes what it holds
   return outputs.Close();
@@ -796,28 +854,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (s.ok() && opened && m.stopped_by == 0) s = m.CheckUsable();
   // A run refused at opening (its state, its inputs) read nothing: the restored job's totals
   // are not this run's to report.
-  if (!config_.quiet && opened) {
-    if (stats_.bad_lines > 0 && config_.errors_output.empty() &&
-        config_.on_error == OnError::kSkip) {
-      Diag(diag,
-           "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
-           "--errors FILE\n",
-           stats_.bad_lines, stats_.bad_lines == 1 ? "" : "s", m.reported);
-    }
-    if (stats_.late_events > 0 && config_.late_output.empty()) {
-      Diag(diag,
-           "logtide: warning: {} late event{} dropped; allow more disorder with --delay or "
-           "--lateness, "
-           "or keep them with --late-output FILE\n",
-           stats_.late_events, stats_.late_events == 1 ? "" : "s");
-    }
-    for (size_t i = 0; i < config_.aggs.size(); ++i) {
-      if (stats_.ignored_values[i] == 0) continue;
-      const AggSpec& a = config_.aggs[i];
-      Diag(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
-           stats_.ignored_values[i], stats_.ignored_values[i] == 1 ? "" : "s", a.field);
-    }
-  }
+  if (!config_.quiet && opened) m.WarnAtEnd();
   return s;
 }
 

@@ -15,12 +15,16 @@ std::string QueryText(const EngineConfig& c) {
     aggs += fmt::format("{}{}={}{}", i ? " " : "", a.name, AggKindName(a.kind),
                         a.field.empty() ? "" : "(" + a.field + ")");
   }
-  return fmt::format(
+  std::string text = fmt::format(
       "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"
       "}",
       c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
       FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
       c.format == OutputFormat::kCsv ? "csv" : "ndjson");
+  // Settings added later are written only when given, so that the states of jobs without them
+  // stay resumable.
+  if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
+  return text;
 }
 
 }  // namespace logtide

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace logtide {
 namespace {
 
@@ -107,6 +109,29 @@ std::string FormatDuration(Nanos d) {
     }
   }
   return s;
+}
+
+std::string FormatDurationRounded(Nanos d, bool up) {
+  if (d <= 0) return "0s";
+  const std::pair<int64_t, const char*> units[] = {
+      {86400 * kNanosPerSecond, "d"}, {3600 * kNanosPerSecond, "h"}, {60 * kNanosPerSecond, "m"},
+      {kNanosPerSecond, "s"},         {1'000'000, "ms"},             {1'000, "us"},
+      {1, "ns"}};
+  for (size_t u = 0; u < std::size(units); ++u) {
+    const auto [size, name] = units[u];
+    if (d < size && size != 1) continue;
+    // Tenths of the unit, in integers (a tenth of a nanosecond is not one).
+    const int64_t tenth = size >= 10 ? size / 10 : 1;
+    int64_t tenths = d / tenth;
+    if (up ? d % tenth != 0 : 2 * (d % tenth) >= tenth) ++tenths;
+    // Rounded up to the next unit (59.99s to 60s): written in that unit (1m).
+    if (u > 0 && tenths * tenth >= units[u - 1].first) return FormatDurationRounded(tenths * tenth, up);
+    if (size < 10) return fmt::format("{}{}", tenths, name);
+    const int64_t per = size / tenth;  // 10
+    return tenths % per == 0 ? fmt::format("{}{}", tenths / per, name)
+                             : fmt::format("{}.{}{}", tenths / per, tenths % per, name);
+  }
+  return "0s";
 }
 
 }  // namespace logtide

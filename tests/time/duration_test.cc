@@ -71,5 +71,29 @@ TEST_CASE("durations format in their shortest form") {
   CHECK(FormatDuration(1500) == "1500ns");
 }
 
+
+TEST_CASE("durations rounded for messages: a tenth of the largest unit, parseable again") {
+  const Nanos s = kNanosPerSecond;
+  CHECK(FormatDurationRounded(0, true) == "0s");
+  CHECK(FormatDurationRounded(2'734'000'000, true) == "2.8s");
+  CHECK(FormatDurationRounded(2'734'000'000, false) == "2.7s");
+  CHECK(FormatDurationRounded(3 * s, true) == "3s");
+  CHECK(FormatDurationRounded(734'250'000, true) == "734.3ms");
+  CHECK(FormatDurationRounded(4320 * s, true) == "1.2h");
+  CHECK(FormatDurationRounded(90 * s, true) == "1.5m");
+  CHECK(FormatDurationRounded(7, true) == "7ns");
+  CHECK(FormatDurationRounded(59'990'000'000, false) == "1m");
+  CHECK(FormatDurationRounded(59'990'000'000, true) == "1m");
+  // Rounded up, it is never less than the value, and it parses back.
+  uint64_t x = 2463534242ull;
+  for (int i = 0; i < 2000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const Nanos d = static_cast<Nanos>(x % (400ull * 86400 * 1'000'000'000ull)) >> (x % 40);
+    Nanos back = -1;
+    REQUIRE(ParseDuration(FormatDurationRounded(d, true), &back).ok());
+    CHECK(back >= d);
+  }
+}
+
 }  // namespace
 }  // namespace logtide

@@ -1,10 +1,14 @@
 #include "watermark/watermark.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
 #include <set>
 #include <tuple>
 
 #include "watermark/idleness.h"
+#include "watermark/lateness.h"
 #include "watermark/timer_queue.h"
 
 namespace logtide {
@@ -163,6 +167,31 @@ TEST_CASE("idleness: quiet for the timeout; wall-clock progress from the last li
   CHECK(idle.quiet_since(1) == 1010 * s);
   Idleness never(1, 0, 0);
   CHECK_FALSE(never.IdleAt(0, kPlusInfinity - 1));
+}
+
+
+TEST_CASE("lateness summary: exact max, median within 1/32, bounded") {
+  LatenessSummary l;
+  CHECK(l.Median() == 0);
+  l.Add(20 * kNanosPerSecond);
+  CHECK(l.Median() == 20 * kNanosPerSecond);  // one value: itself
+  CHECK(l.max() == 20 * kNanosPerSecond);
+  LatenessSummary m;
+  std::vector<Nanos> v;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 10001; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v.push_back(static_cast<Nanos>(x % 5'000'000'000ull));
+    m.Add(v.back());
+  }
+  std::sort(v.begin(), v.end());
+  const double want = static_cast<double>(v[5000]);
+  CHECK(std::abs(static_cast<double>(m.Median()) - want) <= want / 32 + 1);
+  CHECK(m.max() == v.back());
+  CHECK(m.count() == 10001);
+  m.Add(-5);  // (never negative; taken as 0)
+  m.Add(kPlusInfinity);
+  CHECK(m.max() == kPlusInfinity);
 }
 
 }  // namespace
