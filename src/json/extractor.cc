@@ -21,6 +21,98 @@ static_assert(std::endian::native == std::endian::little,
               "the key and string scans assume a little-endian CPU");
 
 // The registered paths as a tree; node 0 is the root object.
+namespace {
+
+// Writes `e` as canonical JSON: no spaces; object keys sorted by their bytes, a key that appears
+// twice keeping its last value (as everywhere in logtide); numbers as ValueRef::Number reads
+// them (an integral value within int64 as an integer, so 2e2 is 200; others in the shortest
+// form that reads back the same double); strings with the fewest escapes (only '"', '\',
+// and control characters). So values equal as JSON give equal text.
+void AppendCanonicalString(std::string_view v, std::string* out) {
+  out->push_back('"');
+  for (const char ch : v) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (c < 0x20) {
+          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendCanonicalJson(simdjson::dom::element e, std::string* out) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      std::vector<std::pair<std::string_view, simdjson::dom::element>> fields;
+      for (auto field : simdjson::dom::object(e)) fields.emplace_back(field.key, field.value);
+      // Stable: of equal keys, the last one stays last, and is the one kept.
+      std::stable_sort(fields.begin(), fields.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      out->push_back('{');
+      bool first = true;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (i + 1 < fields.size() && fields[i + 1].first == fields[i].first) continue;
+        if (!first) out->push_back(',');
+        first = false;
+        AppendCanonicalString(fields[i].first, out);
+        out->push_back(':');
+        AppendCanonicalJson(fields[i].second, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      out->push_back('[');
+      bool first = true;
+      for (simdjson::dom::element x : simdjson::dom::array(e)) {
+        if (!first) out->push_back(',');
+        first = false;
+        AppendCanonicalJson(x, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case simdjson::dom::element_type::STRING:
+      AppendCanonicalString(std::string_view(e), out);
+      return;
+    case simdjson::dom::element_type::INT64:
+      fmt::format_to(std::back_inserter(*out), "{}", int64_t(e));
+      return;
+    case simdjson::dom::element_type::UINT64:
+    case simdjson::dom::element_type::DOUBLE: {
+      const double d = e.type() == simdjson::dom::element_type::DOUBLE
+                           ? double(e)
+                           : static_cast<double>(uint64_t(e));
+      const ValueRef v = ValueRef::Number(d);
+      if (v.is_int) {
+        fmt::format_to(std::back_inserter(*out), "{}", v.i);
+      } else {
+        fmt::format_to(std::back_inserter(*out), "{}", d);
+      }
+      return;
+    }
+    case simdjson::dom::element_type::BOOL:
+      out->append(bool(e) ? "true" : "false");
+      return;
+    case simdjson::dom::element_type::NULL_VALUE:
+      out->append("null");
+      return;
+  }
+}
+
+}  // namespace
+
 struct FieldExtractor::Impl {
   struct Key {
     uint64_t first = 0;  // the name's first 8 bytes, zero-filled
@@ -50,8 +142,14 @@ struct FieldExtractor::Impl {
     // line: lines of one log mostly repeat their keys in the same order, so one compare (a
     // branch the CPU predicts) usually settles the key.
     std::vector<Memo> memo;
+    // The slots of the paths below this node (IndexKeys), and the line in which its key was
+    // last seen: a key that appears twice takes its last value, also as the parent of paths
+    // (the later copy's sub-fields replace the earlier one's, absent ones null).
+    std::vector<int> below;
+    uint64_t seen_in = 0;
   };
   std::vector<Node> nodes{Node{}};
+  uint64_t line_number = 0;  // lines walked, for Node::seen_in
 
   int FindChild(int node, std::string_view name) const {
     for (int c : nodes[node].children) {
@@ -162,6 +260,13 @@ struct FieldExtractor::Impl {
   std::vector<char> open;             // brackets of the container being skipped
   od::parser number_parser;           // integers of 19 digits or more, numbers out of range
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
+  // The current line's objects and arrays read as values, in canonical form, and where.
+  std::string canon;
+  struct RawValue {
+    ValueRef* value;
+    size_t at, size;
+  };
+  std::vector<RawValue> raw_values;
   std::string number_copy;
   // The indexed run holding the current line, and its tokens.
   const StructuralIndex* index = nullptr;
@@ -365,8 +470,12 @@ struct FieldExtractor::Impl {
         // The text is used as a key or written out: it must be valid JSON in full.
         simdjson::dom::element element;
         if (raw_checker.parse(s, static_cast<size_t>(e - s), false).get(element)) return false;
-        *out = ValueRef::Raw(
-            std::string_view(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s)));
+        // Compared and written as a JSON value: in canonical form (AppendCanonicalJson), in
+        // `canon`, where it is pointed to once the line is read (it may grow meanwhile).
+        const size_t at = canon.size();
+        AppendCanonicalJson(element, &canon);
+        raw_values.push_back(RawValue{out, at, canon.size() - at});
+        *out = ValueRef::Raw(std::string_view());
         return true;
       }
       default:
@@ -480,9 +589,19 @@ struct FieldExtractor::Impl {
       child = Unescape(key, &name) ? FindChild(node, name) : -1;
     }
     if (child < 0) return Skip(v, after);
-    const Node& leaf = nodes[child];
-    if (leaf.slot >= 0) return ReadValue(v, leaf.keep_text, &(*values)[leaf.slot], after);
-    if (Token(v) == '{') return WalkObject(v, child, values, after);
+    Node& nd = nodes[child];
+    if (!nd.children.empty()) {
+      if (nd.seen_in == line_number) {
+        for (int slot : nd.below) (*values)[slot] = ValueRef::Null();
+      }
+      nd.seen_in = line_number;
+      // The paths below an object; the object itself too, when a path reads it whole.
+      if (Token(v) == '{') {
+        if (!WalkObject(v, child, values, after)) return false;
+        if (nd.slot < 0) return true;
+      }
+    }
+    if (nd.slot >= 0) return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
     return Skip(v, after);  // not an object: its sub-paths stay null
   }
 
@@ -499,6 +618,9 @@ struct FieldExtractor::Impl {
     idx = ix->tokens();
     n = ix->count();
     scratch_end = scratch.get();
+    canon.clear();
+    raw_values.clear();
+    ++line_number;
     const auto begin = static_cast<uint32_t>(line - ix->data());
     const auto end = static_cast<uint32_t>(begin + size);
     limit = end;
@@ -511,6 +633,12 @@ struct FieldExtractor::Impl {
         (next < n && idx[next] < end))
       return false;
     ix->set_cursor(next);
+    // Newest first: a value replaced later in the line (a duplicate key) is not a placeholder
+    // any more (another type, or already pointed) and keeps what replaced it.
+    for (auto r = raw_values.rbegin(); r != raw_values.rend(); ++r) {
+      if (r->value->type == ValueType::kRaw && r->value->s.data() == nullptr)
+        r->value->s = std::string_view(canon.data() + r->at, r->size);
+    }
     return true;
   }
 };
@@ -541,7 +669,7 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}, {}});
+      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}, {}, {}, 0});
       impl_->nodes[node].children.push_back(child);
     }
     node = child;
@@ -562,16 +690,17 @@ Status FieldExtractor::Finish() {
           "field name \"{}\" contains a quote or a backslash, which logtide cannot address",
           n.name));
     }
-    if (n.slot >= 0 && !n.children.empty()) {
-      for (const auto& p : paths_) {
-        if (p.size() > paths_[n.slot].size() &&
-            p.compare(0, paths_[n.slot].size() + 1, paths_[n.slot] + ".") == 0) {
-          return Status::InvalidArgument(
-              fmt::format("field \"{}\" is used both as a value and as the object holding \"{}\"; "
-                          "use one or the other",
-                          paths_[n.slot], p));
-        }
-      }
+  }
+  // Each node's slots below it.
+  for (size_t i = 0; i < paths_.size(); ++i) {
+    int node = 0;
+    std::string_view rest = paths_[i];
+    while (true) {
+      const size_t dot = rest.find('.');
+      node = impl_->FindChild(node, rest.substr(0, dot));
+      if (dot == std::string_view::npos) break;
+      impl_->nodes[node].below.push_back(static_cast<int>(i));
+      rest.remove_prefix(dot + 1);
     }
   }
   impl_->IndexKeys();
@@ -579,6 +708,7 @@ Status FieldExtractor::Finish() {
 }
 
 namespace {
+
 
 // The slow path for a line the fast path refused: full validation, for a precise message.
 Status DescribeBadLine(simdjson::dom::parser& parser, const char* line, size_t size) {

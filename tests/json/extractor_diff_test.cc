@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -131,6 +132,8 @@ struct Reference {
       }
       if (child < 0) continue;
       od::value val = field.value();
+      // A later copy of a parent replaces the earlier one: its paths start again from null.
+      NullBelow(child, values);
       if (nodes[child].slot >= 0) {
         if (auto e = Scalar(val, &(*values)[nodes[child].slot])) return e;
         continue;
@@ -143,6 +146,13 @@ struct Reference {
       if (auto e = Walk(sub, child, values)) return e;
     }
     return simdjson::SUCCESS;
+  }
+
+  void NullBelow(int node, std::vector<ValueRef>* values) const {
+    for (int c : nodes[node].children) {
+      if (nodes[c].slot >= 0) (*values)[nodes[c].slot] = ValueRef::Null();
+      NullBelow(c, values);
+    }
   }
 
   // REQUIRES: line is followed by simdjson's padding.
@@ -300,11 +310,86 @@ struct Gen {
   }
 };
 
+// Whether two DOM values are equal as JSON: objects by their keys (the last of a duplicate),
+// arrays element by element, numbers by value.
+bool SameJson(simdjson::dom::element a, simdjson::dom::element b) {
+  using T = simdjson::dom::element_type;
+  const auto number = [](simdjson::dom::element e, double* d) {
+    if (e.type() == T::INT64) *d = static_cast<double>(int64_t(e));
+    else if (e.type() == T::UINT64) *d = static_cast<double>(uint64_t(e));
+    else if (e.type() == T::DOUBLE) *d = double(e);
+    else return false;
+    return true;
+  };
+  double x, y;
+  if (number(a, &x) || number(b, &y)) return number(a, &x) && number(b, &y) && x == y;
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case T::OBJECT: {
+      std::map<std::string_view, simdjson::dom::element> ma, mb;
+      for (auto f : simdjson::dom::object(a)) ma[f.key] = f.value;
+      for (auto f : simdjson::dom::object(b)) mb[f.key] = f.value;
+      if (ma.size() != mb.size()) return false;
+      for (auto& [k, v] : ma) {
+        auto it = mb.find(k);
+        if (it == mb.end() || !SameJson(v, it->second)) return false;
+      }
+      return true;
+    }
+    case T::ARRAY: {
+      simdjson::dom::array xa(a), xb(b);
+      if (xa.size() != xb.size()) return false;
+      for (size_t i = 0; i < xa.size(); ++i)
+        if (!SameJson(xa.at(i).value(), xb.at(i).value())) return false;
+      return true;
+    }
+    case T::STRING:
+      return std::string_view(a) == std::string_view(b);
+    case T::BOOL:
+      return bool(a) == bool(b);
+    default:
+      return true;  // null
+  }
+}
+
+// Whether the extractor's canonical text has no spaces and keys in strictly ascending order.
+bool Canonical(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  if (e.type() == T::OBJECT) {
+    std::string_view last;
+    bool first = true;
+    for (auto f : simdjson::dom::object(e)) {
+      if (!first && !(last < f.key)) return false;
+      first = false;
+      last = f.key;
+      if (!Canonical(f.value)) return false;
+    }
+  } else if (e.type() == T::ARRAY) {
+    for (auto x : simdjson::dom::array(e))
+      if (!Canonical(x)) return false;
+  }
+  return true;
+}
+
 bool Same(const ValueRef& a, const ValueRef& b) {
   if (a.type != b.type || a.is_int != b.is_int) return false;
   if (a.type == ValueType::kNumber)
     return a.is_int ? a.i == b.i : std::memcmp(&a.d, &b.d, sizeof(double)) == 0;
-  if (a.type == ValueType::kString || a.type == ValueType::kRaw) return a.s == b.s;
+  if (a.type == ValueType::kString) return a.s == b.s;
+  if (a.type == ValueType::kRaw) {
+    // The extractor's text (a) is canonical and equal as JSON to the source text (b).
+    static simdjson::dom::parser pa, pb;
+    simdjson::dom::element ea, eb;
+    if (pa.parse(a.s.data(), a.s.size()).get(ea) || pb.parse(b.s.data(), b.s.size()).get(eb))
+      return false;
+    // No spaces outside strings: minifying changes nothing.
+    std::string min(a.s.size() + 1, '\0');
+    size_t min_size = 0;
+    if (simdjson::minify(a.s.data(), a.s.size(), min.data(), min_size) != simdjson::SUCCESS ||
+        std::string_view(min.data(), min_size) != a.s)
+      return false;
+    return Canonical(ea) && SameJson(ea, eb);
+  }
   return true;
 }
 
