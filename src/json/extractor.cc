@@ -432,6 +432,23 @@ struct FieldExtractor::Impl {
     return true;
   }
 
+  // ReadValue of an object or array (not the common case).
+  __attribute__((noinline)) bool ReadRaw(uint32_t k, ValueRef* out, uint32_t* next) {
+    const uint8_t* s = buf + idx[k];
+    if (!Skip(k, next)) return false;
+    const uint8_t* e = buf + idx[*next - 1] + 1;
+    // The text is used as a key or written out: it must be valid JSON in full.
+    simdjson::dom::element element;
+    if (raw_checker.parse(s, static_cast<size_t>(e - s), false).get(element)) return false;
+    // Compared and written as a JSON value: in canonical form (AppendCanonicalJson), in
+    // `canon`, where it is pointed to once the line is read (it may grow meanwhile).
+    const size_t at = canon.size();
+    AppendCanonicalJson(element, &canon);
+    raw_values.push_back(RawValue{out, at, canon.size() - at});
+    *out = ValueRef::Raw(std::string_view());
+    return true;
+  }
+
   // Reads the value at token k into *out; *next is the token after it.
   // REQUIRES: k + 1 < n (an object's value is followed by ',' or '}').
   __attribute__((always_inline)) bool ReadValue(uint32_t k, bool keep_text, ValueRef* out,
@@ -464,20 +481,8 @@ struct FieldExtractor::Impl {
         }
       }
       case '{':
-      case '[': {
-        if (!Skip(k, next)) return false;
-        const uint8_t* e = buf + idx[*next - 1] + 1;
-        // The text is used as a key or written out: it must be valid JSON in full.
-        simdjson::dom::element element;
-        if (raw_checker.parse(s, static_cast<size_t>(e - s), false).get(element)) return false;
-        // Compared and written as a JSON value: in canonical form (AppendCanonicalJson), in
-        // `canon`, where it is pointed to once the line is read (it may grow meanwhile).
-        const size_t at = canon.size();
-        AppendCanonicalJson(element, &canon);
-        raw_values.push_back(RawValue{out, at, canon.size() - at});
-        *out = ValueRef::Raw(std::string_view());
-        return true;
-      }
+      case '[':
+        return ReadRaw(k, out, next);
       default:
         break;
     }
@@ -590,7 +595,10 @@ struct FieldExtractor::Impl {
     }
     if (child < 0) return Skip(v, after);
     Node& nd = nodes[child];
-    if (!nd.children.empty()) {
+    if (nd.children.empty()) [[likely]] {  // a leaf (a node is a leaf or a parent, or both)
+      return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
+    }
+    {
       if (nd.seen_in == line_number) {
         for (int slot : nd.below) (*values)[slot] = ValueRef::Null();
       }
