@@ -1,10 +1,12 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "agg/accumulators.h"
@@ -108,6 +110,11 @@ struct Engine::Impl {
   EngineStats at_start;
   int reported_at_start = 0;
   LatenessSummary lateness;  // this run's late events
+  // Fields of --by and --agg no event of this run had (ParsePool::fields_seen), and the first
+  // events' lines, to say which fields they do have.
+  std::vector<std::string> unseen_fields;
+  std::vector<std::string> sample_lines;
+  void WarnUnseenFields();
   Status CheckUsable() const;
   std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
@@ -477,6 +484,8 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   ++stats->lines;
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
+  if (sample_lines.size() < 8) [[unlikely]]
+    sample_lines.emplace_back(line.data, line.size);
   const Nanos t = ev.time;
   if (t < min_time || t > max_time) [[unlikely]] {
     return BadLine(input, line,
@@ -783,6 +792,11 @@ Status Engine::Impl::ReadAll() {
   }
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.
+  pool->Stop();
+  for (size_t i = 0; i < pool->checked_fields().size(); ++i) {
+    if (i >= pool->fields_seen().size() || !pool->fields_seen()[i])
+      unseen_fields.push_back(pool->checked_fields()[i]);
+  }
   pool.reset();
   // A damaged compressed input fails the run even when nothing was written from it.
   if (Status v = inputs->WaitVerified(); !v.ok()) return v;
@@ -824,12 +838,82 @@ void Engine::Impl::WarnAtEnd() {
     }
     Diag(diag, "{}", text);
   }
+  WarnUnseenFields();
   for (size_t i = 0; i < config.aggs.size(); ++i) {
     const uint64_t ignored = stats->ignored_values[i] - at_start.ignored_values[i];
     if (ignored == 0) continue;
     const AggSpec& a = config.aggs[i];
     Diag(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
          ignored, ignored == 1 ? "" : "s", a.field);
+  }
+}
+
+namespace {
+
+// The dotted paths of the fields of `e` and of the objects in it.
+void CollectPaths(simdjson::dom::element e, const std::string& prefix, std::set<std::string>* out) {
+  if (e.type() != simdjson::dom::element_type::OBJECT) return;
+  for (auto field : simdjson::dom::object(e)) {
+    const std::string path = prefix + std::string(field.key);
+    out->insert(path);
+    CollectPaths(field.value, path + ".", out);
+  }
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+// A --by or --agg field that no event of the run had is most likely misspelled: the field, how
+// many events lacked it, and the closest field the first events have.
+void Engine::Impl::WarnUnseenFields() {
+  const uint64_t events = (stats->events - at_start.events) + (stats->late_events - at_start.late_events);
+  if (events == 0 || unseen_fields.empty()) return;
+  std::set<std::string> have;
+  simdjson::dom::parser parser;
+  for (const std::string& line : sample_lines) {
+    simdjson::dom::element e;
+    if (!parser.parse(line).get(e)) CollectPaths(e, "", &have);
+  }
+  for (const std::string& field : unseen_fields) {
+    std::string_view flag = "--agg";
+    for (const std::string& b : config.by) flag = b == field ? "--by" : flag;
+    std::string best;
+    size_t best_distance = SIZE_MAX;
+    for (const std::string& h : have) {
+      const size_t d = EditDistance(field, h);
+      if (d < best_distance) best_distance = d, best = h;
+    }
+    std::string hint;
+    if (!best.empty() && best_distance <= std::max<size_t>(2, field.size() / 3)) {
+      hint = fmt::format("; did you mean \"{}\"?", best);
+    } else if (!have.empty()) {
+      std::string list;
+      size_t shown = 0;
+      for (const std::string& h : have) {
+        if (shown++ == 8) {
+          list += ", ...";
+          break;
+        }
+        list += (list.empty() ? "\"" : ", \"") + h + "\"";
+      }
+      hint = "; the events have " + list;
+    }
+    Diag(diag, "logtide: warning: {} field \"{}\" was absent or null in all {} event{}{}\n", flag,
+         field, events, events == 1 ? "" : "s", hint);
   }
 }
 

@@ -46,6 +46,18 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     p->agg_slots_.push_back(slot);
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
+  auto check = [&](const std::string& name, int slot) {
+    for (int c : p->checked_slots_)
+      if (c == slot) return;
+    p->checked_names_.push_back(name);
+    p->checked_slots_.push_back(slot);
+  };
+  for (size_t i = 0; i < c.by.size(); ++i) check(c.by[i], p->key_slots_[i]);
+  for (size_t i = 0; i < c.aggs.size(); ++i) {
+    if (!c.aggs[i].field.empty()) check(c.aggs[i].field, p->agg_slots_[i]);
+  }
+  p->seen_.assign(p->checked_slots_.size(), 0);
+  p->all_seen_ = p->checked_slots_.empty();
   // The aggregates' inputs are read in place when their slots follow each other (no field read
   // twice, or also as the time or a key); otherwise they are gathered for each event.
   p->aggs_in_place_ = true;
@@ -104,6 +116,13 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   }
   ev->kind = Event::Kind::kEvent;
   ev->time = t;
+  if (!all_seen_) [[unlikely]] {
+    all_seen_ = true;
+    for (size_t i = 0; i < checked_slots_.size(); ++i) {
+      seen_[i] |= !values_[checked_slots_[i]].is_null();
+      all_seen_ = all_seen_ && seen_[i];
+    }
+  }
   const ValueRef& k0 = values_[key_slots_.empty() ? 0 : key_slots_[0]];
   if (key_slots_.size() == 1 && k0.type == ValueType::kString && MemoOn()) {
     // One string key, from a few distinct values (a service, a host): most lines repeat a

@@ -49,10 +49,20 @@ class EventParser {
   size_t num_aggs() const { return agg_slots_.size(); }
   static const size_t kPadding;
 
+  // The fields of --by and --agg, in that order (a field used twice is listed once), and
+  // whether some event this parser made had each one (not null, not absent). Checked until
+  // every one was seen: one predictable branch per event after that.
+  const std::vector<std::string>& checked_fields() const { return checked_names_; }
+  const std::vector<uint8_t>& fields_seen() const { return seen_; }
+
  private:
   explicit EventParser(const EngineConfig& config) : config_(config) {}
 
   const EngineConfig& config_;
+  std::vector<std::string> checked_names_;
+  std::vector<int> checked_slots_;
+  std::vector<uint8_t> seen_;
+  bool all_seen_ = false;
   FieldExtractor extractor_;
   TimeFormat time_format_;
   int time_slot_ = -1;

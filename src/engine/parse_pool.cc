@@ -25,7 +25,9 @@ ParsePool::ParsePool(const EngineConfig& config, std::vector<LineReader*> reader
   for (size_t i = 0; i < readers_.size(); ++i) inputs_[i].line = readers_[i]->lines_read();
 }
 
-ParsePool::~ParsePool() {
+ParsePool::~ParsePool() { Stop(); }
+
+void ParsePool::Stop() {
   {
     std::lock_guard<std::mutex> lk(mu_);
     shutdown_ = true;
@@ -33,6 +35,17 @@ ParsePool::~ParsePool() {
   cancel_ = true;
   work_cv_.notify_all();
   for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  if (helper_ != nullptr) {
+    MergeSeen(*helper_);
+    helper_.reset();  // merged once
+  }
+}
+
+void ParsePool::MergeSeen(const EventParser& p) {
+  const std::vector<uint8_t>& s = p.fields_seen();
+  if (seen_.size() < s.size()) seen_.resize(s.size(), 0);
+  for (size_t i = 0; i < s.size(); ++i) seen_[i] |= s[i];
 }
 
 Status ParsePool::Start(int threads) {
@@ -41,6 +54,7 @@ Status ParsePool::Start(int threads) {
   // engine's thread, is that thread's (Next), and checks that they can be made.
   Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
+  checked_ = helper_->checked_fields();
   if (threads == 0) {
     direct_ = true;
     for (size_t i = 0; i < readers_.size(); ++i)
@@ -88,7 +102,10 @@ void ParsePool::Work() {
   while (true) {
     int i = -1;
     work_cv_.wait(lk, [&] { return shutdown_ || (i = PickLocked()) >= 0; });
-    if (shutdown_) return;
+    if (shutdown_) {
+      MergeSeen(*owned);
+      return;
+    }
     ReadAndParse(i, owned.get(), &index, &lk);
   }
 }

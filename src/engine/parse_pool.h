@@ -34,7 +34,13 @@ class ParsePool {
   // (bytes_consumed) until the pool is destroyed; what they know from opening (name, size,
   // device) and ReadAt, which reads at an offset, stay safe to use.
   ParsePool(const EngineConfig& config, std::vector<LineReader*> readers, size_t block_size);
-  ~ParsePool();  // cancels and joins the workers
+  ~ParsePool();  // Stop()
+  // Cancels and joins the workers (what they read ahead is dropped). Then fields_seen() is
+  // final.
+  void Stop();
+  // EventParser::fields_seen over every parser of the pool.
+  const std::vector<uint8_t>& fields_seen() const { return seen_; }
+  const std::vector<std::string>& checked_fields() const { return checked_; }
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
 
@@ -143,6 +149,9 @@ class ParsePool {
   bool interrupted_ = false;
   bool gave_up_ = false;
   uint64_t blocks_ = 0;
+  std::vector<uint8_t> seen_;  // EventParser::fields_seen, merged (under mu_ until Stop)
+  std::vector<std::string> checked_;  // EventParser::checked_fields
+  void MergeSeen(const EventParser& p);
 };
 
 }  // namespace logtide
