@@ -23,43 +23,37 @@
 #include "progress.h"
 #include "state/state_store.h"
 #include "util/diag.h"
+#include "util/edit_distance.h"
 
 namespace logtide {
 namespace {
 
 void PrintStats(const Engine& engine, double seconds) {
-  const EngineStats& st = engine.stats();
-  std::string ignored;
-  for (size_t i = 0; i < st.ignored_values.size(); ++i) {
-    fmt::format_to(std::back_inserter(ignored), "{}\"{}\":{}", i == 0 ? "" : ",",
-                   engine.config().aggs[i].name, st.ignored_values[i]);
-  }
+  // This run's numbers; with --state, the job's totals too, under "job".
+  const EngineStats st = engine.run_stats();
+  const EngineStats& job = engine.stats();
+  auto ignored = [&](const EngineStats& s) {
+    std::string text;
+    for (size_t i = 0; i < s.ignored_values.size(); ++i) {
+      fmt::format_to(std::back_inserter(text), "{}\"{}\":{}", i == 0 ? "" : ",",
+                     engine.config().aggs[i].name, s.ignored_values[i]);
+    }
+    return text;
+  };
   Diag(stderr,
        "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
        "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
-       st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored,
+       st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored(st),
        st.bytes_read, seconds,
        seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
        engine.config().state_path.empty()
            ? std::string()
            : fmt::format(
-                 ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{}",
-                 st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows));
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
+                 ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{},"
+                 "\"job\":{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},"
+                 "\"windows_emitted\":{},\"ignored_values\":{{{}}}}}",
+                 st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows, job.lines,
+                 job.events, job.bad_lines, job.late_events, job.windows_emitted, ignored(job)));
 }
 
 // Prints a usage error, then the help line of the flag it names (or the nearest flag to an

@@ -28,6 +28,7 @@
 #include "time/duration.h"
 #include "time/timestamp.h"
 #include "util/diag.h"
+#include "util/edit_distance.h"
 #include "watermark/idleness.h"
 #include "watermark/lateness.h"
 #include "watermark/watermark.h"
@@ -860,21 +861,6 @@ void CollectPaths(simdjson::dom::element e, const std::string& prefix, std::set<
   }
 }
 
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 // A --by or --agg field that no event of the run had is most likely misspelled: the field, how
@@ -943,6 +929,19 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
 }
 
 bool Engine::nothing_to_do() const { return impl_->nothing_to_do; }
+
+EngineStats Engine::run_stats() const {
+  const EngineStats& a = impl_->at_start;
+  EngineStats r = stats_;
+  r.lines -= a.lines;
+  r.events -= a.events;
+  r.bad_lines -= a.bad_lines;
+  r.late_events -= a.late_events;
+  r.windows_emitted -= a.windows_emitted;
+  for (size_t i = 0; i < r.ignored_values.size() && i < a.ignored_values.size(); ++i)
+    r.ignored_values[i] -= a.ignored_values[i];
+  return r;  // bytes_read and the checkpoints' counts are this run's already
+}
 void Engine::InstallStopHandlers() {
   struct sigaction sa = {};
   sa.sa_handler = OnStopSignal;  // no SA_RESTART: a read waiting for input returns

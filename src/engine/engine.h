@@ -54,7 +54,10 @@ class Engine {
   // Corruption, IOError). See InstallStopHandlers for SIGINT and SIGTERM.
   Status Run(std::FILE* diag, ProgressListener* progress = nullptr);
 
+  // The job's counters: with --state, since the job began (earlier runs included).
   const EngineStats& stats() const { return stats_; }
+  // This run's counters: stats() less what earlier runs of the job counted.
+  EngineStats run_stats() const;
   // True when a run with --state found a finished stream and no new input: it did nothing.
   bool nothing_to_do() const;
   // The signal that stopped the run at a line boundary (SIGINT, SIGTERM), or 0.
