@@ -122,9 +122,11 @@ std::string Explain(const EngineConfig& c) {
         "Idle inputs (--idle-timeout): an input waited on (a pipe{}) that has produced no line "
         "for {} of wall-clock time stops holding the watermark back; when it produces lines "
         "again, those behind the watermark are late. When every input is idle, event time moves "
-        "on with the wall clock from the last line read, so the last windows fire about {} after "
-        "it.{}\n",
-        c.hold ? ", or a file read to its end" : "", idle, idle,
+        "on with the wall clock from the last line read, so the last windows fire {} or more "
+        "after it.{}\n",
+        c.follow ? (c.hold ? ", a followed file, or a file read to its end" : " or a followed file")
+                 : (c.hold ? ", or a file read to its end" : ""),
+        idle, idle,
         c.state_path.empty() ? ""
                              : " The time each input last produced a line is kept in the "
                                "state, so idleness carries across runs.");

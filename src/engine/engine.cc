@@ -250,7 +250,7 @@ Status Engine::Impl::Open() {
       Warn(fmt::format("{} is compressed: it is read to its end, not followed", r.name()));
       continue;
     }
-    r.set_follow([this](const std::string& m) { Warn(m); });
+    inputs->Follow(i, [this](const std::string& m) { Warn(m); });
   }
   // What is made of a compressed input reaches no output before the file was checked whole.
   outputs.set_gate([this] { return inputs->WaitVerified(); });
@@ -634,6 +634,11 @@ bool Engine::Impl::OnWait() {
 
 Status Engine::Impl::Stop() {
   stopped_by = g_stop_signal;
+  // What was processed (workers may have read further).
+  for (size_t i = 0; i < read_to.size(); ++i) {
+    stats->bytes_read +=
+        inputs->reader(i).earlier_files_bytes() + read_to[i] - inputs->start_offset(i);
+  }
   return store != nullptr ? TakeCheckpoint(false) : Status::Ok();
 }
 

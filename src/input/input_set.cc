@@ -184,60 +184,93 @@ void EncodeInputPosition(const InputPosition& p, ByteWriter* w) {
 
 }  // namespace
 
+Status InputSet::PositionOf(size_t i, InputPosition* out) {
+  LineReader& r = *readers_[i];
+  const Track& t = tracks_[i];
+  InputPosition p;
+  p.name = paths_[i];
+  p.offset = t.offset;
+  p.line = t.line;
+  p.max_time = options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN;
+  p.quiet_since = options_.quiet_since ? options_.quiet_since(static_cast<int>(i)) : INT64_MIN;
+  if (r.is_stdin()) {
+    p.kind = "stdin";
+    p.fingerprint = HashHex(XXH64_digest(t.hash));
+    p.fingerprint_len = t.offset;
+  } else {
+    p.kind = "file";
+    p.path = AbsolutePath(paths_[i]);
+    // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
+    // decompressed bytes when compressed: as many as there are, up to that).
+    std::string bytes;
+    Status s = r.ReadAt(
+        0,
+        r.compressed() ? kFingerprintBytes
+                       : std::min(kFingerprintBytes,
+                                  std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
+        &bytes);
+    if (!s.ok()) return s;
+    p.fingerprint = HashOf(bytes);
+    p.fingerprint_len = bytes.size();
+    if (!t.fixed_tail_hash.empty()) {
+      p.tail_hash = t.fixed_tail_hash;
+    } else if (t.keep_tail) {
+      p.tail_hash = HashOf(t.Tail());
+    } else {
+      std::string tail;
+      const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
+      s = r.ReadAt(from, t.offset - from, &tail);
+      if (!s.ok()) return s;
+      p.tail_hash = HashOf(tail);
+    }
+    p.dev = r.dev();
+    p.ino = r.ino();
+    p.rotated = t.rotated;
+    // A compressed file's decompressed size is known once it was read to its end.
+    p.size = !r.compressed() ? std::max(r.file_size(), t.offset)
+             : t.ended      ? t.offset
+                            : InputPosition::kUnknownSize;
+  }
+  *out = std::move(p);
+  return Status::Ok();
+}
+
+void InputSet::Follow(size_t i, std::function<void(const std::string&)> warn) {
+  readers_[i]->set_follow(std::move(warn), [this, i] { FollowedRotation(i); });
+}
+
+// The file input i followed was rotated away and read to its end; the reader goes on with the
+// new file at its path. The old one is kept in the state as a rotated file read to its end, so
+// that a later run naming it (app.log*) finds it done instead of reading it as new.
+void InputSet::FollowedRotation(size_t i) {
+  InputPosition p;
+  Status s = PositionOf(i, &p);
+  if (!s.ok()) {
+    if (follow_error_.ok()) follow_error_ = s;
+  } else {
+    p.rotated = true;
+    p.size = p.offset;
+    carried_.push_back(std::move(p));
+  }
+  Track& t = tracks_[i];
+  t.offset = 0;
+  t.line = 0;
+  t.rotated = false;
+  t.ended = false;
+  t.fixed_tail_hash.clear();
+}
+
 Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
+  if (!follow_error_.ok()) return follow_error_;
   ByteWriter w(data);
   uint32_t n = static_cast<uint32_t>(carried_.size());
   for (const Track& t : tracks_) n += t.duplicate ? 0 : 1;
   w.U32(n);
   for (size_t i = 0; i < readers_.size(); ++i) {
-    LineReader& r = *readers_[i];
-    const Track& t = tracks_[i];
-    if (t.duplicate) continue;
+    if (tracks_[i].duplicate) continue;
     InputPosition p;
-    p.name = paths_[i];
-    p.offset = t.offset;
-    p.line = t.line;
-    p.max_time = options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN;
-    p.quiet_since =
-        options_.quiet_since ? options_.quiet_since(static_cast<int>(i)) : INT64_MIN;
-    if (r.is_stdin()) {
-      p.kind = "stdin";
-      p.fingerprint = HashHex(XXH64_digest(t.hash));
-      p.fingerprint_len = t.offset;
-    } else {
-      p.kind = "file";
-      p.path = AbsolutePath(paths_[i]);
-      // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
-      // decompressed bytes when compressed: as many as there are, up to that).
-      std::string bytes;
-      Status s = r.ReadAt(
-          0,
-          r.compressed() ? kFingerprintBytes
-                         : std::min(kFingerprintBytes,
-                                    std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-          &bytes);
-      if (!s.ok()) return s;
-      p.fingerprint = HashOf(bytes);
-      p.fingerprint_len = bytes.size();
-      if (!t.fixed_tail_hash.empty()) {
-        p.tail_hash = t.fixed_tail_hash;
-      } else if (t.keep_tail) {
-        p.tail_hash = HashOf(t.Tail());
-      } else {
-        std::string tail;
-        const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-        s = r.ReadAt(from, t.offset - from, &tail);
-        if (!s.ok()) return s;
-        p.tail_hash = HashOf(tail);
-      }
-      p.dev = r.dev();
-      p.ino = r.ino();
-      p.rotated = t.rotated;
-      // A compressed file's decompressed size is known once it was read to its end.
-      p.size = !r.compressed() ? std::max(r.file_size(), t.offset)
-               : t.ended      ? t.offset
-                              : InputPosition::kUnknownSize;
-    }
+    Status s = PositionOf(i, &p);
+    if (!s.ok()) return s;
     EncodeInputPosition(p, &w);
   }
   for (const InputPosition& p : carried_) EncodeInputPosition(p, &w);

@@ -87,6 +87,9 @@ class InputSet final : public CheckpointComponent {
     }
     return Status::Ok();
   }
+  // Follows input i (a plain file) as it grows and across rotations (LineReader::set_follow);
+  // a file rotated away meanwhile stays in the state, read to its end.
+  void Follow(size_t i, std::function<void(const std::string&)> warn);
   // Records that input i was read to its end in this run.
   void Ended(size_t i) { tracks_[i].ended = true; }
   // Records that `line` of input i was processed.
@@ -139,6 +142,11 @@ class InputSet final : public CheckpointComponent {
   // Matches input i against the saved inputs not yet `used`; returns the index or -1.
   Status Match(size_t i, const std::vector<InputPosition>& saved, std::vector<bool>* used,
                int* found);
+  // Where input i stands, as saved.
+  Status PositionOf(size_t i, InputPosition* out);
+  // LineReader's switch to the new file at input i's path.
+  void FollowedRotation(size_t i);
+  Status follow_error_;
   // Whether the file last read as `p` was renamed away: p's path holds another file than
   // input i now, or none.
   bool RenamedAway(size_t i, const InputPosition& p) const;

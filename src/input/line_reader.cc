@@ -250,10 +250,12 @@ int LineReader::FollowState() {
     if (static_cast<uint64_t>(st.st_size) < pos) return 2;
   }
   struct stat now;
-  if (::stat(name_.c_str(), &now) == 0 &&
+  if (::stat(name_.c_str(), &now) == 0 && S_ISREG(now.st_mode) &&
       (static_cast<uint64_t>(now.st_dev) != dev_ || static_cast<uint64_t>(now.st_ino) != ino_))
     return 3;
-  return 0;  // (a path with no file: the new one is not created yet)
+  // A path with no file (the new one is not created yet), or something else than a file there:
+  // waited on, as tail -F does.
+  return 0;
 }
 
 Status LineReader::SwitchFile() {
@@ -264,6 +266,7 @@ Status LineReader::SwitchFile() {
     ::close(fd);
     return Status::IOError(fmt::format("{} is no longer a regular file; it cannot be followed", name_));
   }
+  if (on_switch_) on_switch_();
   earlier_files_ += consumed_;
   src_ = std::make_unique<ByteSource>(fd, true, name_);
   fd_ = fd;

@@ -104,9 +104,12 @@ class LineReader {
   // then reading goes on with the new file from its start (offsets and line numbers start
   // again). When the file shrinks below what was read (truncated in place), it is read again
   // from its start, after `warn` says so. Not for compressed files or standard input.
-  void set_follow(std::function<void(const std::string&)> warn) {
+  // `on_switch` is called before the switch, with the old file still open.
+  void set_follow(std::function<void(const std::string&)> warn,
+                  std::function<void()> on_switch = nullptr) {
     follow_ = true;
     warn_ = std::move(warn);
+    on_switch_ = std::move(on_switch);
   }
   bool following() const { return follow_; }
   // Whether Next would return without waiting for input to arrive (a line, or the end, is
@@ -179,6 +182,7 @@ class LineReader {
   bool switch_pending_ = false;
   uint64_t earlier_files_ = 0;  // a rotated file's last bytes are being returned
   std::function<void(const std::string&)> warn_;
+  std::function<void()> on_switch_;
   // --follow at the end of the file: waits until it grows, was truncated or was rotated away
   // (then switches to the new file). Returns false when a stop signal came or on_wait_ gave up.
   bool WaitForGrowth();

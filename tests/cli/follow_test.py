@@ -114,6 +114,27 @@ def main():
     check("--state: followed, stopped, resumed and finished = one batch run (%d records)" % out.count(b"\n"),
           out == batch and last.returncode == 0 and out.count(b"\n") == 12, last.stderr.decode())
 
+    # --state and a rotation while following: stopped after it, resumed naming both generations
+    # (app.log*): the rotated file is known as read to its end, never read again.
+    for f in os.listdir("."):
+        os.remove(f)
+    written = []
+    write(b"".join(ev(i * 300) for i in range(10)))
+    p = subprocess.Popen([binary, "--follow"] + st, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    os.rename("app.log", "app.log.1")
+    write(b"".join(ev(3000 + i * 300) for i in range(5)))
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=10)
+    write(b"".join(ev(4500 + i * 300) for i in range(5)))
+    last = subprocess.run([binary] + q + ["--state", "s.db", "-o", "out", "app.log.1", "app.log"], capture_output=True)
+    batch = subprocess.run([binary] + q + ["-"], input=b"".join(written), capture_output=True).stdout
+    with open("out", "rb") as f:
+        out = f.read()
+    check("--state: rotated while followed, resumed with both names = one batch run (%s)" % out.count(b"\n"),
+          out == batch and last.returncode == 0, last.stderr.decode() + out.decode())
+
     print("%d failed" % len(failures))
     sys.exit(1 if failures else 0)
 
