@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "config_file.h"
 #include "explain.h"
 #include "flags.h"
 #include "inspect.h"
@@ -158,9 +159,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   bool explain = false, progress = false;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
-  app.set_config("--config", "", "Read options from a TOML file (keys are long flag names)")
+  std::string config_path;  // read before the flags are parsed (ConfigArgs)
+  app.add_option("--config", config_path,
+                 "Read options from a TOML file: keys are long flag names, and inputs")
       ->type_name("FILE");
-  app.allow_config_extras(false);
 
   app.add_option("FILE", o.files, "Input files; none or '-' reads standard input");
   app.add_option("--time", o.time_field, "Event-time field, a dotted path (default ts)")
@@ -259,8 +261,34 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->group("")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30));
 
+  // --config FILE: the file's options go before the command line's (which win).
+  std::vector<std::string> user(argv + 1, argv + argc), config_args, config_inputs;
+  for (size_t i = 0; i < user.size(); ++i) {
+    std::string path;
+    if (user[i] == "--config" && i + 1 < user.size()) path = user[i + 1];
+    if (user[i].rfind("--config=", 0) == 0) path = user[i].substr(9);
+    if (path.empty()) continue;
+    std::vector<FlagInfo> flags;
+    for (const CLI::Option* opt : app.get_options()) {
+      if (opt->get_lnames().empty()) continue;  // the input files: `inputs` in the file
+      FlagInfo f;
+      f.name = opt->get_lnames()[0];
+      if (f.name == "config" || f.name == "help" || f.name == "version") continue;
+      for (const std::string& l : opt->get_lnames()) f.spelled.push_back("--" + l);
+      for (const std::string& sn : opt->get_snames()) f.spelled.push_back("-" + sn);
+      f.takes_value = opt->get_expected_max() != 0;  // a flag takes none
+      f.repeatable = opt->get_items_expected_max() > 1;
+      flags.push_back(std::move(f));
+    }
+    Status st = ConfigArgs(path, flags, user, &config_args, &config_inputs);
+    if (!st.ok()) return UsageError(app, st.message());
+    break;
+  }
+  std::vector<std::string> all = config_args;
+  all.insert(all.end(), user.begin(), user.end());
+  std::reverse(all.begin(), all.end());  // CLI11 takes them last first
   try {
-    app.parse(argc, argv);
+    app.parse(all);
   } catch (const CLI::CallForHelp& e) {
     return HelpExit(app, e);
   } catch (const CLI::CallForVersion& e) {
@@ -268,6 +296,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   } catch (const CLI::ParseError& e) {
     return UsageError(app, e.what());
   }
+
+  if (o.files.empty()) o.files = config_inputs;
 
   if (inspect->parsed()) {
     std::string json;

@@ -1,0 +1,29 @@
+// --config FILE: options from a TOML file, read with toml++. Each key is a long flag's name
+// without its dashes; `inputs` lists input files. The file stands for the arguments it
+// translates to, placed before the command line's, and a flag the command line gives is not
+// taken from the file (the command line wins).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace logtide {
+
+struct FlagInfo {
+  std::string name;                 // the long name, without dashes
+  std::vector<std::string> spelled;  // how the command line may give it: --name, -n
+  bool takes_value = true;          // false: a flag (true/false in the file)
+  bool repeatable = false;          // an array in the file gives it several times
+};
+
+// Reads `path` and sets *args to the arguments it stands for: "--name value" for each key
+// whose flag is not among `command_line`, and *inputs to its `inputs` (for a command line that
+// names none). Errors (InvalidArgument, naming the file, line and column): invalid TOML, an
+// unknown key (with the closest flag), a value of the wrong type, a table.
+Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
+                  const std::vector<std::string>& command_line, std::vector<std::string>* args,
+                  std::vector<std::string>* inputs);
+
+}  // namespace logtide
