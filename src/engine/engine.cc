@@ -918,6 +918,11 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   m.diag = diag;
   m.progress = progress;
   Status s = m.Open();
+  // A stop signal while an open waited (a FIFO with no writer yet): stopped, not failed.
+  if (!s.ok() && g_stop_signal != 0) {
+    m.stopped_by = g_stop_signal;
+    return Status::Ok();
+  }
   const bool opened = s.ok();
   if (s.ok() && !m.nothing_to_do) s = m.ReadAll();
   m.pool.reset();  // stops the workers

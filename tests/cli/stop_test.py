@@ -121,6 +121,19 @@ def main():
           p.returncode in (-signal.SIGINT, -signal.SIGTERM))
     p.stdin.close()
 
+    # A FIFO no writer opened yet: the open waits, and a signal then is a stop too.
+    os.mkfifo("fifo")
+    p = subprocess.Popen([binary, "--window", "tumbling:1s", "fifo"], stderr=subprocess.PIPE)
+    time.sleep(0.4)
+    p.send_signal(signal.SIGINT)
+    try:
+        err = p.communicate(timeout=10)[1].decode()
+    except subprocess.TimeoutExpired:
+        p.kill()
+        err = p.communicate()[1].decode()
+    check("SIGINT while opening a FIFO with no writer: exit 130 (got %d)" % p.returncode,
+          p.returncode == 130, err)
+
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 
