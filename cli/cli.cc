@@ -253,6 +253,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                "of refusing");
   app.add_flag("--overwrite", o.overwrite,
                "With --state: let a new job replace output files that already hold data");
+  app.add_flag("--change-outputs", o.change_outputs,
+               "With --state: on resume, take the outputs given as the job's (added or moved "
+               "ones start empty, ones left off stop) instead of refusing");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
   inspect->add_option("STATE", inspect_path, "The state file")->required();

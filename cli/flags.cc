@@ -75,11 +75,14 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->durable = o.durable;
   c->reread_replaced = o.reread_replaced;
   c->overwrite = o.overwrite;
-  if (o.state.empty() && (o.hold || o.durable || o.reread_replaced || o.overwrite)) {
+  c->change_outputs = o.change_outputs;
+  if (o.state.empty() &&
+      (o.hold || o.durable || o.reread_replaced || o.overwrite || o.change_outputs)) {
     return Status::InvalidArgument(std::string(o.hold              ? "--hold"
                                                : o.durable         ? "--durable"
                                                : o.reread_replaced ? "--reread-replaced"
-                                                                   : "--overwrite") +
+                                               : o.overwrite       ? "--overwrite"
+                                                                   : "--change-outputs") +
                                    " needs --state FILE");
   }
   return Status::Ok();

@@ -54,6 +54,7 @@ struct Options {
   bool durable = false;
   bool reread_replaced = false;
   bool overwrite = false;
+  bool change_outputs = false;
 };
 
 // The number of parsing threads when --threads is not given: one more than the machine's

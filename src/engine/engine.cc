@@ -237,6 +237,8 @@ Status Engine::Impl::Open() {
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
   for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(&g_stop_signal);
+  if (config.change_outputs)
+    outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });
   if (!config.state_path.empty()) {
     bool resumed = false;
     if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;

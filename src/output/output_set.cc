@@ -40,7 +40,17 @@ Status OutputSet::Open() {
   for (int i = 0; i < 3; ++i) {
     if (paths_[i].empty()) continue;
     Status s;
-    if (resumed_) {
+    if (resumed_ && fresh_[i]) {
+      struct stat st;
+      if (!overwrite_ && paths_[i] != "-" && ::stat(paths_[i].c_str(), &st) == 0 &&
+          st.st_size > 0) {
+        return Status::Refused(fmt::format(
+            "{} already holds {} bytes, and --change-outputs starts it as a new output of the "
+            "job; nothing was written. Give --overwrite to replace them, or write elsewhere",
+            paths_[i], static_cast<uint64_t>(st.st_size)));
+      }
+      s = files_[i].Open(paths_[i]);
+    } else if (resumed_) {
       s = files_[i].OpenResume(paths_[i], committed_[i]);
       // A pipe is not read back (its tail stays empty): nothing to check it by.
       const bool read_back = committed_[i] == 0 || !files_[i].tail().empty();
@@ -120,20 +130,29 @@ Status OutputSet::Load(std::string_view data, const WindowRows&) {
         paths_[i].empty() ? "" : paths_[i] == "-" ? std::string("-") : AbsolutePath(paths_[i]);
     if (o == nullptr && !here.empty()) {
       differs += fmt::format("; {} {} is new", flag, paths_[i]);
+      fresh_[i] = true;
     } else if (o != nullptr && here.empty()) {
       differs += fmt::format("; {} {} is missing", flag, o->path);
     } else if (o != nullptr && o->absolute != here) {
       differs += fmt::format("; {} was {}, now {}", flag, o->path, paths_[i]);
+      fresh_[i] = true;
     }
-    if (o != nullptr) {
+    if (o != nullptr && !fresh_[i]) {
       committed_[i] = o->length;
       tail_hash_[i] = o->tail_hash;
     }
   }
-  if (!differs.empty()) {
+  if (!differs.empty() && change_) {
+    if (warn_) {
+      warn_(fmt::format("the outputs differ from the job's{} (--change-outputs: a new or moved "
+                        "output gets only what this run and later ones write)",
+                        differs));
+    }
+  } else if (!differs.empty()) {
     return Status::Refused(fmt::format(
         "the outputs differ from the job's{}: nothing was written. Resume with the same "
-        "outputs, or start a new --state file",
+        "outputs, give --change-outputs to take these as the job's from now on, or start a new "
+        "--state file",
         differs));
   }
   return Status::Ok();

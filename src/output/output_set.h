@@ -49,6 +49,15 @@ class OutputSet final : public CheckpointComponent {
   Status Close();
   // Fault injection for tests (OutputFile::set_write_budget), for every output.
   void set_write_budget(std::atomic<int64_t>* budget);
+  // --change-outputs: a resume whose outputs differ from the job's (one added, left off or
+  // moved) is not refused; the outputs given are the job's from this run on: an added or
+  // moved one starts empty (refused when it holds data, unless `overwrite`), one left off is no
+  // longer written. `warn` says what changed. REQUIRES: before Load.
+  void set_change_outputs(bool overwrite, std::function<void(const std::string&)> warn) {
+    change_ = true;
+    overwrite_ = overwrite;
+    warn_ = std::move(warn);
+  }
   // OutputFile::set_gate for every output. REQUIRES: before Open.
   void set_gate(const std::function<Status()>& gate) {
     for (OutputFile& f : files_) f.set_gate(gate);
@@ -66,6 +75,9 @@ class OutputSet final : public CheckpointComponent {
   std::string paths_[3];
   bool with_state_;
   bool resumed_ = false;
+  bool change_ = false, overwrite_ = false;
+  std::function<void(const std::string&)> warn_;
+  bool fresh_[3] = {false, false, false};  // --change-outputs: started in this run
   uint64_t committed_[3] = {0, 0, 0};
   std::string tail_hash_[3];
   OutputFile files_[3];
