@@ -13,8 +13,9 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
+
+from checks import Checks
 
 BASE = 1_700_000_000_000  # ms
 
@@ -40,15 +41,8 @@ def wait_lines(path, n, timeout=10.0):
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="logtide-follow-")
-    os.chdir(work)
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(("ok: " if ok else "FAIL: ") + what + ("" if ok else " " + detail))
-        if not ok:
-            failures.append(what)
+    check = Checks("logtide-follow-")
+    binary = check.binary
 
     q = ["--time-format", "epoch_ms", "--window", "tumbling:1s", "--by", "svc"]
     for threads in ("1", "3"):
@@ -135,8 +129,7 @@ def main():
     check("--state: rotated while followed, resumed with both names = one batch run (%s)" % out.count(b"\n"),
           out == batch and last.returncode == 0, last.stderr.decode() + out.decode())
 
-    print("%d failed" % len(failures))
-    sys.exit(1 if failures else 0)
+    check.done()
 
 
 if __name__ == "__main__":

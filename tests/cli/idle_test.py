@@ -16,9 +16,10 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+from checks import Checks
 
 BASE = 1_700_000_000_000  # ms: window boundaries fall on whole seconds
 
@@ -68,15 +69,8 @@ class Run:
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="logtide-idle-")
-    os.chdir(work)
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(("ok: " if ok else "FAIL: ") + what + ("" if ok else " " + detail))
-        if not ok:
-            failures.append(what)
+    check = Checks("logtide-idle-")
+    binary = check.binary
 
     for threads in ("1", "2"):
         # One pipe, quiet but open.
@@ -136,8 +130,7 @@ def main():
     check("cron: a run before the timeout passed writes nothing more (%s)" % second, second == first)
     check("cron: a run after it writes the last window (%s)" % third, len(third) == 2)
 
-    print("%d failed" % len(failures))
-    sys.exit(1 if failures else 0)
+    check.done()
 
 
 if __name__ == "__main__":

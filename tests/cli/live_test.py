@@ -12,23 +12,17 @@ import os
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+from checks import Checks
 
 BASE = 1_700_000_000_000  # ms
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
-    work = tempfile.mkdtemp(prefix="logtide-live-")
-    os.chdir(work)
-    failures = []
-
-    def check(what, ok, detail=""):
-        print(("ok: " if ok else "FAIL: ") + what + ("" if ok else " " + detail))
-        if not ok:
-            failures.append(what)
+    check = Checks("logtide-live-")
+    binary = check.binary
 
     for threads in ("1", "2"):
         p = subprocess.Popen([binary, "--threads", threads, "--window", "tumbling:1s", "--by", "svc"],
@@ -106,9 +100,8 @@ def main():
     p.wait()
     check("--checkpoint-interval 200ms on a quiet pipe: at least 5 checkpoints in 3 s (%d)" % n, n >= 5)
 
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    check.done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
