@@ -256,6 +256,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_flag("--change-outputs", o.change_outputs,
                "With --state: on resume, take the outputs given as the job's (added or moved "
                "ones start empty, ones left off stop) instead of refusing");
+  app.add_flag("--allow-missing-inputs", o.allow_missing_inputs,
+               "With --state: on resume, let a file the job was reading be left off (its "
+               "position is kept) instead of refusing");
   std::string inspect_path;
   CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
   inspect->add_option("STATE", inspect_path, "The state file")->required();

@@ -76,13 +76,15 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->reread_replaced = o.reread_replaced;
   c->overwrite = o.overwrite;
   c->change_outputs = o.change_outputs;
-  if (o.state.empty() &&
-      (o.hold || o.durable || o.reread_replaced || o.overwrite || o.change_outputs)) {
+  c->allow_missing_inputs = o.allow_missing_inputs;
+  if (o.state.empty() && (o.hold || o.durable || o.reread_replaced || o.overwrite ||
+                          o.change_outputs || o.allow_missing_inputs)) {
     return Status::InvalidArgument(std::string(o.hold              ? "--hold"
                                                : o.durable         ? "--durable"
                                                : o.reread_replaced ? "--reread-replaced"
                                                : o.overwrite       ? "--overwrite"
-                                                                   : "--change-outputs") +
+                                               : o.change_outputs  ? "--change-outputs"
+                                                                   : "--allow-missing-inputs") +
                                    " needs --state FILE");
   }
   return Status::Ok();

@@ -55,6 +55,7 @@ struct Options {
   bool reread_replaced = false;
   bool overwrite = false;
   bool change_outputs = false;
+  bool allow_missing_inputs = false;
 };
 
 // The number of parsing threads when --threads is not given: one more than the machine's

@@ -8,7 +8,7 @@ _logtide() {
   local flags="--window --by --agg --time --time-format --delay --lateness --max-future --idle-timeout -f --follow --emit --late-output
     --on-error --max-bad-ratio --errors -o --output --format --stats --progress --explain -q --quiet --config
     --threads
-    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite --change-outputs -h --help --version"
+    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite --change-outputs --allow-missing-inputs -h --help --version"
 
   case $prev in
     --window)

@@ -67,6 +67,7 @@ struct EngineConfig {
   bool reread_replaced = false;  // a truncated or replaced input is read from its start
   bool overwrite = false;        // a new job may replace outputs that already hold data
   bool change_outputs = false;   // a resume may add, drop or move outputs (OutputSet)
+  bool allow_missing_inputs = false;    // a resume may leave off a file with unread bytes
 
   // The wall clock for --idle-timeout (time/clock.h); null: the system's. Not owned.
   const Clock* clock = nullptr;

@@ -230,6 +230,7 @@ Status Engine::Impl::Open() {
   InputSet::Options opts;
   opts.buffer_size = config.buffer_size;
   opts.reread_replaced = config.reread_replaced;
+  opts.allow_missing_inputs = config.allow_missing_inputs;
   opts.state_path = config.state_path;
   opts.warn = [this](const std::string& m) { Warn(m); };
   opts.max_time = [this](int i) { return tracker.max_time(i); };

@@ -362,10 +362,18 @@ Status InputSet::Unmatched(const InputPosition& p) {
     // its end.
     if (size == InputPosition::kUnknownSize ? p.size == InputPosition::kUnknownSize
                                             : size > p.offset) {
+      if (options_.allow_missing_inputs) {
+        warn(fmt::format("{} is not among this run's inputs: {} of it after byte {}, where "
+                         "earlier runs stopped, are not read in this run (--allow-missing-inputs; "
+                         "named again, it goes on from there)",
+                         p.name, Bytes(size, p.offset), p.offset));
+        carried_.push_back(p);
+        return Status::Ok();
+      }
       return Status::Refused(fmt::format(
           "{} is not among this run's inputs, but {} of it after byte {}, where earlier runs "
           "stopped, were never read; nothing was written. Name it again to go on reading it, "
-          "or start a new --state file to leave it behind",
+          "give --allow-missing-inputs to leave it behind, or start a new --state file",
           p.name, Bytes(size, p.offset), p.offset));
     }
     carried_.push_back(p);  // read to its end: kept, so naming it again goes on from there

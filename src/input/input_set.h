@@ -59,6 +59,7 @@ class InputSet final : public CheckpointComponent {
   struct Options {
     size_t buffer_size = 1 << 20;
     bool reread_replaced = false;  // a truncated or replaced file is read from its start
+    bool allow_missing_inputs = false;    // a file left off with unread bytes: a warning, not refused
     std::string state_path;        // for messages
     // Receives warnings (an input read again from its start).
     std::function<void(const std::string&)> warn;
