@@ -1,43 +1,133 @@
 # bash completion for logtide                                   -*- shell-script -*-
-# Installed to share/bash-completion/completions/logtide.
+# Installed to share/bash-completion/completions/logtide. Needs bash 4.1 (compopt), not the
+# bash-completion package.
+#
+# File names are left to readline's own completion (-o default), so they behave as for any
+# command: directories get '/', names with spaces or quotes are escaped, ~ expands.
+
+# Sets words, cword, cur and prev from COMP_WORDS, joining the pieces bash splits at ':'
+# (COMP_WORDBREAKS) back into one word: for `--window tumbling:1`, cur is `tumbling:1` and prev
+# is `--window`. COMP_LINE tells pieces that touch from words apart (`a: b` stays two words).
+_logtide_words() {
+  local line=${COMP_LINE-} i w rest lead pos=0
+  words=()
+  for ((i = 0; i <= COMP_CWORD && i < ${#COMP_WORDS[@]}; i++)); do
+    w=${COMP_WORDS[i]}
+    lead=
+    if [ -n "$line" ]; then
+      rest=${line:pos}
+      lead=${rest%%[![:space:]]*}
+      pos=$((pos + ${#lead} + ${#w}))
+    fi
+    if ((i > 0)) && [ -z "$lead" ] && [[ $w == : || ${words[-1]} == *: ]]; then
+      words[-1]+=$w
+    else
+      words+=("$w")
+    fi
+  done
+  cword=$((${#words[@]} - 1))
+  cur=${words[cword]}
+  prev=
+  if ((cword > 0)); then prev=${words[cword - 1]}; fi
+}
+
+# Removes from each COMPREPLY entry the part of cur up to its last ':', which bash does not
+# replace (it only replaces the piece after the ':').
+_logtide_ltrim_colon() {
+  if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+    local prefix=${cur%"${cur##*:}"} i
+    for i in "${!COMPREPLY[@]}"; do
+      COMPREPLY[i]=${COMPREPLY[i]#"$prefix"}
+    done
+  fi
+}
+
+# Offers the words of $1 that start with cur, and nothing else (no file names).
+_logtide_words_of() {
+  compopt +o default 2>/dev/null
+  local IFS=$' \t\n'
+  COMPREPLY=($(compgen -W "$1" -- "$cur"))
+}
+
+# Offers cur followed by each duration unit when cur ends with a digit (`1` -> `1ms 1s 1m ...`).
+_logtide_duration_units() {
+  if [[ $cur == *[0-9] ]]; then
+    _logtide_words_of "${cur}ms ${cur}s ${cur}m ${cur}h ${cur}d"
+    compopt -o nospace 2>/dev/null
+  else
+    _logtide_words_of ""
+  fi
+}
+
+# Falls back to readline's file name completion.
+_logtide_files() {
+  compopt -o default 2>/dev/null
+  COMPREPLY=()
+}
 
 _logtide() {
-  local cur prev
-  cur=${COMP_WORDS[COMP_CWORD]}
-  prev=${COMP_WORDS[COMP_CWORD-1]}
-  local flags="--window --by --agg --time --time-format --delay --lateness --max-future --idle-timeout -f --follow --emit --late-output
-    --on-error --max-bad-ratio --errors -o --output --format --stats --progress --explain -q --quiet --config
-    --threads
-    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite --change-outputs --allow-missing-inputs -h --help --version"
+  local cur prev cword
+  local -a words
+  _logtide_words
+
+  # Kept in the order of `logtide --help`; the test checks every flag there is here.
+  local flags="-h --help --version --config --time --time-format --window --by --agg --delay
+    --lateness --max-future --idle-timeout -f --follow --emit --late-output --on-error
+    --max-bad-ratio --errors -o --output --format --stats --progress --explain --threads -q --quiet
+    --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite
+    --change-outputs --allow-missing-inputs"
+
+  # After `inspect`: its one state file.
+  local i
+  for ((i = 1; i < cword; i++)); do
+    if [ "${words[i]}" = inspect ]; then
+      if [[ $cur == -* ]]; then _logtide_words_of "-h --help"; else _logtide_files; fi
+      return
+    fi
+  done
 
   case $prev in
     --window)
-      COMPREPLY=($(compgen -W "tumbling: sliding: session:" -- "$cur"))
+      case $cur in
+        *:*[0-9])        _logtide_duration_units ;;
+        sliding:*:*)     _logtide_words_of "" ;;
+        sliding:?*)      _logtide_words_of "$cur:" ;;  # the slide follows the size
+        *:*)             _logtide_words_of "" ;;
+        *)               _logtide_words_of "tumbling: sliding: session:" ;;
+      esac
+      _logtide_ltrim_colon
       compopt -o nospace 2>/dev/null
       return ;;
     --agg)
-      COMPREPLY=($(compgen -W "count count( sum( min( max( avg( count_distinct( first( last(" -- "$cur"))
+      _logtide_words_of "count count( sum( min( max( avg( count_distinct( first( last("
       compopt -o nospace 2>/dev/null
       return ;;
-    --emit) COMPREPLY=($(compgen -W "final update" -- "$cur")); return ;;
-    --on-error) COMPREPLY=($(compgen -W "skip fail" -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W "ndjson csv" -- "$cur")); return ;;
+    --emit) _logtide_words_of "final update"; return ;;
+    --on-error) _logtide_words_of "skip fail"; return ;;
+    --format) _logtide_words_of "ndjson csv"; return ;;
     --time-format)
-      COMPREPLY=($(compgen -W "auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns" -- "$cur"))
+      _logtide_words_of "auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns"
       return ;;
-    --late-output|--errors|-o|--output|--config|--state|inspect)
-      COMPREPLY=($(compgen -f -- "$cur"))
+    --late-output|--errors|-o|--output|--config|--state)
+      _logtide_files
       return ;;
-    --time|--by|--delay|--lateness|--max-future|--idle-timeout|--checkpoint-every|--checkpoint-interval|--threads)
-      COMPREPLY=()
+    --delay|--lateness|--max-future|--idle-timeout|--checkpoint-interval)
+      _logtide_duration_units
+      return ;;
+    --time|--by|--max-bad-ratio|--checkpoint-every|--threads)
+      _logtide_words_of ""
       return ;;
   esac
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$flags" -- "$cur"))
-  elif [ "$COMP_CWORD" = 1 ]; then
-    COMPREPLY=($(compgen -W "inspect" -- "$cur") $(compgen -f -- "$cur"))
+    _logtide_words_of "$flags"
+  elif [ "$cword" = 1 ] && [[ inspect == "$cur"* ]]; then
+    # `inspect`, or an input file whose name starts like it.
+    compopt -o filenames 2>/dev/null
+    compopt +o default 2>/dev/null
+    local IFS=$'\n'
+    COMPREPLY=(inspect $(compgen -f -- "$cur"))
   else
-    COMPREPLY=($(compgen -f -- "$cur"))
+    _logtide_files
   fi
 }
 complete -F _logtide logtide

@@ -22,11 +22,19 @@ check() {  # check DESCRIPTION COMMAND...
 contents=$(dpkg-deb -c "$deb")
 check "package holds the binary" grep -q ' ./usr/bin/logtide$' <<< "$contents"
 check "package holds the man page" grep -q ' ./usr/share/man/man1/logtide.1.gz$' <<< "$contents"
-check "package holds the completion" grep -q ' ./usr/share/bash-completion/completions/logtide$' <<< "$contents"
+check "package holds the bash completion" grep -q ' ./usr/share/bash-completion/completions/logtide$' <<< "$contents"
+check "package holds the zsh completion" grep -q ' ./usr/share/zsh/vendor-completions/_logtide$' <<< "$contents"
+check "package holds the fish completion" grep -q ' ./usr/share/fish/vendor_completions.d/logtide.fish$' <<< "$contents"
 check "package depends on simdjson" bash -c "dpkg-deb -f '$deb' Depends | grep -q libsimdjson"
 check "dpkg installs it" dpkg -i "$deb"
 check "installed logtide runs" bash -c '[ "$(/usr/bin/logtide --version)" = "logtide 0.1.0" ]'
 check "man finds the page" bash -c '[ "$(man -w logtide)" = /usr/share/man/man1/logtide.1.gz ]'
+if command -v zsh >/dev/null; then
+  check "zsh finds the completion" zsh -fc 'autoload -Uz compinit && compinit -u -D && [ "$_comps[logtide]" = _logtide ]'
+fi
+if command -v fish >/dev/null; then
+  check "fish finds the completion" bash -c "HOME=\$(mktemp -d) fish -c 'complete -C \"logtide --win\"' | grep -q '^--window'"
+fi
 check "the installed binary aggregates" bash -c "printf '%s\n' '{\"ts\":\"2024-05-01T10:00:10Z\"}' | /usr/bin/logtide --window tumbling:1m | grep -q '\"count\":1'"
 check "dpkg removes it" dpkg -r logtide
 check "the binary is gone" bash -c '! [ -e /usr/bin/logtide ]'
