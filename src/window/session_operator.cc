@@ -182,7 +182,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
 bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
-    if (!IsEncodedValues(k)) return false;
+    if (!IsEncodedKey(k, deps_.key_fields)) return false;
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);
     uint32_t n = r.U32();

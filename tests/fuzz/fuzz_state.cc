@@ -212,7 +212,7 @@ struct Job {
     out.set_gate([] { return Status::IOError("not written"); });
     op = WindowOperator::Create(c.window, c.lateness, c.emit,
                                 WindowOperator::Deps{&keys, &acc, &sink,
-                                                     stats.ignored_values.data()});
+                                                     stats.ignored_values.data(), c.by.size()});
     op->set_track_changes(true);
   }
   static std::vector<std::string> AggNames(const EngineConfig& c) {
