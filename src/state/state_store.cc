@@ -290,6 +290,12 @@ Status StateStore::CheckQuery(const std::string& query) {
   Status s = GetMeta(db_, path_, "query", &stored, &found);
   if (!s.ok()) return s;
   if (!found) {
+    // A job's query is recorded before its first checkpoint: a state with checkpoints and no
+    // query lost its row (damaged), and taking this run's would resume another query's windows.
+    if (!is_new_) {
+      return Status::Corruption(fmt::format(
+          "state file {} has checkpoints but no query: it is damaged; it was not changed", path_));
+    }
     Stmt put(db_, "INSERT INTO meta(key, value, sum) VALUES('query', ?, ?)");
     put.Blob(1, query);
     put.Int(2, RowSum({"query", query}));

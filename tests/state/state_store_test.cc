@@ -1,8 +1,11 @@
 #include "state/state_store.h"
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace logtide {
@@ -129,6 +132,48 @@ TEST_CASE("a file that is not a state is refused and left alone") {
   std::string line;
   std::getline(in, line);
   CHECK(line == "hello, not a database");
+  Cleanup(path);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A state with one checkpoint of query "window=tumbling:1m", closed.
+void MakeState(const std::string& path) {
+  std::unique_ptr<StateStore> st;
+  REQUIRE(StateStore::Open(path, false, &st).ok());
+  REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+  Checkpoint c;
+  c.sections.push_back(Section{"counters", 1, "x"});
+  c.window_ops = {{StateOp::kPut, "k", "v"}};
+  REQUIRE(st->Commit(c).ok());
+}
+
+// A state that lost its query row (an edit SQLite's integrity check cannot see) used to take
+// the query of the next run, in its write-ahead log, and resume the first query's windows
+// under it: wrong numbers, exit 0 (found writing tests/fuzz/fuzz_state.cc).
+TEST_CASE("a state that lost its query is damaged and left as it was (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "DELETE FROM meta WHERE key = 'query'", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+  const std::string before = FileBytes(path);
+  {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    CHECK_FALSE(st->is_new());
+    Status s = st->CheckQuery("window=tumbling:2m");
+    CHECK(s.code() == Status::Code::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("no query"));
+  }
+  // Nothing written: not the file, nor a write-ahead log beside it.
+  CHECK(FileBytes(path) == before);
+  CHECK(FileBytes(path + "-wal").empty());
   Cleanup(path);
 }
 
