@@ -143,7 +143,8 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank) {
   int64_t version = PragmaInt(db, "PRAGMA user_version", &ok);
   if (!ok) return DbError(db, path, "reading the header");
   int64_t tables = PragmaInt(db, "SELECT count(*) FROM sqlite_master", &ok);
-  if (!ok) return DbError(db, path, "reading the schema");
+  // An SQLite file (its header was checked) whose schema cannot be read is damaged.
+  if (!ok) return ReadError(db, path, "reading the schema");
   *blank = app == 0 && version == 0 && tables == 0;
   if (*blank) return Status::Ok();
   if (app != kApplicationId) {

@@ -177,5 +177,24 @@ TEST_CASE("a state that lost its query is damaged and left as it was (issue 16)"
   Cleanup(path);
 }
 
+// The header's schema format number (offset 44, big-endian; SQLite writes 4) damaged: SQLite
+// cannot read the schema, which used to be an I/O error (exit 1), not a damaged state (exit 5).
+TEST_CASE("a state whose schema format is damaged is refused as damaged (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(47);
+    f.put('\x05');
+  }
+  const std::string before = FileBytes(path);
+  std::unique_ptr<StateStore> st;
+  Status s = StateStore::Open(path, false, &st);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("damaged"));
+  CHECK(FileBytes(path) == before);
+  Cleanup(path);
+}
+
 }  // namespace
 }  // namespace logtide
