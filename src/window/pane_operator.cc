@@ -262,6 +262,7 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
     if (k.size() < 8 || !IsEncodedKey(std::string_view(k).substr(8), deps_.key_fields))
       return false;
     Nanos start = PaneRowStart(k);
+    if (FloorTo(start, pane_) != start) return false;  // panes start at multiples of their length
     uint32_t key = deps_.keys->Intern(std::string_view(k).substr(8));
     uint32_t slot = deps_.acc->Allocate();
     ByteReader r(v);

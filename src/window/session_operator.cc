@@ -193,6 +193,10 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
       s.start = r.I64();
       s.end = r.I64();
       s.last_revision = r.I64();
+      // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching.
+      if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
+          s.last_revision < -1)
+        return false;
       s.slot = deps_.acc->Allocate();
       deps_.acc->Restore(s.slot, &r);
       deps_.keys->Ref(key);
