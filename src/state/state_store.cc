@@ -278,7 +278,6 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   bool ok = true;
   st->reclaims_ = PragmaInt(st->db_, "PRAGMA auto_vacuum", &ok) == 2;  // INCREMENTAL
   if (!ok) return DbError(st->db_, path, "reading the header");
-  if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
   if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok())
     return s;
   *out = std::move(st);
@@ -407,8 +406,12 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
 }
 
 Status StateStore::Commit(const Checkpoint& c) {
-  Status s = Exec("BEGIN IMMEDIATE");
-  if (!s.ok()) return s;
+  Status s;
+  // Write-ahead logging is turned on by the first commit, not on opening: a state refused
+  // before it (damaged, another query or version) keeps even its header as it was. (Files
+  // logtide creates have it from the start: then this changes nothing.)
+  if (!committed_ && !(s = Exec("PRAGMA journal_mode = WAL")).ok()) return s;
+  if (!(s = Exec("BEGIN IMMEDIATE")).ok()) return s;
   auto fail = [&](const char* what) {
     Status e = DbError(db_, path_, what);
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -196,5 +196,39 @@ TEST_CASE("a state whose schema format is damaged is refused as damaged (issue 1
   Cleanup(path);
 }
 
+// A state whose header says it has no write-ahead log (bytes 18 and 19, 2 in logtide's files,
+// set to 1) and whose rows are damaged: refused, and left as it was. Opening it used to turn
+// the log back on, rewriting three bytes of the header of a file it then called unchanged
+// (found by tests/fuzz/fuzz_state.cc).
+TEST_CASE("a damaged state without its write-ahead log keeps its header (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(18);
+    f.put('\x01');
+    f.put('\x01');
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE meta SET sum = sum + 1 WHERE key = 'finished'", nullptr,
+                       nullptr, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+  const std::string before = FileBytes(path);
+  REQUIRE(before.substr(18, 2) == "\x01\x01");
+  {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+    Checkpoint c;
+    Status s = st->Load(&c);
+    CHECK(s.code() == Status::Code::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("checksum"));
+  }
+  CHECK(FileBytes(path) == before);
+  CHECK(FileBytes(path + "-wal").empty());
+  Cleanup(path);
+}
+
 }  // namespace
 }  // namespace logtide
