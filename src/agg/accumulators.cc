@@ -18,6 +18,17 @@
 namespace logtide {
 namespace {
 
+// Counts and integer sums cannot overflow from input (a count would take 2^63 events, an int128
+// sum 2^64 values of int64), but a restored state may hold any value: additions to them wrap,
+// which is defined, where overflowing is not (the same instruction).
+int64_t AddWrapping(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+__int128 AddWrapping(__int128 a, __int128 b) {
+  return static_cast<__int128>(static_cast<unsigned __int128>(a) +
+                               static_cast<unsigned __int128>(b));
+}
+
 void SnapshotValue(const ValueRef& v, ByteWriter* w) {
   w->U8(static_cast<uint8_t>(v.type));
   w->U8(v.is_int);
@@ -67,10 +78,10 @@ template <bool kNulls>
 struct CountState {
   int64_t n = 0;
   bool Add(const ValueRef& v, Nanos, uint64_t) {
-    if (kNulls || !v.is_null()) ++n;
+    if (kNulls || !v.is_null()) n = AddWrapping(n, int64_t{1});
     return true;
   }
-  void Merge(const CountState& o) { n += o.n; }
+  void Merge(const CountState& o) { n = AddWrapping(n, o.n); }
   void Result(ValueSink* sink) const { sink->Int(n); }
   void Snapshot(ByteWriter* w) const { w->I64(n); }
   void Restore(ByteReader* r) { n = r->I64(); }
@@ -87,18 +98,18 @@ struct NumericSum {
     if (v.is_null()) return true;
     if (!v.is_number()) return false;
     if (v.is_int) {
-      isum += v.i;
+      isum = AddWrapping(isum, __int128{v.i});
     } else {
       dsum += v.d;
       has_double = true;
     }
-    ++n;
+    n = AddWrapping(n, int64_t{1});
     return true;
   }
   void Merge(const NumericSum& o) {
-    isum += o.isum;
+    isum = AddWrapping(isum, o.isum);
     dsum += o.dsum;
-    n += o.n;
+    n = AddWrapping(n, o.n);
     has_double |= o.has_double;
   }
   double total() const { return static_cast<double>(isum) + dsum; }

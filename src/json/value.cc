@@ -121,8 +121,12 @@ void EncodeValue(const ValueRef& v, std::string* out) {
   }
 }
 
-bool IsEncodedValues(std::string_view in) {
-  while (!in.empty()) {
+namespace {
+
+// Whether `in` is a sequence of whole EncodeValue outputs; *count receives how many.
+bool CountEncodedValues(std::string_view in, size_t* count) {
+  *count = 0;
+  for (; !in.empty(); ++*count) {
     const auto type = static_cast<uint8_t>(in[0]);
     in.remove_prefix(1);
     if (type > static_cast<uint8_t>(ValueType::kRaw)) return false;
@@ -146,6 +150,18 @@ bool IsEncodedValues(std::string_view in) {
     }
   }
   return true;
+}
+
+}  // namespace
+
+bool IsEncodedValues(std::string_view bytes) {
+  size_t count;
+  return CountEncodedValues(bytes, &count);
+}
+
+bool IsEncodedKey(std::string_view bytes, size_t fields) {
+  size_t count;
+  return CountEncodedValues(bytes, &count) && count == fields;
 }
 
 ValueRef DecodeValue(std::string_view* in, std::string* scratch) {

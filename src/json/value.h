@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -90,6 +91,9 @@ void EncodeValue(const ValueRef& v, std::string* out);
 // Returns true when `bytes` is a sequence of whole EncodeValue outputs (a group key): what
 // DecodeValue may then read without going past the end. For bytes restored from a state file.
 bool IsEncodedValues(std::string_view bytes);
+// Returns true when `bytes` is a group key of `fields` values: exactly that many whole
+// EncodeValue outputs (one per --by field, as a record has one column for each).
+bool IsEncodedKey(std::string_view bytes, size_t fields);
 // Decodes one value at the front of *in and advances it. A string or raw value borrows from
 // the bytes of *in, or, when it holds a 0x00 byte, from *scratch (then valid until scratch
 // changes). REQUIRES: *in starts with the output of EncodeValue.

@@ -143,7 +143,8 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank) {
   int64_t version = PragmaInt(db, "PRAGMA user_version", &ok);
   if (!ok) return DbError(db, path, "reading the header");
   int64_t tables = PragmaInt(db, "SELECT count(*) FROM sqlite_master", &ok);
-  if (!ok) return DbError(db, path, "reading the schema");
+  // An SQLite file (its header was checked) whose schema cannot be read is damaged.
+  if (!ok) return ReadError(db, path, "reading the schema");
   *blank = app == 0 && version == 0 && tables == 0;
   if (*blank) return Status::Ok();
   if (app != kApplicationId) {
@@ -277,7 +278,6 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   bool ok = true;
   st->reclaims_ = PragmaInt(st->db_, "PRAGMA auto_vacuum", &ok) == 2;  // INCREMENTAL
   if (!ok) return DbError(st->db_, path, "reading the header");
-  if (!(s = st->Exec("PRAGMA journal_mode = WAL")).ok()) return s;
   if (!(s = st->Exec(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")).ok())
     return s;
   *out = std::move(st);
@@ -290,6 +290,12 @@ Status StateStore::CheckQuery(const std::string& query) {
   Status s = GetMeta(db_, path_, "query", &stored, &found);
   if (!s.ok()) return s;
   if (!found) {
+    // A job's query is recorded before its first checkpoint: a state with checkpoints and no
+    // query lost its row (damaged), and taking this run's would resume another query's windows.
+    if (!is_new_) {
+      return Status::Corruption(fmt::format(
+          "state file {} has checkpoints but no query: it is damaged; it was not changed", path_));
+    }
     Stmt put(db_, "INSERT INTO meta(key, value, sum) VALUES('query', ?, ?)");
     put.Blob(1, query);
     put.Int(2, RowSum({"query", query}));
@@ -400,8 +406,12 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
 }
 
 Status StateStore::Commit(const Checkpoint& c) {
-  Status s = Exec("BEGIN IMMEDIATE");
-  if (!s.ok()) return s;
+  Status s;
+  // Write-ahead logging is turned on by the first commit, not on opening: a state refused
+  // before it (damaged, another query or version) keeps even its header as it was. (Files
+  // logtide creates have it from the start: then this changes nothing.)
+  if (!committed_ && !(s = Exec("PRAGMA journal_mode = WAL")).ok()) return s;
+  if (!(s = Exec("BEGIN IMMEDIATE")).ok()) return s;
   auto fail = [&](const char* what) {
     Status e = DbError(db_, path_, what);
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -81,7 +81,8 @@ class StateStore {
   const std::string& path() const { return path_; }
 
   // On a new store, records `query`. On an existing one, fails with Refused naming
-  // every line of `query` ("name=value") that differs from the stored one.
+  // every line of `query` ("name=value") that differs from the stored one, and with Corruption
+  // when it holds none (its row was lost: the file is damaged).
   Status CheckQuery(const std::string& query);
   // Reads the last checkpoint. REQUIRES: !is_new().
   Status Load(Checkpoint* out);

@@ -259,8 +259,10 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
 bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
-    if (k.size() < 8 || !IsEncodedValues(std::string_view(k).substr(8))) return false;
+    if (k.size() < 8 || !IsEncodedKey(std::string_view(k).substr(8), deps_.key_fields))
+      return false;
     Nanos start = PaneRowStart(k);
+    if (FloorTo(start, pane_) != start) return false;  // panes start at multiples of their length
     uint32_t key = deps_.keys->Intern(std::string_view(k).substr(8));
     uint32_t slot = deps_.acc->Allocate();
     ByteReader r(v);
@@ -274,7 +276,7 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
   for (uint32_t i = 0; i < revs && meta->ok(); ++i) {
     Nanos start = meta->I64();
     std::string_view key_bytes = meta->Bytes();
-    if (!IsEncodedValues(key_bytes)) return false;
+    if (!IsEncodedKey(key_bytes, deps_.key_fields)) return false;
     int64_t next = meta->I64();
     Nanos expiry = meta->I64();
     // A revision never outlives the panes of its window (they are late no earlier than it),

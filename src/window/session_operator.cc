@@ -182,7 +182,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
 bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {
-    if (!IsEncodedValues(k)) return false;
+    if (!IsEncodedKey(k, deps_.key_fields)) return false;
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);
     uint32_t n = r.U32();
@@ -193,6 +193,10 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
       s.start = r.I64();
       s.end = r.I64();
       s.last_revision = r.I64();
+      // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching.
+      if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
+          s.last_revision < -1)
+        return false;
       s.slot = deps_.acc->Allocate();
       deps_.acc->Restore(s.slot, &r);
       deps_.keys->Ref(key);

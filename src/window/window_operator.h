@@ -77,6 +77,8 @@ class WindowOperator : public CheckpointComponent {
     Accumulators* acc;
     ResultEmitter* emitter;
     uint64_t* wrong_type;  // per aggregate: values of the wrong type (Accumulators::Add)
+    size_t key_fields;     // values in every group key (the --by fields): a key restored with
+                           // another number is damaged (a record has a column for each)
   };
   static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
                                                 EmitMode mode, Deps deps);

@@ -246,5 +246,35 @@ TEST_CASE("snapshot and restore reproduce every aggregate, and damaged bytes are
   CHECK_FALSE(cut.ok());
 }
 
+// A restored state may hold counts and sums no input could make (its checksum made to fit):
+// merging and adding to them wraps, which is defined, where it overflowed, which is not (found
+// by tests/fuzz/fuzz_state.cc; the sanitizer build of this test reported it).
+TEST_CASE("restored counts and sums at the ends of their range merge without overflow (issue 16)") {
+  std::vector<AggSpec> specs = {Spec("count"), Spec("sum(x)"), Spec("avg(x)")};
+  std::string blob;
+  ByteWriter w(&blob);
+  w.I64(INT64_MAX);  // count
+  for (int i = 0; i < 2; ++i) {  // sum, avg: i128 integer part, f64 double part, i64 n, u8
+    w.I128(~(static_cast<__int128>(1) << 127));
+    w.F64(0);
+    w.I64(INT64_MAX);
+    w.U8(0);
+  }
+  Accumulators acc(specs);
+  const uint32_t big = acc.Allocate(), one = acc.Allocate();
+  ByteReader r(blob);
+  acc.Restore(big, &r);
+  REQUIRE(r.ok());
+  REQUIRE(r.at_end());
+  std::vector<uint64_t> ignored(specs.size());
+  std::vector<ValueRef> in(specs.size(), I(1));
+  acc.Add(one, in.data(), 0, 1, ignored.data());
+  acc.Merge(big, one);
+  acc.Add(big, in.data(), 0, 2, ignored.data());
+  TextSink count;
+  acc.Result(big, 0, &count);
+  CHECK(count.text == "-9223372036854775807");  // INT64_MAX + 2, wrapped
+}
+
 }  // namespace
 }  // namespace logtide

@@ -1,8 +1,11 @@
 #include "state/state_store.h"
 
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace logtide {
@@ -129,6 +132,101 @@ TEST_CASE("a file that is not a state is refused and left alone") {
   std::string line;
   std::getline(in, line);
   CHECK(line == "hello, not a database");
+  Cleanup(path);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A state with one checkpoint of query "window=tumbling:1m", closed.
+void MakeState(const std::string& path) {
+  std::unique_ptr<StateStore> st;
+  REQUIRE(StateStore::Open(path, false, &st).ok());
+  REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+  Checkpoint c;
+  c.sections.push_back(Section{"counters", 1, "x"});
+  c.window_ops = {{StateOp::kPut, "k", "v"}};
+  REQUIRE(st->Commit(c).ok());
+}
+
+// A state that lost its query row (an edit SQLite's integrity check cannot see) used to take
+// the query of the next run, in its write-ahead log, and resume the first query's windows
+// under it: wrong numbers, exit 0 (found writing tests/fuzz/fuzz_state.cc).
+TEST_CASE("a state that lost its query is damaged and left as it was (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "DELETE FROM meta WHERE key = 'query'", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+  const std::string before = FileBytes(path);
+  {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    CHECK_FALSE(st->is_new());
+    Status s = st->CheckQuery("window=tumbling:2m");
+    CHECK(s.code() == Status::Code::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("no query"));
+  }
+  // Nothing written: not the file, nor a write-ahead log beside it.
+  CHECK(FileBytes(path) == before);
+  CHECK(FileBytes(path + "-wal").empty());
+  Cleanup(path);
+}
+
+// The header's schema format number (offset 44, big-endian; SQLite writes 4) damaged: SQLite
+// cannot read the schema, which used to be an I/O error (exit 1), not a damaged state (exit 5).
+TEST_CASE("a state whose schema format is damaged is refused as damaged (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(47);
+    f.put('\x05');
+  }
+  const std::string before = FileBytes(path);
+  std::unique_ptr<StateStore> st;
+  Status s = StateStore::Open(path, false, &st);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("damaged"));
+  CHECK(FileBytes(path) == before);
+  Cleanup(path);
+}
+
+// A state whose header says it has no write-ahead log (bytes 18 and 19, 2 in logtide's files,
+// set to 1) and whose rows are damaged: refused, and left as it was. Opening it used to turn
+// the log back on, rewriting three bytes of the header of a file it then called unchanged
+// (found by tests/fuzz/fuzz_state.cc).
+TEST_CASE("a damaged state without its write-ahead log keeps its header (issue 16)") {
+  std::string path = TempPath();
+  MakeState(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(18);
+    f.put('\x01');
+    f.put('\x01');
+  }
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE meta SET sum = sum + 1 WHERE key = 'finished'", nullptr,
+                       nullptr, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+  const std::string before = FileBytes(path);
+  REQUIRE(before.substr(18, 2) == "\x01\x01");
+  {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+    Checkpoint c;
+    Status s = st->Load(&c);
+    CHECK(s.code() == Status::Code::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("checksum"));
+  }
+  CHECK(FileBytes(path) == before);
+  CHECK(FileBytes(path + "-wal").empty());
   Cleanup(path);
 }
 

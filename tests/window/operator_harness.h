@@ -24,7 +24,7 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
       : acc_(Specs()), sink_(&keys_, &acc_, &emitted_) {
     sink_.set_writer(this);
     op_ = WindowOperator::Create(spec, lateness, mode,
-                                 WindowOperator::Deps{&keys_, &acc_, this, ignored_});
+                                 WindowOperator::Deps{&keys_, &acc_, this, ignored_, 1});
   }
 
   // Adds an event with key `key` and value x at time t; returns whether it was accepted.

@@ -1,0 +1,263 @@
+// The reference the extractor is checked against (extractor_diff_test.cc, tests/fuzz): the
+// line read with simdjson's On-Demand API, the way logtide read lines before it walked stage
+// 1's tokens itself; and how two extracted values compare and print.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/value.h"
+
+namespace logtide {
+
+namespace od = simdjson::ondemand;
+
+// The reference: every field of the object walked with On-Demand, registered paths (a tree of
+// names) read as scalars or raw text, the last duplicate winning.
+struct Reference {
+  struct Node {
+    std::string name;
+    int slot = -1;
+    std::vector<int> children;
+  };
+  std::vector<Node> nodes{Node{}};
+  od::parser parser;
+
+  void Add(const std::string& dotted, int slot) {
+    int node = 0;
+    size_t pos = 0;
+    while (true) {
+      const size_t dot = dotted.find('.', pos);
+      const std::string seg = dotted.substr(pos, dot == std::string::npos ? dot : dot - pos);
+      int child = -1;
+      for (int c : nodes[node].children)
+        if (nodes[c].name == seg) child = c;
+      if (child < 0) {
+        child = static_cast<int>(nodes.size());
+        nodes.push_back(Node{seg, -1, {}});
+        nodes[node].children.push_back(child);
+      }
+      node = child;
+      if (dot == std::string::npos) break;
+      pos = dot + 1;
+    }
+    nodes[node].slot = slot;
+  }
+
+  // On-Demand's raw_json() runs to the next token, so it includes the spaces after the value;
+  // the extractor gives the value's text alone (a key must not depend on spacing).
+  static std::string_view Trimmed(std::string_view raw) {
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+    return raw;
+  }
+
+  static simdjson::error_code Scalar(od::value val, ValueRef* out) {
+    od::json_type type;
+    if (auto e = val.type().get(type)) return e;
+    switch (type) {
+      case od::json_type::string: {
+        std::string_view s;
+        if (auto e = val.get_string().get(s)) return e;
+        *out = ValueRef::String(s);
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::number: {
+        // simdjson 3.0.1's get_number() gives 0 for a decimal of more than 19 digits
+        // (1234.567890123456789); get_double() reads it right.
+        od::number_type type;
+        if (auto e = val.get_number_type().get(type)) return e;
+        if (type == od::number_type::floating_point_number) {
+          double d;
+          if (auto e = val.get_double().get(d)) return e;
+          *out = ValueRef::Number(d);
+          return simdjson::SUCCESS;
+        }
+        od::number n;
+        if (auto e = val.get_number().get(n)) return e;
+        if (n.get_number_type() == od::number_type::signed_integer)
+          *out = ValueRef::Int(n.get_int64());
+        else
+          *out = ValueRef::Number(static_cast<double>(n.get_uint64()));
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::boolean: {
+        bool b;
+        if (auto e = val.get_bool().get(b)) return e;
+        *out = ValueRef::Bool(b);
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::null: {
+        bool is_null;
+        if (auto e = val.is_null().get(is_null)) return e;
+        if (!is_null) return simdjson::INCORRECT_TYPE;
+        *out = ValueRef::Null();
+        return simdjson::SUCCESS;
+      }
+      case od::json_type::object: {
+        od::object obj;
+        std::string_view raw;
+        if (auto e = val.get_object().get(obj)) return e;
+        if (auto e = obj.raw_json().get(raw)) return e;
+        *out = ValueRef::Raw(Trimmed(raw));
+        return simdjson::SUCCESS;
+      }
+      default: {
+        od::array arr;
+        std::string_view raw;
+        if (auto e = val.get_array().get(arr)) return e;
+        if (auto e = arr.raw_json().get(raw)) return e;
+        *out = ValueRef::Raw(Trimmed(raw));
+        return simdjson::SUCCESS;
+      }
+    }
+  }
+
+  simdjson::error_code Walk(od::object obj, int node, std::vector<ValueRef>* values) {
+    for (auto field_result : obj) {
+      od::field field;
+      if (auto e = std::move(field_result).get(field)) return e;
+      // A key with a bad escape matches nothing (the extractor compares the bytes of keys and
+      // decodes escapes only in keys that may match: the man page, BAD INPUT).
+      std::string_view key;
+      int child = -1;
+      if (!field.unescaped_key().get(key)) {
+        for (int c : nodes[node].children)
+          if (nodes[c].name == key) child = c;
+      }
+      if (child < 0) continue;
+      od::value val = field.value();
+      // A later copy of a parent replaces the earlier one: its paths start again from null.
+      NullBelow(child, values);
+      if (nodes[child].slot >= 0) {
+        if (auto e = Scalar(val, &(*values)[nodes[child].slot])) return e;
+        continue;
+      }
+      od::json_type type;
+      if (auto e = val.type().get(type)) return e;
+      if (type != od::json_type::object) continue;
+      od::object sub;
+      if (auto e = val.get_object().get(sub)) return e;
+      if (auto e = Walk(sub, child, values)) return e;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  void NullBelow(int node, std::vector<ValueRef>* values) const {
+    for (int c : nodes[node].children) {
+      if (nodes[c].slot >= 0) (*values)[nodes[c].slot] = ValueRef::Null();
+      NullBelow(c, values);
+    }
+  }
+
+  // REQUIRES: line is followed by simdjson's padding.
+  bool Extract(const std::string& padded, size_t size, std::vector<ValueRef>* values) {
+    od::document doc;
+    od::object obj;
+    auto error = parser.iterate(padded.data(), size, padded.size()).get(doc);
+    if (!error) error = doc.get_object().get(obj);
+    if (!error) error = Walk(obj, 0, values);
+    if (!error && doc.current_location().error() != simdjson::OUT_OF_BOUNDS)
+      error = simdjson::TRAILING_CONTENT;
+    return !error;
+  }
+};
+
+// Whether two DOM values are equal as JSON: objects by their keys (the last of a duplicate),
+// arrays element by element, numbers by value.
+inline bool SameJson(simdjson::dom::element a, simdjson::dom::element b) {
+  using T = simdjson::dom::element_type;
+  const auto number = [](simdjson::dom::element e, double* d) {
+    if (e.type() == T::INT64) *d = static_cast<double>(int64_t(e));
+    else if (e.type() == T::UINT64) *d = static_cast<double>(uint64_t(e));
+    else if (e.type() == T::DOUBLE) *d = double(e);
+    else return false;
+    return true;
+  };
+  double x, y;
+  if (number(a, &x) || number(b, &y)) return number(a, &x) && number(b, &y) && x == y;
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
+    case T::OBJECT: {
+      std::map<std::string_view, simdjson::dom::element> ma, mb;
+      for (auto f : simdjson::dom::object(a)) ma[f.key] = f.value;
+      for (auto f : simdjson::dom::object(b)) mb[f.key] = f.value;
+      if (ma.size() != mb.size()) return false;
+      for (auto& [k, v] : ma) {
+        auto it = mb.find(k);
+        if (it == mb.end() || !SameJson(v, it->second)) return false;
+      }
+      return true;
+    }
+    case T::ARRAY: {
+      simdjson::dom::array xa(a), xb(b);
+      if (xa.size() != xb.size()) return false;
+      for (size_t i = 0; i < xa.size(); ++i)
+        if (!SameJson(xa.at(i).value(), xb.at(i).value())) return false;
+      return true;
+    }
+    case T::STRING:
+      return std::string_view(a) == std::string_view(b);
+    case T::BOOL:
+      return bool(a) == bool(b);
+    default:
+      return true;  // null
+  }
+}
+
+// Whether the extractor's canonical text has no spaces and keys in strictly ascending order.
+inline bool Canonical(simdjson::dom::element e) {
+  using T = simdjson::dom::element_type;
+  if (e.type() == T::OBJECT) {
+    std::string_view last;
+    bool first = true;
+    for (auto f : simdjson::dom::object(e)) {
+      if (!first && !(last < f.key)) return false;
+      first = false;
+      last = f.key;
+      if (!Canonical(f.value)) return false;
+    }
+  } else if (e.type() == T::ARRAY) {
+    for (auto x : simdjson::dom::array(e))
+      if (!Canonical(x)) return false;
+  }
+  return true;
+}
+
+inline bool Same(const ValueRef& a, const ValueRef& b) {
+  if (a.type != b.type || a.is_int != b.is_int) return false;
+  if (a.type == ValueType::kNumber)
+    return a.is_int ? a.i == b.i : std::memcmp(&a.d, &b.d, sizeof(double)) == 0;
+  if (a.type == ValueType::kString) return a.s == b.s;
+  if (a.type == ValueType::kRaw) {
+    // The extractor's text (a) is canonical and equal as JSON to the source text (b).
+    static simdjson::dom::parser pa, pb;
+    simdjson::dom::element ea, eb;
+    if (pa.parse(a.s.data(), a.s.size()).get(ea) || pb.parse(b.s.data(), b.s.size()).get(eb))
+      return false;
+    // No spaces outside strings: minifying changes nothing.
+    std::string min(a.s.size() + 1, '\0');
+    size_t min_size = 0;
+    if (simdjson::minify(a.s.data(), a.s.size(), min.data(), min_size) != simdjson::SUCCESS ||
+        std::string_view(min.data(), min_size) != a.s)
+      return false;
+    return Canonical(ea) && SameJson(ea, eb);
+  }
+  return true;
+}
+
+inline std::string Show(const std::vector<ValueRef>& v) {
+  std::string out;
+  for (const ValueRef& x : v) {
+    out += "[" + std::to_string(static_cast<int>(x.type)) + (x.is_int ? " i" : " d") + " " +
+           std::to_string(x.i) + " " + std::to_string(x.d) + " " + std::string(x.s) + "]";
+  }
+  return out;
+}
+
+
+}  // namespace logtide
