@@ -48,10 +48,13 @@ struct Reference {
     nodes[node].slot = slot;
   }
 
-  // On-Demand's raw_json() runs to the next token, so it includes the spaces after the value;
-  // the extractor gives the value's text alone (a key must not depend on spacing).
+  // On-Demand's raw_json() runs to the next token, so it includes the white space after the
+  // value (JSON's: space, tab, CR, LF); the extractor gives the value's text alone (a key must
+  // not depend on spacing).
   static std::string_view Trimmed(std::string_view raw) {
-    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' ||
+                            raw.back() == '\n'))
+      raw.remove_suffix(1);
     return raw;
   }
 
