@@ -26,8 +26,8 @@
 namespace logtide {
 namespace {
 
-const char* const kPaths[] = {"ts",     "service", "host", "status", "bytes", "latency_ms",
-                              "user",   "req.m",   "req.id", "a.b.c", "arr",  "t\xC3\xA9"};
+const char* const kPaths[] = {"ts",   "service", "host",   "status", "bytes", "latency_ms",
+                              "user", "req.m",   "req.id", "a.b.c",  "arr",   "t\xC3\xA9"};
 
 struct Extractor {
   FieldExtractor ex;
@@ -112,9 +112,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (s.ok()) {
       FUZZ_CHECK(static_cast<int>(got.size()) == e->n, "%zu values", got.size());
       for (int i = 0; i < e->n; ++i) {
-        FUZZ_CHECK(Same(got[i], want[i]), "%s: at %s got %s, On-Demand %s",
-                   Quoted(line).c_str(), kPaths[i], Show({got[i]}).c_str(),
-                   Show({want[i]}).c_str());
+        FUZZ_CHECK(Same(got[i], want[i]), "%s: at %s got %s, On-Demand %s", Quoted(line).c_str(),
+                   kPaths[i], Show({got[i]}).c_str(), Show({want[i]}).c_str());
       }
     } else {
       FUZZ_CHECK(s.code() == Status::Code::kDataError, "refused with code %d: %s",

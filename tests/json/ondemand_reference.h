@@ -53,8 +53,8 @@ struct Reference {
   // value (JSON's: space, tab, CR, LF); the extractor gives the value's text alone (a key must
   // not depend on spacing).
   static std::string_view Trimmed(std::string_view raw) {
-    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' ||
-                            raw.back() == '\n'))
+    while (!raw.empty() &&
+           (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
       raw.remove_suffix(1);
     return raw;
   }
