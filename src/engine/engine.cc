@@ -220,8 +220,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   }
   m.op = WindowOperator::Create(
       c.window, c.lateness, c.emit,
-      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(),
-                           c.by.size()});
+      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});
   m.op->set_track_changes(!c.state_path.empty());
   *out = std::move(e);
   return Status::Ok();

@@ -253,7 +253,7 @@ TEST_CASE("restored counts and sums at the ends of their range merge without ove
   std::vector<AggSpec> specs = {Spec("count"), Spec("sum(x)"), Spec("avg(x)")};
   std::string blob;
   ByteWriter w(&blob);
-  w.I64(INT64_MAX);  // count
+  w.I64(INT64_MAX);              // count
   for (int i = 0; i < 2; ++i) {  // sum, avg: i128 integer part, f64 double part, i64 n, u8
     w.I128(~(static_cast<__int128>(1) << 127));
     w.F64(0);

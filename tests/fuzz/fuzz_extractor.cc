@@ -5,7 +5,8 @@
 // tests/json/extractor_diff_test.cc). Checked, for a fixed set of paths (the sample log's fields
 // and nested ones):
 //  - each line alone: a line the extractor accepts is accepted by simdjson's On-Demand API, with
-//    the same value at every path; a line it refuses that On-Demand accepts is invalid JSON
+//    the same value at every path (but for a line with a number whose exponent has 20 digits or
+//    more, which On-Demand refuses); a line it refuses that On-Demand accepts is invalid JSON
 //    (On-Demand does not look inside values nobody reads);
 //  - the lines as one run indexed piece by piece (StructuralIndex::SetRun/Find): every line gives
 //    the same status, message and values as alone.
@@ -25,8 +26,8 @@
 namespace logtide {
 namespace {
 
-const char* const kPaths[] = {"ts",     "service", "host", "status", "bytes", "latency_ms",
-                              "user",   "req.m",   "req.id", "a.b.c", "arr",  "t\xC3\xA9"};
+const char* const kPaths[] = {"ts",   "service", "host",   "status", "bytes", "latency_ms",
+                              "user", "req.m",   "req.id", "a.b.c",  "arr",   "t\xC3\xA9"};
 
 struct Extractor {
   FieldExtractor ex;
@@ -45,6 +46,19 @@ struct Extractor {
     n = ex.num_slots();
   }
 };
+
+// Whether `line` holds an exponent of 20 digits or more: 'e' or 'E', a sign or none, digits.
+bool HasLongExponent(std::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != 'e' && line[i] != 'E') continue;
+    size_t j = i + 1;
+    if (j < line.size() && (line[j] == '+' || line[j] == '-')) ++j;
+    size_t digits = 0;
+    while (j + digits < line.size() && line[j + digits] >= '0' && line[j + digits] <= '9') ++digits;
+    if (digits >= 20) return true;
+  }
+  return false;
+}
 
 std::string Quoted(std::string_view s) {
   std::string out;
@@ -90,13 +104,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<ValueRef> got, want(e->n, ValueRef::Null());
     const Status s = e->ex.Extract(padded.data(), line.size(), padded.size(), &got);
     const bool ref_ok = e->ref.Extract(padded, line.size(), &want);
-    if (s.ok()) {
-      FUZZ_CHECK(ref_ok, "accepted, On-Demand refuses: %s", Quoted(line).c_str());
+    if (s.ok() && !ref_ok) {
+      // On-Demand's get_double refuses an exponent of 20 digits or more (1e000...01), which
+      // JSON allows and simdjson's DOM parser and the extractor read: the one line On-Demand
+      // may refuse, and then it cannot say what the values are.
+      FUZZ_CHECK(HasLongExponent(line), "accepted, On-Demand refuses: %s", Quoted(line).c_str());
+    } else if (s.ok()) {
       FUZZ_CHECK(static_cast<int>(got.size()) == e->n, "%zu values", got.size());
       for (int i = 0; i < e->n; ++i) {
-        FUZZ_CHECK(Same(got[i], want[i]), "%s: at %s got %s, On-Demand %s",
-                   Quoted(line).c_str(), kPaths[i], Show({got[i]}).c_str(),
-                   Show({want[i]}).c_str());
+        FUZZ_CHECK(Same(got[i], want[i]), "%s: at %s got %s, On-Demand %s", Quoted(line).c_str(),
+                   kPaths[i], Show({got[i]}).c_str(), Show({want[i]}).c_str());
       }
     } else {
       FUZZ_CHECK(s.code() == Status::Code::kDataError, "refused with code %d: %s",

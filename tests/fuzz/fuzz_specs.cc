@@ -44,8 +44,7 @@ void CheckWindow(std::string_view text) {
   }
   const std::string again = w.ToString();
   WindowSpec w2;
-  FUZZ_CHECK(ParseWindowSpec(again, &w2).ok(), "%s -> %s does not parse", t.c_str(),
-             again.c_str());
+  FUZZ_CHECK(ParseWindowSpec(again, &w2).ok(), "%s -> %s does not parse", t.c_str(), again.c_str());
   FUZZ_CHECK(w2.kind == w.kind && w2.size == w.size && w2.slide == w.slide && w2.gap == w.gap,
              "%s -> %s is another window", t.c_str(), again.c_str());
   FUZZ_CHECK(w2.ToString() == again, "%s: ToString is not stable", t.c_str());
@@ -95,13 +94,11 @@ void CheckPaths(std::string_view text) {
       std::string twice;
       FUZZ_CHECK(NormalizeFieldPath("--by", "." + normal, &twice).ok() && twice == normal,
                  "\"%s\" normalizes to \"%s\", and its jq spelling to \"%s\"",
-                 std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(),
-                 twice.c_str());
+                 std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(), twice.c_str());
       FUZZ_CHECK(normal.front() == '$' ||
                      (NormalizeFieldPath("--by", normal, &twice).ok() && twice == normal),
                  "\"%s\" normalizes to \"%s\", then to \"%s\"",
-                 std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(),
-                 twice.c_str());
+                 std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(), twice.c_str());
       FUZZ_CHECK(!normal.empty() && normal.front() != '.' && normal.back() != '.' &&
                      normal.find("..") == std::string::npos,
                  "\"%s\" is not a path", normal.c_str());

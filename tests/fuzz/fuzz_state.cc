@@ -210,9 +210,9 @@ struct Job {
     stats.ignored_values.assign(c.aggs.size(), 0);
     sink.set_writer(&writer);
     out.set_gate([] { return Status::IOError("not written"); });
-    op = WindowOperator::Create(c.window, c.lateness, c.emit,
-                                WindowOperator::Deps{&keys, &acc, &sink,
-                                                     stats.ignored_values.data(), c.by.size()});
+    op = WindowOperator::Create(
+        c.window, c.lateness, c.emit,
+        WindowOperator::Deps{&keys, &acc, &sink, stats.ignored_values.data(), c.by.size()});
     op->set_track_changes(true);
   }
   static std::vector<std::string> AggNames(const EngineConfig& c) {
@@ -309,9 +309,11 @@ void FuzzSections(const uint8_t* data, size_t size) {
   const WindowRows window_rows(rows.begin(), rows.end());
 
   Job job(q.config);
-  const std::pair<char, CheckpointComponent*> order[] = {
-      {'c', &job.counters}, {'w', &job.tracker}, {'i', &job.inputs},
-      {'W', job.op.get()},  {'o', &job.outputs}};
+  const std::pair<char, CheckpointComponent*> order[] = {{'c', &job.counters},
+                                                         {'w', &job.tracker},
+                                                         {'i', &job.inputs},
+                                                         {'W', job.op.get()},
+                                                         {'o', &job.outputs}};
   for (const auto& [tag, c] : order) {
     const Status s = c->Load(sections[tag], window_rows);
     if (!s.ok()) {
@@ -338,7 +340,8 @@ std::string ReadFile(const std::string& path) {
 const std::string& ScratchDir() {
   static const std::string* dir = [] {
     const char* base = std::getenv("TMPDIR");
-    if (base == nullptr || *base == '\0') base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    if (base == nullptr || *base == '\0')
+      base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     std::string templ = std::string(base) + "/logtide-fuzz-XXXXXX";
     FUZZ_CHECK(mkdtemp(templ.data()) != nullptr, "cannot make a folder in %s", base);
     std::atexit([] {

@@ -36,8 +36,8 @@ void CheckTimestamp(std::string_view text) {
   if (!ParseRfc3339(text, &t).ok()) return;
   const std::string canonical = FormatRfc3339(t);
   Nanos again = 0;
-  FUZZ_CHECK(ParseRfc3339(canonical, &again).ok(), "%s -> %s does not parse", std::string(text).c_str(),
-             canonical.c_str());
+  FUZZ_CHECK(ParseRfc3339(canonical, &again).ok(), "%s -> %s does not parse",
+             std::string(text).c_str(), canonical.c_str());
   FUZZ_CHECK(again == t, "%s -> %s -> %lld, not %lld", std::string(text).c_str(), canonical.c_str(),
              static_cast<long long>(again), static_cast<long long>(t));
   FUZZ_CHECK(FormatRfc3339(again) == canonical, "canonical form of %s is not stable",
@@ -53,8 +53,8 @@ void CheckTimestamp(std::string_view text) {
       const Status s = f.ParseString(text, &via_pattern);
       FUZZ_CHECK(s.ok(), "%s: RFC 3339 accepts it, %s refuses: %s", std::string(text).c_str(), p,
                  s.message().c_str());
-      FUZZ_CHECK(via_pattern == t, "%s: %s reads %lld, RFC 3339 %lld", std::string(text).c_str(),
-                 p, static_cast<long long>(via_pattern), static_cast<long long>(t));
+      FUZZ_CHECK(via_pattern == t, "%s: %s reads %lld, RFC 3339 %lld", std::string(text).c_str(), p,
+                 static_cast<long long>(via_pattern), static_cast<long long>(t));
     }
   }
 }

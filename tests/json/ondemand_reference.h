@@ -27,6 +27,7 @@ struct Reference {
   };
   std::vector<Node> nodes{Node{}};
   od::parser parser;
+  simdjson::dom::parser dom_parser;  // numbers' values (Scalar)
 
   void Add(const std::string& dotted, int slot) {
     int node = 0;
@@ -49,14 +50,17 @@ struct Reference {
     nodes[node].slot = slot;
   }
 
-  // On-Demand's raw_json() runs to the next token, so it includes the spaces after the value;
-  // the extractor gives the value's text alone (a key must not depend on spacing).
+  // On-Demand's raw_json() runs to the next token, so it includes the white space after the
+  // value (JSON's: space, tab, CR, LF); the extractor gives the value's text alone (a key must
+  // not depend on spacing).
   static std::string_view Trimmed(std::string_view raw) {
-    while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t')) raw.remove_suffix(1);
+    while (!raw.empty() &&
+           (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\r' || raw.back() == '\n'))
+      raw.remove_suffix(1);
     return raw;
   }
 
-  static simdjson::error_code Scalar(od::value val, ValueRef* out) {
+  simdjson::error_code Scalar(od::value val, ValueRef* out) {
     od::json_type type;
     if (auto e = val.type().get(type)) return e;
     switch (type) {
@@ -68,12 +72,16 @@ struct Reference {
       }
       case od::json_type::number: {
         // simdjson 3.0.1's get_number() gives 0 for a decimal of more than 19 digits
-        // (1234.567890123456789); get_double() reads it right.
+        // (1234.567890123456789), and get_double() misreads some of them
+        // (0.797693136931348623158 as 0.0044831417618379039): get_double() decides whether the
+        // number is taken, and the DOM parser, which reads them right, gives its value.
         od::number_type type;
         if (auto e = val.get_number_type().get(type)) return e;
         if (type == od::number_type::floating_point_number) {
+          const std::string_view token = val.raw_json_token();
           double d;
           if (auto e = val.get_double().get(d)) return e;
+          if (auto e = dom_parser.parse(token.data(), token.size()).get_double().get(d)) return e;
           *out = ValueRef::Number(d);
           return simdjson::SUCCESS;
         }

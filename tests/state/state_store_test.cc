@@ -211,8 +211,8 @@ TEST_CASE("a damaged state without its write-ahead log keeps its header (issue 1
   }
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "UPDATE meta SET sum = sum + 1 WHERE key = 'finished'", nullptr,
-                       nullptr, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "UPDATE meta SET sum = sum + 1 WHERE key = 'finished'", nullptr, nullptr,
+                       nullptr) == SQLITE_OK);
   REQUIRE(sqlite3_close(db) == SQLITE_OK);
   const std::string before = FileBytes(path);
   REQUIRE(before.substr(18, 2) == "\x01\x01");

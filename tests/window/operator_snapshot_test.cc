@@ -100,7 +100,7 @@ TEST_CASE("operators round-trip through snapshot and restore at any point") {
 // A group key is one value per --by field, and each is a column of the record: a restored key
 // with more or fewer values (a damaged row whose checksum was made to fit) is refused, where it
 // used to be written past the record's columns (found by tests/fuzz/fuzz_state.cc).
-TEST_CASE("a restored key with another number of values than the key fields is damaged (issue 16)") {
+TEST_CASE("a restored key with more or fewer values than --by fields is damaged (issue 16)") {
   for (const WindowSpec& spec : {Tumbling(5), Sliding(6, 2), Session(3)}) {
     INFO("window " << spec.ToString());
     OperatorHarness original(spec, 0, EmitMode::kFinal);
@@ -150,7 +150,8 @@ TEST_CASE("restored sessions that overlap and misaligned panes are damaged (issu
     const OperatorHarness::Saved saved = original.Save();
     REQUIRE(saved.rows.size() == 1);
     OperatorHarness::Saved moved = saved;
-    moved.rows[0].first[7] = static_cast<char>(moved.rows[0].first[7] + 1);  // the start's last byte
+    // The start's last byte.
+    moved.rows[0].first[7] = static_cast<char>(moved.rows[0].first[7] + 1);
     OperatorHarness restored(spec, 0, EmitMode::kFinal);
     CHECK_FALSE(restored.Load(moved));
   }
