@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "input/input_set.h"
-#include "output/json_text.h"
+#include "json/json_text.h"
 #include "output/output_set.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"

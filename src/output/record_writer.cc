@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "output/json_text.h"
+#include "json/json_text.h"
 
 namespace logtide {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "output/json_text.h"
+#include "json/json_text.h"
 
 namespace logtide {
 namespace {

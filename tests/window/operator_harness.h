@@ -13,7 +13,7 @@
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
 #include "engine/result_sink.h"
-#include "output/json_text.h"
+#include "json/json_text.h"
 #include "window/window_operator.h"
 
 namespace logtide {
