@@ -181,7 +181,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->type_name("FIELDS");
   app.add_option("--agg", o.aggs,
                  "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), "
-                 "first(f), last(f); several separated by commas, or --agg again (default count)")
+                 "first(f), last(f), quantile(f, Q) (within 1%; median, p50, p90, p95, p99, p999), "
+                 "approx_count_distinct(f) (0.8% standard error), top_k(f, K); several separated "
+                 "by commas, or --agg again (default count)")
       ->allow_extra_args(false)
       ->type_name("SPEC");
   app.add_option("--delay", o.delay,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "agg/sketches.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -30,6 +31,23 @@ std::string AggText(const AggSpec& a) {
       return "the value of " + f + " at the earliest event time";
     case AggKind::kLast:
       return "the value of " + f + " at the latest event time";
+    case AggKind::kQuantile:
+      return fmt::format(
+          "the {} quantile of the numbers in {} (the value of rank floor({}*(n-1)) in ascending "
+          "order, 0-based), estimated within 1% of its value by a log-bucketed sketch (DDSketch: "
+          "at most 2 x 2048 buckets, shared by every quantile of {})",
+          a.q, f, a.q, f);
+    case AggKind::kApproxDistinct:
+      return "the number of distinct values of " + f +
+             ", exact up to 1024 distinct values, then estimated by HyperLogLog (2^14 registers, "
+             "16 KiB; standard error 0.8%)";
+    case AggKind::kTopK:
+      return fmt::format(
+          "the {} most frequent values of {} with their counts, as [{{\"value\",\"count\","
+          "\"error\"}}], by count then value (Space-Saving over {} counters: exact while the "
+          "window has at most that many distinct values; otherwise a count may exceed the true "
+          "one by at most its error)",
+          a.k, f, TopKSketch::CapacityFor(a.k));
   }
   return "";
 }

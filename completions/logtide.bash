@@ -99,7 +99,7 @@ _logtide() {
       compopt -o nospace 2>/dev/null
       return ;;
     --agg)
-      _logtide_words_of "count count( sum( min( max( avg( count_distinct( first( last("
+      _logtide_words_of "count count( sum( min( max( avg( count_distinct( first( last( quantile( median( p50( p90( p95( p99( p999( approx_count_distinct( top_k("
       compopt -o nospace 2>/dev/null
       return ;;
     --emit) _logtide_words_of "final update"; return ;;

@@ -31,7 +31,12 @@ function __logtide_aggs
     printf '%s\t%s\n' count events 'count(' 'events with the field present' \
         'sum(' 'sum of a number field' 'min(' 'smallest value' 'max(' 'largest value' \
         'avg(' 'mean of a number field' 'count_distinct(' 'distinct values' \
-        'first(' 'value of the earliest event' 'last(' 'value of the latest event'
+        'first(' 'value of the earliest event' 'last(' 'value of the latest event' \
+        'quantile(' 'quantile of a number field, within 1%' \
+        'median(' 'median of a number field, within 1%' 'p50(' 'median, within 1%' \
+        'p90(' '90th percentile, within 1%' 'p95(' '95th percentile, within 1%' \
+        'p99(' '99th percentile, within 1%' 'p999(' '99.9th percentile, within 1%' \
+        'approx_count_distinct(' 'distinct values, estimated' 'top_k(' 'most frequent values'
 end
 
 set -l main 'not __fish_seen_subcommand_from inspect'

@@ -1,11 +1,15 @@
 #include "agg/accumulators.h"
 
 #include <absl/container/flat_hash_set.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "agg/sketches.h"
+#include "json/json_text.h"
 
 // Snapshot format, per aggregate and slot, all little-endian (util/bytes.h); the state
 // store's schema version covers it:
@@ -15,6 +19,11 @@
 //   count_distinct:       u32 count, then count x bytes (EncodeValue form)
 //   first, last:          u8 has, i64 time, u64 seq, then the value: u8 type, u8 is_int, i64 i,
 //                         f64 d, bytes text
+//   quantile:             the sketch (QuantileSketch::Snapshot), once per field: the other
+//                         quantiles of the same field write nothing
+//   approx_count_distinct: DistinctSketch::Snapshot
+//   top_k:                TopKSketch::Snapshot
+// A sketch's form starts with its own version byte.
 namespace logtide {
 namespace {
 
@@ -312,10 +321,137 @@ struct EdgeState {
   }
 };
 
+// A number for a sketch: ints as doubles (exact below 2^53, rounded past it); NaN and
+// infinities cannot come from JSON but are refused all the same.
+bool SketchNumber(const ValueRef& v, double* d) {
+  if (!v.is_number()) return false;
+  *d = v.is_int ? static_cast<double>(v.i) : v.d;
+  return std::isfinite(*d);
+}
+
+// quantile(f, Q): owns one QuantileSketch per slot. The other quantiles of the same field
+// are QuantileViews of it.
+class QuantileColumn final : public AggColumn {
+ public:
+  explicit QuantileColumn(double q) : q_(q) {}
+  void Resize(size_t slots) override { sketches_.resize(slots); }
+  void Reset(uint32_t slot) override { sketches_[slot] = QuantileSketch(); }
+  bool Add(uint32_t slot, const ValueRef& v, Nanos, uint64_t) override {
+    if (v.is_null()) return true;
+    double d;
+    if (!SketchNumber(v, &d)) return false;
+    sketches_[slot].Add(d);
+    return true;
+  }
+  void Merge(uint32_t dst, uint32_t src) override { sketches_[dst].Merge(sketches_[src]); }
+  void Result(uint32_t slot, ValueSink* sink) const override { ResultAt(slot, q_, sink); }
+  void ResultAt(uint32_t slot, double q, ValueSink* sink) const {
+    const QuantileSketch& s = sketches_[slot];
+    if (s.count() == 0) {
+      sink->Null();
+    } else {
+      sink->Double(s.Quantile(q));
+    }
+  }
+  void Snapshot(uint32_t slot, ByteWriter* w) const override { sketches_[slot].Snapshot(w); }
+  void Restore(uint32_t slot, ByteReader* r) override { sketches_[slot].Restore(r); }
+
+ private:
+  double q_;
+  std::vector<QuantileSketch> sketches_;
+};
+
+// Another quantile of a field that a QuantileColumn already sketches: only reads it.
+class QuantileView final : public AggColumn {
+ public:
+  QuantileView(const QuantileColumn* owner, double q) : owner_(owner), q_(q) {}
+  void Resize(size_t) override {}
+  void Reset(uint32_t) override {}
+  bool Add(uint32_t, const ValueRef&, Nanos, uint64_t) override { return true; }
+  void Merge(uint32_t, uint32_t) override {}
+  void Result(uint32_t slot, ValueSink* sink) const override { owner_->ResultAt(slot, q_, sink); }
+  void Snapshot(uint32_t, ByteWriter*) const override {}
+  void Restore(uint32_t, ByteReader*) override {}
+
+ private:
+  const QuantileColumn* owner_;
+  double q_;
+};
+
+// approx_count_distinct(f): a DistinctSketch of the values' key encodings, so that 200,
+// 200.0 and 2e2 are one value, as in --by and count_distinct.
+struct ApproxDistinctState {
+  DistinctSketch sketch;
+  bool Add(const ValueRef& v, Nanos, uint64_t) {
+    if (v.is_null()) return true;
+    thread_local std::string scratch;
+    scratch.clear();
+    EncodeValue(v, &scratch);
+    sketch.AddHash(XXH3_64bits(scratch.data(), scratch.size()));
+    return true;
+  }
+  void Merge(const ApproxDistinctState& o) { sketch.Merge(o.sketch); }
+  void Result(ValueSink* sink) const { sink->Int(static_cast<int64_t>(sketch.Estimate())); }
+  void Snapshot(ByteWriter* w) const { sketch.Snapshot(w); }
+  void Restore(ByteReader* r) { sketch.Restore(r); }
+};
+
+// top_k(f, K): a TopKSketch of the values' key encodings; the result is a JSON array of
+// {"value":V,"count":C,"error":E}, largest count first, ties by value.
+class TopKColumn final : public AggColumn {
+ public:
+  explicit TopKColumn(uint32_t k) : k_(k), proto_(TopKSketch::CapacityFor(k)) {}
+  void Resize(size_t slots) override { sketches_.resize(slots, proto_); }
+  void Reset(uint32_t slot) override { sketches_[slot] = proto_; }
+  bool Add(uint32_t slot, const ValueRef& v, Nanos, uint64_t) override {
+    if (v.is_null()) return true;
+    thread_local std::string scratch;
+    scratch.clear();
+    EncodeValue(v, &scratch);
+    sketches_[slot].Add(scratch);
+    return true;
+  }
+  void Merge(uint32_t dst, uint32_t src) override { sketches_[dst].Merge(sketches_[src]); }
+  void Result(uint32_t slot, ValueSink* sink) const override {
+    thread_local std::string json, scratch;
+    json.assign("[");
+    for (const TopKSketch::Entry* e : sketches_[slot].Top(k_)) {
+      if (json.size() > 1) json += ',';
+      json += "{\"value\":";
+      std::string_view key = e->value;
+      AppendJsonValue(DecodeValue(&key, &scratch), &json);
+      json += ",\"count\":";
+      AppendInt128(e->count, &json);
+      json += ",\"error\":";
+      AppendInt128(e->error, &json);
+      json += '}';
+    }
+    json += ']';
+    sink->Value(ValueRef::Raw(json));
+  }
+  void Snapshot(uint32_t slot, ByteWriter* w) const override { sketches_[slot].Snapshot(w); }
+  void Restore(uint32_t slot, ByteReader* r) override {
+    // Values restored are key encodings that decode without reading past their end.
+    if (sketches_[slot].Restore(r) && !sketches_[slot].ValuesAre(IsOneEncodedValue)) r->Fail();
+  }
+
+ private:
+  static bool IsOneEncodedValue(std::string_view bytes) { return IsEncodedKey(bytes, 1); }
+  uint32_t k_;
+  TopKSketch proto_;
+  std::vector<TopKSketch> sketches_;
+};
+
 }  // namespace
 
-std::unique_ptr<AggColumn> MakeAggColumn(AggKind kind) {
-  switch (kind) {
+std::unique_ptr<AggColumn> MakeAggColumn(const AggSpec& spec) {
+  switch (spec.kind) {
+    case AggKind::kQuantile:
+      return std::make_unique<QuantileColumn>(spec.q);
+    case AggKind::kApproxDistinct:
+      return std::make_unique<Column<ApproxDistinctState>>();
+    case AggKind::kTopK:
+      return std::make_unique<TopKColumn>(spec.k);
     case AggKind::kCount:
       return std::make_unique<Column<CountState<true>>>();
     case AggKind::kCountField:
@@ -339,7 +475,22 @@ std::unique_ptr<AggColumn> MakeAggColumn(AggKind kind) {
 }
 
 Accumulators::Accumulators(const std::vector<AggSpec>& specs) {
-  for (const AggSpec& s : specs) columns_.push_back(MakeAggColumn(s.kind));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const AggSpec& s = specs[i];
+    const AggColumn* owner = nullptr;
+    for (size_t j = 0; j < i && s.kind == AggKind::kQuantile; ++j) {
+      if (specs[j].kind == AggKind::kQuantile && specs[j].field == s.field && !owner) {
+        owner = columns_[j].get();
+      }
+    }
+    if (owner != nullptr) {
+      // The first quantile of this field holds the sketch (a QuantileColumn, not a view).
+      columns_.push_back(
+          std::make_unique<QuantileView>(static_cast<const QuantileColumn*>(owner), s.q));
+    } else {
+      columns_.push_back(MakeAggColumn(s));
+    }
+  }
 }
 
 uint32_t Accumulators::Allocate() {

@@ -1,7 +1,8 @@
 // Accumulators: the per-(window, key) state of every aggregate in a query, stored column-wise
 // in slots. A slot is one row of state; slots are recycled, so steady-state adds allocate
 // nothing (count_distinct allocates for each new distinct value, first/last when a longer
-// string arrives).
+// string arrives, the sketches when they grow: agg/sketches.h). Several quantiles of one
+// field share one sketch.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +43,7 @@ class AggColumn {
   virtual void Restore(uint32_t slot, ByteReader* r) = 0;
 };
 
-std::unique_ptr<AggColumn> MakeAggColumn(AggKind kind);
+std::unique_ptr<AggColumn> MakeAggColumn(const AggSpec& spec);
 
 class Accumulators {
  public:

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <string>
+
 #include "json/extractor.h"
 
 namespace logtide {
@@ -12,13 +15,31 @@ struct Fn {
   AggKind kind;
 };
 constexpr Fn kFns[] = {
-    {"count", AggKind::kCount}, {"sum", AggKind::kSum},
-    {"min", AggKind::kMin},     {"max", AggKind::kMax},
-    {"avg", AggKind::kAvg},     {"count_distinct", AggKind::kCountDistinct},
-    {"first", AggKind::kFirst}, {"last", AggKind::kLast},
+    {"count", AggKind::kCount},
+    {"sum", AggKind::kSum},
+    {"min", AggKind::kMin},
+    {"max", AggKind::kMax},
+    {"avg", AggKind::kAvg},
+    {"count_distinct", AggKind::kCountDistinct},
+    {"first", AggKind::kFirst},
+    {"last", AggKind::kLast},
+    {"quantile", AggKind::kQuantile},
+    {"approx_count_distinct", AggKind::kApproxDistinct},
+    {"top_k", AggKind::kTopK},
 };
 constexpr std::string_view kFnList =
-    "count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f)";
+    "count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), first(f), last(f), "
+    "quantile(f, Q), median(f), p50(f), p90(f), p95(f), p99(f), p999(f), "
+    "approx_count_distinct(f), top_k(f, K)";
+
+// Quantile shorthands: the function name and Q's digits after "0." (see QuantileDigits).
+struct Shorthand {
+  std::string_view name;
+  std::string_view digits;
+};
+constexpr Shorthand kQuantileShorthands[] = {
+    {"median", "5"}, {"p50", "5"}, {"p90", "9"}, {"p95", "95"}, {"p99", "99"}, {"p999", "999"},
+};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -26,7 +47,61 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Reads Q, written as a decimal from 0 to 1 (0, 1, 0.99, .5, 1.0): *one for 1, otherwise the
+// digits after the point without trailing zeros ("99" for 0.99, "" for 0).
+bool ParseQuantile(std::string_view text, std::string* digits, bool* one) {
+  *one = false;
+  digits->clear();
+  std::string_view whole = text.substr(0, text.find('.'));
+  std::string_view frac =
+      whole.size() < text.size() ? text.substr(whole.size() + 1) : std::string_view();
+  if (whole.size() == text.size() - 1 && frac.empty()) return false;  // "0."
+  if (whole.empty() && frac.empty()) return false;
+  if (whole.size() > 1 || (!whole.empty() && whole != "0" && whole != "1")) return false;
+  for (char c : frac) {
+    if (c < '0' || c > '9') return false;
+  }
+  while (!frac.empty() && frac.back() == '0') frac.remove_suffix(1);
+  if (whole == "1") {
+    if (!frac.empty()) return false;
+    *one = true;
+    return true;
+  }
+  if (frac.size() > 15) return false;  // beyond a double's digits
+  digits->assign(frac);
+  return true;
+}
+
+// The canonical Q text and the default name's digits: p99, p05, p50, p0, p100.
+std::string QuantileText(double q) {
+  if (q >= 1) return "1";
+  if (q <= 0) return "0";
+  // The fewest decimals that read back as q: always a plain decimal, never an exponent.
+  for (int digits = 1;; ++digits) {
+    std::string text = fmt::format("{:.{}f}", q, digits);
+    if (digits >= 17 || std::stod(text) == q) return text;
+  }
+}
+
+std::string QuantileNameDigits(std::string digits, bool one) {
+  if (one) return "100";
+  if (digits.empty()) return "0";
+  while (digits.size() < 2) digits += '0';
+  return digits;
+}
+
 }  // namespace
+
+std::string CanonicalAggText(const AggSpec& a) {
+  std::string call(AggKindName(a.kind));
+  if (!a.field.empty()) {
+    call += "(" + a.field;
+    if (a.kind == AggKind::kQuantile) call += "," + QuantileText(a.q);
+    if (a.kind == AggKind::kTopK) call += fmt::format(",{}", a.k);
+    call += ")";
+  }
+  return a.name + "=" + call;
+}
 
 std::string_view AggKindName(AggKind kind) {
   if (kind == AggKind::kCountField) return "count";
@@ -53,6 +128,12 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
     paren = rest.find('(');
   }
   std::string_view fn = Trim(rest.substr(0, paren));
+  std::string_view param;  // quantile's Q, top_k's K
+  std::string q_digits;    // Q's digits after "0.", for the default name
+  bool q_one = false;
+  for (const Shorthand& sh : kQuantileShorthands) {
+    if (fn == sh.name) q_digits = sh.digits;
+  }
   if (paren != std::string_view::npos) {
     if (rest.back() != ')') return bad("missing ')'");
     std::string_view inner = Trim(rest.substr(paren + 1, rest.size() - paren - 2));
@@ -66,6 +147,18 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
       return bad("a field name cannot hold parentheses (several aggregates are separated by "
                  "commas: sum(bytes),avg(latency_ms))");
     } else {
+      if (fn == "quantile" || fn == "top_k") {
+        const size_t comma = inner.rfind(',');
+        if (comma == std::string_view::npos) {
+          return bad(fn == "quantile" ? "quantile needs a field and Q, as in quantile(latency_ms, 0.99)"
+                                      : "top_k needs a field and K, as in top_k(path, 10)");
+        }
+        param = Trim(inner.substr(comma + 1));
+        inner = Trim(inner.substr(0, comma));
+        if (inner.empty()) return bad("empty field inside ()");
+      } else if (inner.find(',') != std::string_view::npos) {
+        return bad(fmt::format("{} takes one field", fn));
+      }
       Status s = NormalizeFieldPath("--agg", inner, &spec.field);
       if (!s.ok()) return bad(s.message());
     }
@@ -74,15 +167,40 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
   for (const Fn& f : kFns) {
     if (f.name == fn) found = &f;
   }
-  if (found == nullptr) return bad(fmt::format("unknown function \"{}\"", fn));
-  spec.kind = found->kind;
+  const bool shorthand = !q_digits.empty();
+  if (found == nullptr && !shorthand) return bad(fmt::format("unknown function \"{}\"", fn));
+  spec.kind = shorthand ? AggKind::kQuantile : found->kind;
+  if (spec.kind == AggKind::kQuantile && !shorthand && !spec.field.empty()) {
+    if (!ParseQuantile(param, &q_digits, &q_one)) {
+      return bad(fmt::format("Q must be a decimal from 0 to 1, such as 0.99, not \"{}\"", param));
+    }
+  }
+  if (spec.kind == AggKind::kQuantile) {
+    spec.q = q_one ? 1.0 : std::stod("0." + q_digits + "0");
+  }
+  if (spec.kind == AggKind::kTopK && !spec.field.empty()) {
+    uint32_t k = 0;
+    const auto [end, ec] = std::from_chars(param.data(), param.data() + param.size(), k);
+    if (ec != std::errc() || end != param.data() + param.size() || k < 1 || k > kMaxTopK) {
+      return bad(fmt::format("K must be a whole number from 1 to {}, not \"{}\"", kMaxTopK, param));
+    }
+    spec.k = k;
+  }
   if (spec.kind == AggKind::kCount) {
     if (!spec.field.empty()) spec.kind = AggKind::kCountField;
   } else if (spec.field.empty()) {
+    if (spec.kind == AggKind::kQuantile && !shorthand) {
+      return bad("quantile needs a field and Q, as in quantile(latency_ms, 0.99)");
+    }
+    if (spec.kind == AggKind::kTopK) return bad("top_k needs a field and K, as in top_k(path, 10)");
     return bad(fmt::format("{} needs a field, as in {}(bytes)", fn, fn));
   }
   if (spec.name.empty()) {
-    spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
+    if (spec.kind == AggKind::kQuantile && fn != "median") {
+      spec.name = fmt::format("p{}_{}", QuantileNameDigits(q_digits, q_one), spec.field);
+    } else {
+      spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
+    }
   }
   *out = std::move(spec);
   return Status::Ok();

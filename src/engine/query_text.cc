@@ -11,9 +11,7 @@ std::string QueryText(const EngineConfig& c) {
   std::string by, aggs;
   for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
   for (size_t i = 0; i < c.aggs.size(); ++i) {
-    const AggSpec& a = c.aggs[i];
-    aggs += fmt::format("{}{}={}{}", i ? " " : "", a.name, AggKindName(a.kind),
-                        a.field.empty() ? "" : "(" + a.field + ")");
+    aggs += (i ? " " : "") + CanonicalAggText(c.aggs[i]);
   }
   std::string text = fmt::format(
       "window={}\ntime={}\ntime-format={}\nby={}\nagg={}\ndelay={}\nlateness={}\nemit={}\nformat={"

@@ -23,6 +23,14 @@ class ByteWriter {
     U32(static_cast<uint32_t>(s.size()));
     out_->append(s);
   }
+  // LEB128: seven bits a byte, low first; small numbers take one byte.
+  void Varint(uint64_t v) {
+    while (v >= 0x80) {
+      U8(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    U8(static_cast<uint8_t>(v));
+  }
 
  private:
   void Raw(const void* p, size_t n) { out_->append(static_cast<const char*>(p), n); }
@@ -64,6 +72,21 @@ class ByteReader {
     Raw(&v, 16);
     return v;
   }
+  uint64_t Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const uint8_t b = U8();
+      if (!ok_) return 0;
+      // The tenth byte may only hold the top bit of 64.
+      if (shift == 63 && b > 1) break;
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    ok_ = false;
+    return 0;
+  }
+  // Marks the input as damaged: a reader's checks of what it read fail through here.
+  void Fail() { ok_ = false; }
   std::string_view Bytes() {
     uint32_t n = U32();
     if (!ok_ || n > in_.size()) {

@@ -1,9 +1,10 @@
 #include "agg/accumulators.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
-#include "output/json_text.h"
+#include "json/json_text.h"
 
 namespace logtide {
 namespace {
@@ -156,7 +157,7 @@ TEST_CASE("agg specs: names, defaults and errors") {
   CHECK(Spec("total=sum(bytes)").name == "total");
   CHECK(Spec("p = avg(req.ms)").field == "req.ms");
   AggSpec s;
-  CHECK_THAT(ParseAggSpec("median(x)", &s).message(), Catch::Contains("unknown function"));
+  CHECK_THAT(ParseAggSpec("mode(x)", &s).message(), Catch::Contains("unknown function"));
   CHECK_THAT(ParseAggSpec("sum", &s).message(), Catch::Contains("needs a field"));
   CHECK_THAT(ParseAggSpec("sum(x", &s).message(), Catch::Contains("missing ')'"));
   CHECK_THAT(ParseAggSpec("=count", &s).message(), Catch::Contains("empty name"));
@@ -274,6 +275,108 @@ TEST_CASE("restored counts and sums at the ends of their range merge without ove
   TextSink count;
   acc.Result(big, 0, &count);
   CHECK(count.text == "-9223372036854775807");  // INT64_MAX + 2, wrapped
+}
+
+TEST_CASE("agg specs: quantiles, approx_count_distinct and top_k") {
+  CHECK(Spec("p99(latency_ms)").name == "p99_latency_ms");
+  CHECK(Spec("p99(latency_ms)").kind == AggKind::kQuantile);
+  CHECK(Spec("p99(latency_ms)").q == 0.99);
+  CHECK(Spec("p50(x)").name == "p50_x");
+  CHECK(Spec("p90(x)").q == 0.9);
+  CHECK(Spec("p95(x)").q == 0.95);
+  CHECK(Spec("p999(x)").name == "p999_x");
+  CHECK(Spec("p999(x)").q == 0.999);
+  CHECK(Spec("median(x)").name == "median_x");
+  CHECK(Spec("median(x)").q == 0.5);
+  CHECK(Spec("quantile(x, 0.99)").name == "p99_x");
+  CHECK(Spec("quantile(x,.5)").name == "p50_x");
+  CHECK(Spec("quantile(x, 0.05)").name == "p05_x");
+  CHECK(Spec("quantile(x, 0.25)").q == 0.25);
+  CHECK(Spec("quantile(x, 0)").name == "p0_x");
+  CHECK(Spec("quantile(x, 1)").name == "p100_x");
+  CHECK(Spec("quantile(x, 1.000)").q == 1.0);
+  CHECK(Spec("quantile(.a.b, 0.75)").field == "a.b");
+  CHECK(Spec("approx_count_distinct(user)").name == "approx_count_distinct_user");
+  CHECK(Spec("top_k(path, 5)").name == "top_k_path");
+  CHECK(Spec("top_k(path, 5)").k == 5);
+  CHECK(CanonicalAggText(Spec("p99(x)")) == "p99_x=quantile(x,0.99)");
+  CHECK(CanonicalAggText(Spec("m=quantile(x, 0.00001)")) == "m=quantile(x,0.00001)");
+  CHECK(CanonicalAggText(Spec("top_k(x,7)")) == "top_k_x=top_k(x,7)");
+  CHECK(CanonicalAggText(Spec("sum(x)")) == "sum_x=sum(x)");
+  AggSpec s;
+  CHECK_THAT(ParseAggSpec("quantile(x)", &s).message(), Catch::Contains("needs a field and Q"));
+  CHECK_THAT(ParseAggSpec("quantile(x, 1.5)", &s).message(),
+             Catch::Contains("Q must be a decimal from 0 to 1"));
+  CHECK_THAT(ParseAggSpec("quantile(x, 1e-2)", &s).message(),
+             Catch::Contains("Q must be a decimal"));
+  CHECK_THAT(ParseAggSpec("quantile(x, -0.5)", &s).message(),
+             Catch::Contains("Q must be a decimal"));
+  CHECK_THAT(ParseAggSpec("quantile(x, )", &s).message(), Catch::Contains("Q must be a decimal"));
+  CHECK_THAT(ParseAggSpec("top_k(x)", &s).message(), Catch::Contains("needs a field and K"));
+  CHECK_THAT(ParseAggSpec("top_k(x, 0)", &s).message(), Catch::Contains("K must be a whole"));
+  CHECK_THAT(ParseAggSpec("top_k(x, 1001)", &s).message(), Catch::Contains("K must be a whole"));
+  CHECK_THAT(ParseAggSpec("top_k(x, 2.5)", &s).message(), Catch::Contains("K must be a whole"));
+  CHECK_THAT(ParseAggSpec("p99(x, 0.5)", &s).message(), Catch::Contains("takes one field"));
+  CHECK_THAT(ParseAggSpec("p99", &s).message(), Catch::Contains("needs a field"));
+}
+
+TEST_CASE("quantiles of one field share one sketch; each reads its own rank") {
+  std::vector<AggSpec> specs = {Spec("p50(x)"), Spec("n=count"), Spec("p99(x)"),
+                                Spec("quantile(y, 0.5)"), Spec("median(x)")};
+  Accumulators acc(specs);
+  const uint32_t slot = acc.Allocate();
+  uint64_t ignored[5] = {};
+  for (int i = 1; i <= 100; ++i) {
+    ValueRef in[5] = {I(i), kNull, I(i), I(1000 + i), I(i)};
+    acc.Add(slot, in, 0, static_cast<uint64_t>(i), ignored);
+  }
+  ValueRef text[5] = {S("a"), kNull, S("a"), kNull, S("a")};
+  acc.Add(slot, text, 0, 101, ignored);
+  // The string is counted once, by the sketch's owner.
+  CHECK(ignored[0] == 1);
+  CHECK(ignored[2] == 0);
+  CHECK(ignored[4] == 0);
+  TextSink sink;
+  const auto within = [&](size_t agg, double exact) {
+    acc.Result(slot, agg, &sink);
+    INFO("aggregate " << agg << ": " << sink.text << " for " << exact);
+    CHECK(std::abs(std::stod(sink.text) - exact) <= 0.01 * exact);
+  };
+  within(0, 50);    // rank floor(0.5 * 99) = 49 of 1..100
+  within(2, 99);    // rank floor(0.99 * 99) = 98
+  within(3, 1050);  // y = 1001..1100, rank 49
+  within(4, 50);
+  acc.Result(slot, 0, &sink);
+  const std::string p50 = sink.text;
+  acc.Result(slot, 4, &sink);
+  CHECK(sink.text == p50);  // median(x) is p50(x)
+  // One sketch for x in the state: p99(x) and median(x) write nothing.
+  std::string one_x, two_x;
+  ByteWriter w1(&one_x), w2(&two_x);
+  acc.Snapshot(slot, &w1);
+  Accumulators only({Spec("p50(x)"), Spec("n=count"), Spec("quantile(y, 0.5)")});
+  const uint32_t s2 = only.Allocate();
+  for (int i = 1; i <= 100; ++i) {
+    ValueRef in[3] = {I(i), kNull, I(1000 + i)};
+    only.Add(s2, in, 0, static_cast<uint64_t>(i), ignored);
+  }
+  ValueRef text3[3] = {S("a"), kNull, kNull};
+  only.Add(s2, text3, 0, 101, ignored);
+  only.Snapshot(s2, &w2);
+  CHECK(one_x == two_x);
+}
+
+TEST_CASE("top_k writes a JSON array of value, count and error; approx_count_distinct counts") {
+  CHECK(Aggregate("top_k(x, 2)", {{S("b"), 0}, {I(200), 0}, {D(2e2), 0}, {S("b"), 0},
+                                  {S("a"), 0}, {S("a"), 0}, {kNull, 0}})
+            .result ==
+        R"([{"value":200,"count":2,"error":0},{"value":"a","count":2,"error":0}])");
+  CHECK(Aggregate("top_k(x, 2)", {}).result == "[]");
+  CHECK(Aggregate("approx_count_distinct(x)",
+                  {{I(200), 0}, {D(200.0), 0}, {S("200"), 0}, {kNull, 0}, {I(7), 0}})
+            .result == "3");
+  CHECK(Aggregate("p99(x)", {{kNull, 0}}).result == "null");
+  CHECK(Aggregate("p99(x)", {{D(-2.5), 0}}).result == "-2.5");
 }
 
 }  // namespace

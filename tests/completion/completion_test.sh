@@ -66,6 +66,7 @@ expect "nothing after a complete tumbling size" "" logtide --window tumbling:1m
 expect "durations" "30d 30h 30m 30ms 30s" logtide --delay 30
 expect "the ':' break in an earlier word" "app.log app.log.1" logtide --window tumbling:1m --by host app
 expect "aggregates" "count count( count_distinct(" logtide --agg count
+expect "quantiles" "p90( p95( p99( p999(" logtide --agg p9
 expect "emit modes" "final update" logtide --emit ""
 expect "on-error" "fail skip" logtide --on-error ""
 expect "formats" "csv ndjson" logtide --format ""

@@ -32,6 +32,7 @@ expect "the slide after a sliding size" "sliding:5m:" "logtide --window sliding:
 expect "the --flag=value form" "--window=tumbling:" "logtide --window=tu"
 expect "durations" "30d 30h 30m 30ms 30s" "logtide --delay 30"
 expect "aggregates" "count count( count_distinct(" "logtide --agg count"
+expect "quantiles" "p90( p95( p99( p999(" "logtide --agg p9"
 expect "emit modes" "final update" "logtide --emit "
 expect "on-error" "fail skip" "logtide --on-error "
 expect "formats" "csv ndjson" "logtide --format "
