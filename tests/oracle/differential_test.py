@@ -7,9 +7,15 @@ that made them late, in reading order) must match the model. For a third of the 
 also runs through --state (a --hold run over a prefix, or a run killed at a checkpoint) and
 must resume to the same bytes, late events included.
 
-Usage: differential_test.py LOGTIDE_BINARY FIRST_SEED COUNT
+With --sketches the aggregates are the sketches (quantiles, approx_count_distinct, top_k) over
+wider-ranging values: every quantile must be within 1% of the model's exact value of its rank,
+the other fields equal; and a job resumed through --state must write exactly the bytes of the
+uninterrupted run.
+
+Usage: differential_test.py LOGTIDE_BINARY FIRST_SEED COUNT [--sketches]
 Prints one line per failing case with the command to reproduce it, and 'N passed, N failed'.
 """
+import json
 import os
 import random
 import subprocess
@@ -28,9 +34,29 @@ WINDOWS = [("tumbling", "tumbling:10s", 10, 10, 0), ("tumbling", "tumbling:1s", 
 AGGS = [("count", "count", None), ("sum_v", "sum", "v"), ("min_v", "min", "v"), ("max_v", "max", "v"),
         ("avg_v", "avg", "v"), ("count_distinct_u", "count_distinct", "u"), ("first_u", "first", "u"),
         ("last_u", "last", "u")]
+# (output name, model function, field, the spec given to logtide)
+SKETCH_AGGS = [("count", "count", None, "count"), ("p50_v", "quantile:0.5", "v", "p50(v)"),
+               ("p99_v", "quantile:0.99", "v", "p99(v)"), ("p25_v", "quantile:0.25", "v", "quantile(v, 0.25)"),
+               ("p90_w", "quantile:0.9", "w", "p90(w)"),
+               ("approx_count_distinct_u", "approx_count_distinct", "u", "approx_count_distinct(u)"),
+               ("top_k_u", "top_k:3", "u", "top_k(u, 3)")]
+QUANTILE_FIELDS = {name for name, fn, _, _ in SKETCH_AGGS if fn.startswith("quantile:")}
 
 
-def make_events(rng, n):
+def sketch_value(rng):
+    r = rng.random()
+    if r < 0.1:
+        return None
+    if r < 0.15:
+        return "x"
+    if r < 0.2:
+        return 0
+    if r < 0.5:
+        return rng.randrange(-50, 500)
+    return round(rng.lognormvariate(2, 2) * rng.choice([1, 1, 1, -1]), 6)
+
+
+def make_events(rng, n, sketches=False):
     events, t = [], BASE + rng.randrange(0, 5 * NS)
     for _ in range(n):
         t += rng.choice([0, 1, 10, 100, 250, 500, 1000, 3000, 7000]) * 1_000_000
@@ -44,6 +70,13 @@ def make_events(rng, n):
         if v is not None:
             rec["v"] = v
         u = rng.choice(["p", "q", 1, None, True])
+        if sketches:
+            rec.pop("v", None)
+            for f in ("v", "w"):
+                x = sketch_value(rng)
+                if x is not None:
+                    rec[f] = x
+            u = rng.choice(["p", "q", 1, 1.0, None, True, "r", "s", 2, "p", "p"])
         if u is not None:
             rec["u"] = u
         events.append((et, rec))
@@ -54,16 +87,38 @@ def to_line(t, rec):
     return '{"ts":"%s",%s' % (reference.rfc3339(t), ",".join('"%s":%s' % (k, reference.json.dumps(v)) for k, v in rec.items()) + "}") if rec else '{"ts":"%s"}' % reference.rfc3339(t)
 
 
-def run_case(binary, seed, workdir):
+def same_output(expected, got, sketches):
+    """Whether got is the expected output: the same bytes, or with --sketches the same records
+    with every quantile within 1% of the exact value."""
+    if not sketches or expected == got:
+        return expected == got
+    want, have = expected.splitlines(), got.splitlines()
+    if len(want) != len(have):
+        return False
+    for w, h in zip(want, have):
+        w, h = json.loads(w), json.loads(h)
+        if list(w) != list(h):
+            return False
+        for field, exact in w.items():
+            if field in QUANTILE_FIELDS and exact is not None and h[field] is not None:
+                if abs(h[field] - exact) > 0.01 * abs(exact) + 1e-12:
+                    return False
+            elif h[field] != exact:
+                return False
+    return True
+
+
+def run_case(binary, seed, workdir, sketches=False):
     rng = random.Random(seed)
+    aggs = [(n, fn, f) for n, fn, f, _ in SKETCH_AGGS] if sketches else AGGS
     kind, spec, size, slide, gap = rng.choice(WINDOWS)
     delay = rng.choice([0, 0, 2])
     lateness = rng.choice([0, 0, 5])
     emit = rng.choice(["final", "update"])
     by = rng.choice(["k", None])
     ninputs = rng.choice([1, 1, 2])
-    inputs = [make_events(rng, rng.randrange(1, 120)) for _ in range(ninputs)]
-    model = reference.Model(kind, size * NS, slide * NS, gap * NS, delay * NS, lateness * NS, emit, by, AGGS, ninputs)
+    inputs = [make_events(rng, rng.randrange(1, 120), sketches) for _ in range(ninputs)]
+    model = reference.Model(kind, size * NS, slide * NS, gap * NS, delay * NS, lateness * NS, emit, by, aggs, ninputs)
     expected = "".join(line + "\n" for line in model.run(inputs))
 
     paths, lines = [], []
@@ -84,14 +139,18 @@ def run_case(binary, seed, workdir):
             "--threads", str(rng.choice([1, 1, 2, 3, 8]))]
     if by:
         args += ["--by", by]
-    for name, fn, field in AGGS:
-        args += ["--agg", fn if field is None else "%s(%s)" % (fn, field)]
+    if sketches:
+        for _, _, _, spec in SKETCH_AGGS:
+            args += ["--agg", spec]
+    else:
+        for name, fn, field in AGGS:
+            args += ["--agg", fn if field is None else "%s(%s)" % (fn, field)]
     args += ["--late-output", late] + paths
     got = subprocess.run(args, capture_output=True, text=True)
     got_late = open(late).read() if os.path.exists(late) else ""
     if got.returncode == 0 and got_late != expected_late:
         got = subprocess.CompletedProcess(args, 1, got.stdout, "late events differ:\n" + got_late)
-    if got.returncode == 0 and got.stdout == expected and seed % 3 == 0:
+    if got.returncode == 0 and same_output(expected, got.stdout, sketches) and seed % 3 == 0:
         # Through --state: a --hold run over a prefix of the inputs, then a resumed run over all
         # of them, must write exactly the same bytes (checkpoints every few lines).
         state, out = os.path.join(workdir, "s.db"), os.path.join(workdir, "out.ndjson")
@@ -120,10 +179,11 @@ def run_case(binary, seed, workdir):
         second = subprocess.run(stateful + paths, capture_output=True, text=True, env=long_log)
         resumed = open(out).read() if os.path.exists(out) else ""
         resumed_late = open(late).read() if os.path.exists(late) else ""
-        if not first_ok or second.returncode != 0 or resumed != expected or resumed_late != expected_late:
+        # Resumed: the bytes of the uninterrupted run (which matched the model).
+        if not first_ok or second.returncode != 0 or resumed != got.stdout or resumed_late != expected_late:
             got = subprocess.CompletedProcess(args, 1, resumed, first.stderr + second.stderr)
             args = stateful + ["(--hold over a prefix, then resumed)"] + paths
-    if got.returncode != 0 or got.stdout != expected:
+    if got.returncode != 0 or not same_output(expected, got.stdout, sketches):
         keep = tempfile.mkdtemp(prefix="logtide-diff-%d-" % seed)
         for p in paths:
             os.rename(p, os.path.join(keep, os.path.basename(p)))
@@ -139,10 +199,11 @@ def run_case(binary, seed, workdir):
 
 def main():
     binary, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    sketches = sys.argv[4:] == ["--sketches"]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
         for seed in range(first, first + count):
-            if run_case(binary, seed, work):
+            if run_case(binary, seed, work, sketches):
                 passed += 1
             else:
                 failed += 1

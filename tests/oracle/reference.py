@@ -6,6 +6,9 @@ differential_test.py runs it against the binary on random inputs.
 Supports: tumbling/sliding/session windows, --by (one field), --delay, --lateness, --emit
 final|update, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
 count_distinct, first, last over fields "v" and "u". Values are chosen so that float sums are exact.
+The sketches are modelled by their exact answers: quantile(f, Q) as the value of rank
+floor(Q * (n - 1)) (the caller allows its 1%), approx_count_distinct as count_distinct (exact
+below 1024 values) and top_k(f, K) as exact counts with error 0 (exact below 64 values).
 """
 import datetime
 import json
@@ -50,6 +53,17 @@ def fmt_num(x):
     return repr(x) if isinstance(x, float) else str(x)
 
 
+def canonical(v):
+    """A value as logtide writes it: integral numbers within 64 bits as integers."""
+    if isinstance(v, float) and v.is_integer() and -2**63 <= v < 2**63:
+        return int(v)
+    return v
+
+
+def distinct_key(v):
+    return ("n", float(v)) if num(v) else (type(v).__name__, v)
+
+
 def aggregate(events, aggs):
     """events: list of (t, seq, record). Returns the ordered output fields."""
     out = []
@@ -67,11 +81,21 @@ def aggregate(events, aggs):
             res = "null" if not nums else fmt_num(max(nums))
         elif fn == "avg":
             res = "null" if not nums else fmt_num(float(sum(nums)) / len(nums))
-        elif fn == "count_distinct":
-            seen = set()
+        elif fn in ("count_distinct", "approx_count_distinct"):
+            res = str(len({distinct_key(v) for _, _, v in nonnull}))
+        elif fn.startswith("quantile:"):
+            q = float(fn.split(":")[1])
+            ranked = sorted(nums)
+            res = "null" if not nums else fmt_num(ranked[int(q * (len(nums) - 1))])
+        elif fn.startswith("top_k:"):
+            k = int(fn.split(":")[1])
+            counts, first_seen = {}, {}
             for _, _, v in nonnull:
-                seen.add(("n", float(v)) if num(v) else (type(v).__name__, v))
-            res = str(len(seen))
+                counts[distinct_key(v)] = counts.get(distinct_key(v), 0) + 1
+                first_seen.setdefault(distinct_key(v), canonical(v))
+            top = sorted(counts, key=lambda d: (-counts[d], key_rank(first_seen[d])))[:k]
+            res = "[" + ",".join('{"value":%s,"count":%d,"error":0}' % (
+                json.dumps(first_seen[d], separators=(",", ":")), counts[d]) for d in top) + "]"
         elif fn == "first":
             res = "null" if not nonnull else json.dumps(min(nonnull, key=lambda x: (x[0], x[1]))[2])
         elif fn == "last":
