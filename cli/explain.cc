@@ -34,8 +34,9 @@ std::string AggText(const AggSpec& a) {
     case AggKind::kQuantile:
       return fmt::format(
           "the {} quantile of the numbers in {} (the value of rank floor({}*(n-1)) in ascending "
-          "order, 0-based), estimated within 1% of its value by a log-bucketed sketch (DDSketch: "
-          "at most 2 x 2048 buckets, shared by every quantile of {})",
+          "order, 0-based): exact for up to 64 values, then estimated within 1% of its value by a "
+          "log-bucketed sketch (DDSketch: at most 2 x 2048 buckets, shared by every quantile of "
+          "{})",
           a.q, f, a.q, f);
     case AggKind::kApproxDistinct:
       return "the number of distinct values of " + f +

@@ -77,20 +77,37 @@ void QuantileSketch::Store::Add(int32_t index, uint64_t n) {
   total += n;
 }
 
+void QuantileSketch::AddToBuckets(double x, uint64_t n) {
+  if (x > 0) {
+    pos_.Add(Index(x), n);
+  } else if (x < 0) {
+    neg_.Add(Index(-x), n);
+  } else {
+    zero_ += n;
+  }
+}
+
+void QuantileSketch::ToBuckets() {
+  for (double x : exact_) AddToBuckets(x, 1);
+  exact_.clear();
+  exact_.shrink_to_fit();
+  bucketed_ = true;
+}
+
 void QuantileSketch::Add(double x) {
+  if (x == 0) x = 0;  // -0.0 and 0.0 are one value, with one byte form
   if (count() == 0) {
     min_ = max_ = x;
   } else {
     min_ = std::min(min_, x);
     max_ = std::max(max_, x);
   }
-  if (x > 0) {
-    pos_.Add(Index(x), 1);
-  } else if (x < 0) {
-    neg_.Add(Index(-x), 1);
-  } else {
-    ++zero_;
+  if (bucketed_) {
+    AddToBuckets(x, 1);
+    return;
   }
+  exact_.insert(std::upper_bound(exact_.begin(), exact_.end(), x), x);
+  if (exact_.size() > kExactMax) ToBuckets();
 }
 
 void QuantileSketch::Merge(const QuantileSketch& o) {
@@ -101,6 +118,19 @@ void QuantileSketch::Merge(const QuantileSketch& o) {
   } else {
     min_ = std::min(min_, o.min_);
     max_ = std::max(max_, o.max_);
+  }
+  if (!bucketed_ && !o.bucketed_ && exact_.size() + o.exact_.size() <= kExactMax) {
+    std::vector<double> both;
+    both.reserve(exact_.size() + o.exact_.size());
+    std::merge(exact_.begin(), exact_.end(), o.exact_.begin(), o.exact_.end(),
+               std::back_inserter(both));
+    exact_ = std::move(both);
+    return;
+  }
+  if (!bucketed_) ToBuckets();
+  if (!o.bucketed_) {
+    for (double x : o.exact_) AddToBuckets(x, 1);
+    return;
   }
   zero_ += o.zero_;
   // From the top down: the largest index comes first, so a collapse happens at most once.
@@ -128,6 +158,7 @@ double SixDigits(double v) {
 double QuantileSketch::Quantile(double q) const {
   const uint64_t n = count();
   const auto rank = static_cast<uint64_t>(std::floor(q * static_cast<double>(n - 1)));
+  if (!bucketed_) return exact_[std::min<uint64_t>(rank, n - 1)];
   if (rank == 0) return min_;
   if (rank >= n - 1) return max_;
   double v = 0;
@@ -167,17 +198,24 @@ bool QuantileSketch::operator==(const QuantileSketch& o) const {
 
 void QuantileSketch::Snapshot(ByteWriter* w) const {
   w->U8(1);
+  if (!bucketed_) {
+    w->U8(0);
+    w->U32(static_cast<uint32_t>(exact_.size()));
+    for (double x : exact_) w->F64(x);
+    return;
+  }
+  w->U8(1);
   w->U64(zero_);
-  w->F64(count() > 0 ? min_ : 0);
-  w->F64(count() > 0 ? max_ : 0);
-  for (const Store* s : {&pos_, &neg_}) {
-    if (s->total == 0) {
+  w->F64(min_);
+  w->F64(max_);
+  for (const Store* st : {&pos_, &neg_}) {
+    if (st->total == 0) {
       w->U32(0);
       continue;
     }
-    w->U32(static_cast<uint32_t>(s->hi - s->lo + 1));
-    w->U32(static_cast<uint32_t>(s->lo));
-    for (int32_t i = s->lo; i <= s->hi; ++i) w->Varint(s->at(i));
+    w->U32(static_cast<uint32_t>(st->hi - st->lo + 1));
+    w->U32(static_cast<uint32_t>(st->lo));
+    for (int32_t i = st->lo; i <= st->hi; ++i) w->Varint(st->at(i));
   }
 }
 
@@ -185,36 +223,58 @@ bool QuantileSketch::Restore(ByteReader* r) {
   *this = QuantileSketch();
   QuantileSketch s;
   if (r->U8() != 1) r->Fail();
-  s.zero_ = r->U64();
-  s.min_ = r->F64();
-  s.max_ = r->F64();
-  for (Store* st : {&s.pos_, &s.neg_}) {
+  const uint8_t form = r->U8();
+  if (form == 0) {
     const uint32_t n = r->U32();
-    if (!r->ok() || n == 0) continue;
-    const auto lo = static_cast<int32_t>(r->U32());
-    // Indexes of finite doubles lie within about +-37,600.
-    if (n > static_cast<uint32_t>(kMaxBuckets) || lo < -40000 || lo > 40000) {
+    if (n > kExactMax) r->Fail();
+    for (uint32_t i = 0; i < n && r->ok(); ++i) {
+      const double x = r->F64();
+      // Finite, ascending, and 0 as +0.0 (what Add keeps).
+      if (!std::isfinite(x) || (!s.exact_.empty() && x < s.exact_.back()) ||
+          (x == 0 && std::signbit(x)))
+        r->Fail();
+      s.exact_.push_back(x);
+    }
+    if (n > 0) {
+      s.min_ = s.exact_.front();
+      s.max_ = s.exact_.back();
+    }
+  } else if (form == 1) {
+    s.bucketed_ = true;
+    s.zero_ = r->U64();
+    s.min_ = r->F64();
+    s.max_ = r->F64();
+    for (Store* st : {&s.pos_, &s.neg_}) {
+      const uint32_t n = r->U32();
+      if (!r->ok() || n == 0) continue;
+      const auto lo = static_cast<int32_t>(r->U32());
+      // Indexes of finite doubles lie within about +-37,600.
+      if (n > static_cast<uint32_t>(kMaxBuckets) || lo < -40000 || lo > 40000) {
+        r->Fail();
+        break;
+      }
+      st->Reserve(lo, lo + static_cast<int32_t>(n) - 1);
+      st->lo = lo;
+      st->hi = lo + static_cast<int32_t>(n) - 1;
+      uint64_t total = 0;
+      for (int32_t i = st->lo; i <= st->hi && r->ok(); ++i) {
+        const uint64_t c = r->Varint();
+        st->counts[static_cast<size_t>(i - st->base)] = c;
+        if (__builtin_add_overflow(total, c, &total)) r->Fail();
+      }
+      // Both ends of a written range are nonzero.
+      if (total == 0 || st->at(st->lo) == 0 || st->at(st->hi) == 0) r->Fail();
+      st->total = total;
+    }
+    uint64_t n = 0;
+    // Buckets are only ever written for more values than the exact form holds.
+    if (__builtin_add_overflow(s.pos_.total, s.neg_.total, &n) ||
+        __builtin_add_overflow(n, s.zero_, &n) || n <= kExactMax)
       r->Fail();
-      break;
-    }
-    st->Reserve(lo, lo + static_cast<int32_t>(n) - 1);
-    st->lo = lo;
-    st->hi = lo + static_cast<int32_t>(n) - 1;
-    uint64_t total = 0;
-    for (int32_t i = st->lo; i <= st->hi && r->ok(); ++i) {
-      const uint64_t c = r->Varint();
-      st->counts[static_cast<size_t>(i - st->base)] = c;
-      if (__builtin_add_overflow(total, c, &total)) r->Fail();
-    }
-    // Both ends of a written range are nonzero.
-    if (total == 0 || st->at(st->lo) == 0 || st->at(st->hi) == 0) r->Fail();
-    st->total = total;
-  }
-  uint64_t n = 0;
-  if (__builtin_add_overflow(s.pos_.total, s.neg_.total, &n) ||
-      __builtin_add_overflow(n, s.zero_, &n))
+    if (!(std::isfinite(s.min_) && std::isfinite(s.max_) && s.min_ <= s.max_)) r->Fail();
+  } else {
     r->Fail();
-  if (n > 0 && !(std::isfinite(s.min_) && std::isfinite(s.max_) && s.min_ <= s.max_)) r->Fail();
+  }
   if (!r->ok()) return false;
   *this = std::move(s);
   return true;

@@ -79,6 +79,7 @@ TEST_CASE("quantile sketch: every quantile within 1% of the exact value of its r
         const double est = s.Quantile(q);
         INFO(dist << " n=" << n << " q=" << q << " exact=" << exact << " estimate=" << est);
         CHECK(std::abs(est - exact) <= 0.01 * std::abs(exact));
+        if (n <= QuantileSketch::kExactMax) CHECK(est == exact);  // kept exactly
       }
       CHECK(s.Quantile(0) == values.front());
       CHECK(s.Quantile(1) == values.back());
@@ -119,6 +120,25 @@ TEST_CASE("quantile sketch: the state does not depend on the order of adds or on
   }
 }
 
+TEST_CASE("quantile sketch: small parts (exact) merge into the union's buckets, byte for byte") {
+  for (size_t n : {size_t{30}, size_t{64}, size_t{65}, size_t{200}}) {
+    std::vector<double> values = Draw("mixed-sign", n, n);
+    values.push_back(-0.0);
+    values.push_back(0.0);
+    QuantileSketch whole;
+    for (double x : values) whole.Add(x);
+    CHECK(whole.bucketed() == (values.size() > QuantileSketch::kExactMax));
+    std::vector<QuantileSketch> parts(9);
+    for (size_t i = 0; i < values.size(); ++i) parts[(i * 5) % 9].Add(values[i]);
+    QuantileSketch left, right;
+    for (int i = 0; i < 9; ++i) left.Merge(parts[i]);
+    for (int i = 8; i >= 0; --i) right.Merge(parts[i]);
+    INFO("n=" << values.size());
+    CHECK(Bytes(left) == Bytes(whole));
+    CHECK(Bytes(right) == Bytes(whole));
+  }
+}
+
 TEST_CASE("quantile sketch: a range too wide for its buckets collapses the smallest values") {
   // 1e-300 .. 1e300 spans ~69,000 buckets: the top 2048 (a factor ~1.5e17) keep the guarantee.
   std::vector<double> values;
@@ -153,7 +173,7 @@ TEST_CASE("quantile sketch: the byte form reads back and damage is refused") {
 
   QuantileSketch empty;
   const std::string empty_bytes = Bytes(empty);
-  CHECK(empty_bytes.size() == 1 + 8 + 8 + 8 + 4 + 4);  // no buckets: 33 bytes
+  CHECK(empty_bytes.size() == 1 + 1 + 4);  // the exact form, with no values
 
   // Every truncation fails; no flip of a byte crashes, and a restored sketch is sane.
   for (size_t len = 0; len < bytes.size(); ++len) {
@@ -174,6 +194,7 @@ TEST_CASE("quantile sketch: the byte form reads back and damage is refused") {
   // A bucket run longer than the bound is refused.
   std::string wide;
   ByteWriter w(&wide);
+  w.U8(1);
   w.U8(1);
   w.U64(0);
   w.F64(1);

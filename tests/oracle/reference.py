@@ -40,7 +40,9 @@ def key_rank(v):
         return (2, 0)
     if isinstance(v, (int, float)):
         return (3, v)
-    return (4, v.encode())
+    if isinstance(v, str):
+        return (4, v.encode())
+    return (5, json.dumps(canonical(v), separators=(",", ":")).encode())
 
 
 def num(v):
@@ -54,14 +56,23 @@ def fmt_num(x):
 
 
 def canonical(v):
-    """A value as logtide writes it: integral numbers within 64 bits as integers."""
+    """A value as logtide writes it: integral numbers within 64 bits as integers, objects with
+    their keys sorted, at any depth."""
     if isinstance(v, float) and v.is_integer() and -2**63 <= v < 2**63:
         return int(v)
+    if isinstance(v, dict):
+        return {k: canonical(v[k]) for k in sorted(v, key=lambda k: k.encode())}
+    if isinstance(v, list):
+        return [canonical(x) for x in v]
     return v
 
 
 def distinct_key(v):
-    return ("n", float(v)) if num(v) else (type(v).__name__, v)
+    if num(v):
+        return ("n", float(v))
+    if isinstance(v, (dict, list)):
+        return ("raw", json.dumps(canonical(v), separators=(",", ":")))
+    return (type(v).__name__, v)
 
 
 def aggregate(events, aggs):
@@ -237,3 +248,26 @@ class Model:
             self.maxes[i] = max(self.maxes[i], t)
             self.advance()
         return self.out
+
+
+def same_records(expected, got, quantile_fields, distinct_fields):
+    """Whether the NDJSON text got holds the expected records, field by field and in order, where
+    a field in quantile_fields may be off by 1% of the exact value and one in distinct_fields by
+    3% (a HyperLogLog estimate past its exact range: 3.7 standard errors)."""
+    if expected == got:
+        return True
+    want, have = expected.splitlines(), got.splitlines()
+    if len(want) != len(have):
+        return False
+    for w, h in zip(want, have):
+        w, h = json.loads(w), json.loads(h)
+        if list(w) != list(h):
+            return False
+        for field, exact in w.items():
+            tolerance = 0.01 if field in quantile_fields else 0.03 if field in distinct_fields else None
+            if tolerance is not None and num(exact) and num(h[field]):
+                if abs(h[field] - exact) > tolerance * abs(exact) + 1e-12:
+                    return False
+            elif json.dumps(h[field]) != json.dumps(exact):  # as text: true is not 1
+                return False
+    return True
