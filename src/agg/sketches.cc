@@ -46,6 +46,11 @@ void QuantileSketch::Store::Reserve(int32_t a, int32_t b) {
 }
 
 void QuantileSketch::Store::Add(int32_t index, uint64_t n) {
+  if (index >= lo && index <= hi) {  // the common case: within the range (empty: lo > hi)
+    counts[static_cast<size_t>(index - base)] += n;
+    total += n;
+    return;
+  }
   if (total == 0) {
     Reserve(index, index);
     lo = hi = index;
