@@ -33,8 +33,8 @@ std::string AggText(const AggSpec& a) {
       return "the value of " + f + " at the latest event time";
     case AggKind::kQuantile:
       return fmt::format(
-          "the {} quantile of the numbers in {} (the value of rank floor({}*(n-1)) in ascending "
-          "order, 0-based): exact for up to 64 values, then estimated within 1% of its value by a "
+          "the {} quantile of the numbers in {} (the value of rank ceil({}*n) of n in ascending "
+          "order, as SQL's percentile_disc): exact for up to 64 values, then estimated within 1% of its value by a "
           "log-bucketed sketch (DDSketch: at most 2 x 2048 buckets, shared by every quantile of "
           "{})",
           a.q, f, a.q, f);

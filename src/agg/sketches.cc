@@ -20,6 +20,15 @@ const double kInvLogGamma = 1 / std::log(kGamma);
 
 // ---- QuantileSketch ----
 
+uint64_t QuantileRank(double q, uint64_t n) {
+  // ceil(q n) - 1 with q n rounded as SQL engines round it (DuckDB's quantile_disc): n minus
+  // the whole part of n - q n, at least 1, so that q n = 99.00000000000001 is 99, not 100.
+  const auto nd = static_cast<double>(n);
+  const double below = std::floor(nd - nd * q);
+  const double rank1 = std::max(1.0, nd - below);  // 1-based
+  return std::min(static_cast<uint64_t>(rank1), n) - 1;
+}
+
 int32_t QuantileSketch::Index(double magnitude) {
   // Finite and positive: log() is within [-745, 710], the index within about +-37,600.
   return static_cast<int32_t>(std::ceil(std::log(magnitude) * kInvLogGamma));
@@ -162,7 +171,7 @@ double SixDigits(double v) {
 
 double QuantileSketch::Quantile(double q) const {
   const uint64_t n = count();
-  const auto rank = static_cast<uint64_t>(std::floor(q * static_cast<double>(n - 1)));
+  const uint64_t rank = QuantileRank(q, n);
   if (!bucketed_) return exact_[std::min<uint64_t>(rank, n - 1)];
   if (rank == 0) return min_;
   if (rank >= n - 1) return max_;

@@ -25,6 +25,11 @@ namespace logtide {
 // into the smallest kept bucket and lose the guarantee: the tails that matter keep it. Which
 // bucket a value ends in depends only on the set of values, so the state (exact or bucketed) is
 // independent of the order of adds and merges.
+// The 0-based rank of the q-quantile of n values in ascending order by the nearest-rank rule,
+// as SQL's percentile_disc: the first value whose cumulative share reaches q, ceil(q n) - 1,
+// and 0 for q = 0. REQUIRES: n > 0, 0 <= q <= 1.
+uint64_t QuantileRank(double q, uint64_t n);
+
 class QuantileSketch {
  public:
   // The guarantee is 1%; buckets are built for 0.99% so that rounding in log() at a bucket's
@@ -39,8 +44,8 @@ class QuantileSketch {
   uint64_t count() const {
     return bucketed_ ? neg_.total + zero_ + pos_.total : exact_.size();
   }
-  // The value of rank floor(q * (count - 1)) (0-based, ascending): the lower of the two middle
-  // values for the median of an even count, as in quantile_disc. Exact for up to kExactMax
+  // The value of rank QuantileRank(q, count()): the lower of the two middle values for the
+  // median of an even count, the largest value for p99 of up to 100 values. Exact for up to kExactMax
   // values; past that, ranks 0 and count-1 give the exact min and max, others a bucket's value
   // to 6 significant digits, kept within [min, max]. REQUIRES: count() > 0, 0 <= q <= 1.
   double Quantile(double q) const;

@@ -342,8 +342,8 @@ TEST_CASE("quantiles of one field share one sketch; each reads its own rank") {
     INFO("aggregate " << agg << ": " << sink.text << " for " << exact);
     CHECK(std::abs(std::stod(sink.text) - exact) <= 0.01 * exact);
   };
-  within(0, 50);    // rank floor(0.5 * 99) = 49 of 1..100
-  within(2, 99);    // rank floor(0.99 * 99) = 98
+  within(0, 50);    // rank ceil(0.5 * 100) = 50 (1-based) of 1..100
+  within(2, 99);    // rank ceil(0.99 * 100) = 99
   within(3, 1050);  // y = 1001..1100, rank 49
   within(4, 50);
   acc.Result(slot, 0, &sink);

@@ -3,7 +3,7 @@
 against the binary: for each case folder under testdata/cases/sketches with a model.json, the
 events of its in.ndjson (times in epoch milliseconds, read in order, none late) go through the
 reference model (tests/oracle/reference.py), and every record of `expected` must match: a
-quantile within 1% of the exact value of rank floor(Q * (n - 1)), an approx_count_distinct past
+quantile within 1% of the exact value of rank ceil(Q * n) (1-based), an approx_count_distinct past
 its exact range within 3% (listed in model.json's "distinct_fields"), everything else equal.
 
 model.json: {"window": "tumbling"|"sliding"|"session", "size", "slide", "gap" (seconds),

@@ -82,7 +82,7 @@ TEST_CASE("quantile sketch: every quantile within 1% of the exact value of its r
       REQUIRE(s.count() == n);
       std::sort(values.begin(), values.end());
       for (double q : kQuantiles) {
-        const double exact = values[static_cast<size_t>(std::floor(q * (n - 1)))];
+        const double exact = values[QuantileRank(q, n)];
         const double est = s.Quantile(q);
         INFO(dist << " n=" << n << " q=" << q << " exact=" << exact << " estimate=" << est);
         CHECK(std::abs(est - exact) <= 0.01 * std::abs(exact));
@@ -155,8 +155,8 @@ TEST_CASE("quantile sketch: a range too wide for its buckets collapses the small
   for (auto it = values.rbegin(); it != values.rend(); ++it) reversed.Add(*it);
   CHECK(Bytes(s) == Bytes(reversed));
   const size_t n = values.size();
-  for (double q : {0.999, 0.99, 0.98}) {  // ranks 599, 594, 588: 1e299, 1e294, 1e288
-    const double exact = values[static_cast<size_t>(std::floor(q * (n - 1)))];
+  for (double q : {0.999, 0.99, 0.98}) {  // ranks 600, 594, 588: 1e300, 1e294, 1e288
+    const double exact = values[QuantileRank(q, n)];
     CHECK(std::abs(s.Quantile(q) - exact) <= 0.01 * exact);
   }
   // The smallest values went into the lowest kept bucket: far above them, but within [min, max].

@@ -7,11 +7,12 @@ Supports: tumbling/sliding/session windows, --by (one field), --delay, --latenes
 final|update, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
 count_distinct, first, last over fields "v" and "u". Values are chosen so that float sums are exact.
 The sketches are modelled by their exact answers: quantile(f, Q) as the value of rank
-floor(Q * (n - 1)) (the caller allows its 1%), approx_count_distinct as count_distinct (exact
+ceil(Q * n), 1-based (the caller allows its 1%), approx_count_distinct as count_distinct (exact
 below 1024 values) and top_k(f, K) as exact counts with error 0 (exact below 64 values).
 """
 import datetime
 import json
+import math
 
 NS = 1_000_000_000
 INF = float("inf")
@@ -53,6 +54,11 @@ def fmt_num(x):
     if isinstance(x, float) and x.is_integer() and abs(x) < 2**63:
         return str(int(x))
     return repr(x) if isinstance(x, float) else str(x)
+
+
+def quantile_rank(q, n):
+    """The nearest rank, ceil(q n), 0-based: SQL's percentile_disc (in DuckDB's arithmetic)."""
+    return min(max(1, n - math.floor(n - n * q)), n) - 1
 
 
 def canonical(v):
@@ -97,7 +103,7 @@ def aggregate(events, aggs):
         elif fn.startswith("quantile:"):
             q = float(fn.split(":")[1])
             ranked = sorted(nums)
-            res = "null" if not nums else fmt_num(ranked[int(q * (len(nums) - 1))])
+            res = "null" if not nums else fmt_num(ranked[quantile_rank(q, len(nums))])
         elif fn.startswith("top_k:"):
             k = int(fn.split(":")[1])
             counts, first_seen = {}, {}
