@@ -1,0 +1,882 @@
+#include "expr/expr.h"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
+
+#include "json/json_text.h"
+
+namespace logtide {
+
+enum class Expr::Op : uint8_t {
+  kField,
+  kLiteral,
+  kNot,
+  kAnd,
+  kOr,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kIn,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kNeg,
+  // functions
+  kExists,
+  kStartsWith,
+  kEndsWith,
+  kContains,
+  kMatches,
+  kFloor,
+  kCeil,
+  kRound,
+  kAbs,
+  kLower,
+  kUpper,
+  kLen,
+  kSubstr,
+};
+
+struct Expr::Node {
+  Op op;
+  std::vector<int> args;
+  int index = -1;       // kField: the path; kMatches: the regex
+  ValueRef literal;     // kLiteral (a string's bytes are in `text`)
+  std::string text;     // kLiteral's string; kMatches' pattern; string results of functions
+  std::vector<ValueRef> list;  // kIn: the literals (strings' bytes in list_text)
+  std::vector<std::string> list_text;
+};
+
+namespace {
+
+struct FnInfo {
+  std::string_view name;
+  int min_args, max_args;
+};
+
+// Indexed by Op - Op::kExists.
+constexpr FnInfo kFns[] = {
+    {"exists", 1, 1}, {"startswith", 2, 2}, {"endswith", 2, 2}, {"contains", 2, 2},
+    {"matches", 2, 2}, {"floor", 1, 1},     {"ceil", 1, 1},     {"round", 1, 1},
+    {"abs", 1, 1},     {"lower", 1, 1},     {"upper", 1, 1},    {"len", 1, 1},
+    {"substr", 2, 3},
+};
+constexpr std::string_view kFnList =
+    "exists, startswith, endswith, contains, matches, floor, ceil, round, abs, lower, upper, len, "
+    "substr";
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
+
+bool IsKeyword(std::string_view w) {
+  return w == "and" || w == "or" || w == "not" || w == "in" || w == "true" || w == "false" ||
+         w == "null";
+}
+
+// A path segment as written in canonical text: bare when it is an identifier, else quoted.
+void AppendSegment(std::string_view seg, std::string* out) {
+  bool bare = !seg.empty() && IsIdentStart(seg[0]) && !IsKeyword(seg);
+  for (char c : seg) bare = bare && IsIdentChar(c);
+  out->push_back('.');
+  if (bare) {
+    out->append(seg);
+  } else {
+    AppendJsonString(seg, out);
+  }
+}
+
+bool IsBool(const ValueRef& v) { return v.type == ValueType::kTrue || v.type == ValueType::kFalse; }
+
+// Same kind for comparing: numbers, strings, booleans, or objects/arrays.
+bool SameKind(const ValueRef& a, const ValueRef& b) {
+  return a.type == b.type || (IsBool(a) && IsBool(b));
+}
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// The byte offset of code point `cp` in s (s.size() when past the end).
+size_t ByteOfCodePoint(std::string_view s, size_t cp) {
+  size_t i = 0;
+  for (; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (cp == 0) return i;
+      --cp;
+    }
+  }
+  return s.size();
+}
+
+double AsDouble(const ValueRef& v) { return v.is_int ? static_cast<double>(v.i) : v.d; }
+
+}  // namespace
+
+// ---- the parser ----
+
+class Expr::Parser {
+ public:
+  Parser(std::string_view text, Expr* e) : s_(text), e_(e) {}
+
+  Status Run() {
+    int root;
+    if (Status st = Or(&root); !st.ok()) return st;
+    Skip();
+    if (pos_ < s_.size() && s_[pos_] == '=') return Error("compare with ==, not =");
+    if (pos_ < s_.size()) return Error(fmt::format("unexpected \"{}\"", Lookahead()));
+    e_->root_ = root;
+    return Status::Ok();
+  }
+
+ private:
+  Status Error(const std::string& what) const {
+    return Status::InvalidArgument(fmt::format("position {}: {}", pos_ + 1, what));
+  }
+  void Skip() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n')) ++pos_;
+  }
+  // The next token's text, for messages.
+  std::string_view Lookahead() const {
+    if (pos_ >= s_.size()) return "end";
+    size_t end = pos_ + 1;
+    if (IsIdentChar(s_[pos_])) {
+      while (end < s_.size() && IsIdentChar(s_[end])) ++end;
+    }
+    return s_.substr(pos_, end - pos_);
+  }
+  bool Eat(std::string_view tok) {
+    Skip();
+    if (s_.substr(pos_, tok.size()) != tok) return false;
+    // A word must end there: "in" is not the start of "index".
+    if (IsIdentChar(tok.back()) && pos_ + tok.size() < s_.size() &&
+        IsIdentChar(s_[pos_ + tok.size()]))
+      return false;
+    pos_ += tok.size();
+    return true;
+  }
+  int Add(Node n) {
+    e_->nodes_.push_back(std::move(n));
+    return static_cast<int>(e_->nodes_.size()) - 1;
+  }
+  int Binary(Op op, int a, int b) {
+    Node n{op};
+    n.args = {a, b};
+    return Add(std::move(n));
+  }
+
+  Status Or(int* out) {
+    if (Status st = And(out); !st.ok()) return st;
+    while (Eat("or")) {
+      int b;
+      if (Status st = And(&b); !st.ok()) return st;
+      *out = Binary(Op::kOr, *out, b);
+    }
+    return Status::Ok();
+  }
+  Status And(int* out) {
+    if (Status st = Not(out); !st.ok()) return st;
+    while (Eat("and")) {
+      int b;
+      if (Status st = Not(&b); !st.ok()) return st;
+      *out = Binary(Op::kAnd, *out, b);
+    }
+    return Status::Ok();
+  }
+  Status Not(int* out) {
+    if (Eat("not")) {
+      int a;
+      if (Status st = Not(&a); !st.ok()) return st;
+      Node n{Op::kNot};
+      n.args = {a};
+      *out = Add(std::move(n));
+      return Status::Ok();
+    }
+    return Compare(out);
+  }
+  Status Compare(int* out) {
+    if (Status st = Sum(out); !st.ok()) return st;
+    static constexpr std::pair<std::string_view, Op> kOps[] = {
+        {"==", Op::kEq}, {"!=", Op::kNe}, {"<=", Op::kLe},
+        {">=", Op::kGe}, {"<", Op::kLt},  {">", Op::kGt},
+    };
+    for (const auto& [tok, op] : kOps) {
+      if (Eat(tok)) {
+        int b;
+        if (Status st = Sum(&b); !st.ok()) return st;
+        *out = Binary(op, *out, b);
+        Skip();
+        if (pos_ < s_.size() && (s_[pos_] == '=' || s_[pos_] == '<' || s_[pos_] == '>' ||
+                                 s_.substr(pos_, 2) == "!=")) {
+          return Error("comparisons do not chain: write a < b and b < c");
+        }
+        return Status::Ok();
+      }
+    }
+    if (Eat("in")) {
+      Node n{Op::kIn};
+      n.args = {*out};
+      if (!Eat("[")) return Error("expected '[' after in, as in status in [500, 503]");
+      if (!Eat("]")) {
+        do {
+          Skip();
+          const size_t at = pos_;
+          int item;
+          if (Status st = Unary(&item); !st.ok()) return st;
+          if (e_->nodes_[item].op != Op::kLiteral) {
+            pos_ = at;
+            return Error("the list after in holds literals only (numbers, strings, true, "
+                         "false, null)");
+          }
+          n.list.push_back(e_->nodes_[item].literal);
+          n.list_text.push_back(e_->nodes_[item].text);
+        } while (Eat(","));
+        if (!Eat("]")) return Error("expected ',' or ']' in the list");
+      }
+      *out = Add(std::move(n));
+    }
+    return Status::Ok();
+  }
+  Status Sum(int* out) {
+    if (Status st = Product(out); !st.ok()) return st;
+    while (true) {
+      Op op;
+      if (Eat("+")) {
+        op = Op::kAdd;
+      } else if (Eat("-")) {
+        op = Op::kSub;
+      } else {
+        return Status::Ok();
+      }
+      int b;
+      if (Status st = Product(&b); !st.ok()) return st;
+      *out = Binary(op, *out, b);
+    }
+  }
+  Status Product(int* out) {
+    if (Status st = Unary(out); !st.ok()) return st;
+    while (true) {
+      Op op;
+      if (Eat("*")) {
+        op = Op::kMul;
+      } else if (Eat("/")) {
+        op = Op::kDiv;
+      } else if (Eat("%")) {
+        op = Op::kMod;
+      } else {
+        return Status::Ok();
+      }
+      int b;
+      if (Status st = Unary(&b); !st.ok()) return st;
+      *out = Binary(op, *out, b);
+    }
+  }
+  Status Unary(int* out) {
+    if (Eat("-")) {
+      int a;
+      if (Status st = Unary(&a); !st.ok()) return st;
+      // A negative literal stays a literal (for lists: status in [-1, 2]).
+      Node& an = e_->nodes_[a];
+      if (an.op == Op::kLiteral && an.literal.is_number()) {
+        an.literal = an.literal.is_int && an.literal.i != INT64_MIN
+                         ? ValueRef::Int(-an.literal.i)
+                         : ValueRef::Number(-AsDouble(an.literal));
+        *out = a;
+        return Status::Ok();
+      }
+      Node n{Op::kNeg};
+      n.args = {a};
+      *out = Add(std::move(n));
+      return Status::Ok();
+    }
+    return Primary(out);
+  }
+
+  Status String(std::string* out) {
+    // At the opening quote. JSON's escapes.
+    ++pos_;
+    out->clear();
+    while (pos_ < s_.size() && s_[pos_] != '"') {
+      char c = s_[pos_++];
+      if (c != '\\') {
+        out->push_back(c);
+        continue;
+      }
+      if (pos_ >= s_.size()) break;
+      c = s_[pos_++];
+      switch (c) {
+        case '"':
+        case '\\':
+        case '/':
+          out->push_back(c);
+          break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
+        case 'u': {
+          unsigned cp = 0;
+          if (pos_ + 4 > s_.size() ||
+              std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, cp, 16).ptr !=
+                  s_.data() + pos_ + 4) {
+            return Error("\\u needs four hex digits");
+          }
+          pos_ += 4;
+          if (cp < 0x80) {
+            out->push_back(static_cast<char>(cp));
+          } else if (cp < 0x800) {
+            out->push_back(static_cast<char>(0xC0 | cp >> 6));
+            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+          } else {
+            out->push_back(static_cast<char>(0xE0 | cp >> 12));
+            out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
+            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+          }
+          break;
+        }
+        default:
+          --pos_;
+          return Error(fmt::format("unknown escape \\{}", c));
+      }
+    }
+    if (pos_ >= s_.size()) return Error("unterminated string (strings are in double quotes)");
+    ++pos_;
+    return Status::Ok();
+  }
+
+  Status Number(int* out) {
+    const size_t start = pos_;
+    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E' ||
+                                ((s_[pos_] == '+' || s_[pos_] == '-') &&
+                                 (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E'))))
+      ++pos_;
+    const std::string_view t = s_.substr(start, pos_ - start);
+    Node n{Op::kLiteral};
+    int64_t i;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), i);
+    if (ec == std::errc() && end == t.data() + t.size()) {
+      n.literal = ValueRef::Int(i);
+    } else {
+      std::string copy(t);
+      char* stop = nullptr;
+      const double d = std::strtod(copy.c_str(), &stop);
+      if (stop != copy.c_str() + copy.size() || !std::isfinite(d)) {
+        pos_ = start;
+        return Error(fmt::format("\"{}\" is not a number", t));
+      }
+      n.literal = ValueRef::Number(d);
+    }
+    *out = Add(std::move(n));
+    return Status::Ok();
+  }
+
+  // A path: .a.b, ."log level", .["x"], or a bare a.b. At its first segment (after any '.').
+  Status Path(bool dotted, int* out) {
+    std::string dotted_path;
+    bool first = true;
+    while (true) {
+      std::string seg;
+      Skip();
+      if (pos_ < s_.size() && s_[pos_] == '"') {
+        if (Status st = String(&seg); !st.ok()) return st;
+      } else if (pos_ < s_.size() && s_[pos_] == '[') {
+        ++pos_;
+        Skip();
+        if (pos_ < s_.size() && s_[pos_] == '"') {
+          if (Status st = String(&seg); !st.ok()) return st;
+          if (!Eat("]")) return Error("expected ']'");
+        } else {
+          return Error("array elements (.tags[0]) cannot be addressed yet: only object keys");
+        }
+      } else if (pos_ < s_.size() && IsIdentStart(s_[pos_])) {
+        const size_t start = pos_;
+        while (pos_ < s_.size() && IsIdentChar(s_[pos_])) ++pos_;
+        seg = std::string(s_.substr(start, pos_ - start));
+      } else {
+        return Error(first && dotted ? "expected a field name after '.'"
+                                     : "expected a field name");
+      }
+      if (seg.empty()) return Error("a field name cannot be empty");
+      if (seg.find('.') != std::string::npos) {
+        return Error(fmt::format("the key \"{}\" holds a '.', which a path cannot address yet",
+                                 seg));
+      }
+      if (!dotted_path.empty()) dotted_path.push_back('.');
+      dotted_path += seg;
+      first = false;
+      // Another segment: .name, ."name" or ["name"] (no space before a bracket).
+      if (pos_ < s_.size() && s_[pos_] == '[') continue;
+      if (pos_ < s_.size() && s_[pos_] == '.') {
+        ++pos_;
+        if (pos_ < s_.size() && s_[pos_] == '[') continue;
+        continue;
+      }
+      break;
+    }
+    Node n{Op::kField};
+    for (size_t i = 0; i < e_->paths_.size() && n.index < 0; ++i) {
+      if (e_->paths_[i] == dotted_path) n.index = static_cast<int>(i);
+    }
+    if (n.index < 0) {
+      n.index = static_cast<int>(e_->paths_.size());
+      e_->paths_.push_back(dotted_path);
+    }
+    *out = Add(std::move(n));
+    return Status::Ok();
+  }
+
+  Status Call(std::string_view name, size_t at, int* out) {
+    int fn = -1;
+    for (size_t i = 0; i < std::size(kFns); ++i) {
+      if (kFns[i].name == name) fn = static_cast<int>(i);
+    }
+    if (fn < 0) {
+      pos_ = at;
+      return Error(fmt::format("unknown function \"{}\" (functions: {})", name, kFnList));
+    }
+    Node n{static_cast<Op>(static_cast<int>(Op::kExists) + fn)};
+    if (!Eat(")")) {
+      do {
+        Skip();
+        const size_t arg_at = pos_;
+        int a;
+        if (Status st = Or(&a); !st.ok()) return st;
+        if (n.op == Op::kExists && e_->nodes_[a].op != Op::kField) {
+          pos_ = arg_at;
+          return Error("exists takes a field path, as in exists(.user)");
+        }
+        if (n.op == Op::kMatches && n.args.size() == 1) {
+          const Node& p = e_->nodes_[a];
+          if (p.op != Op::kLiteral || p.literal.type != ValueType::kString) {
+            pos_ = arg_at;
+            return Error("matches takes its pattern as a string literal, as in "
+                         "matches(.path, \"^/api/\")");
+          }
+          auto re = std::make_unique<re2::RE2>(p.text, re2::RE2::Quiet);
+          if (!re->ok()) {
+            pos_ = arg_at;
+            return Error(fmt::format("invalid regular expression: {}", re->error()));
+          }
+          n.index = static_cast<int>(e_->regexes_.size());
+          n.text = p.text;
+          e_->regexes_.push_back(std::move(re));
+        }
+        n.args.push_back(a);
+      } while (Eat(","));
+      if (!Eat(")")) return Error("expected ',' or ')'");
+    }
+    const FnInfo& info = kFns[fn];
+    if (static_cast<int>(n.args.size()) < info.min_args ||
+        static_cast<int>(n.args.size()) > info.max_args) {
+      pos_ = at;
+      return Error(info.min_args == info.max_args
+                       ? fmt::format("{} takes {} argument{}", name, info.min_args,
+                                     info.min_args == 1 ? "" : "s")
+                       : fmt::format("{} takes {} or {} arguments", name, info.min_args,
+                                     info.max_args));
+    }
+    *out = Add(std::move(n));
+    return Status::Ok();
+  }
+
+  Status Primary(int* out) {
+    Skip();
+    if (pos_ >= s_.size()) return Error("expected an operand");
+    const char c = s_[pos_];
+    if (c == '(') {
+      ++pos_;
+      if (Status st = Or(out); !st.ok()) return st;
+      if (!Eat(")")) return Error("expected ')'");
+      return Status::Ok();
+    }
+    if (c == '"') {
+      Node n{Op::kLiteral};
+      if (Status st = String(&n.text); !st.ok()) return st;
+      n.literal.type = ValueType::kString;
+      *out = Add(std::move(n));
+      return Status::Ok();
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) return Number(out);
+    if (c == '.') {
+      ++pos_;
+      if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+        --pos_;
+        return Number(out);
+      }
+      return Path(true, out);
+    }
+    if (IsIdentStart(c)) {
+      const size_t start = pos_;
+      size_t end = pos_;
+      while (end < s_.size() && IsIdentChar(s_[end])) ++end;
+      const std::string_view word = s_.substr(start, end - start);
+      if (word == "true" || word == "false" || word == "null") {
+        pos_ = end;
+        Node n{Op::kLiteral};
+        n.literal = word == "null" ? ValueRef::Null() : ValueRef::Bool(word == "true");
+        *out = Add(std::move(n));
+        return Status::Ok();
+      }
+      if (IsKeyword(word)) return Error("expected an operand");
+      size_t after = end;
+      while (after < s_.size() && s_[after] == ' ') ++after;
+      if (after < s_.size() && s_[after] == '(') {
+        pos_ = after + 1;
+        return Call(word, start, out);
+      }
+      return Path(false, out);
+    }
+    return Error("expected an operand");
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+  Expr* e_;
+};
+
+Expr::Expr() = default;
+Expr::~Expr() = default;
+Expr::Expr(Expr&&) noexcept = default;
+Expr& Expr::operator=(Expr&&) noexcept = default;
+
+Status Expr::Parse(std::string_view text, Expr* out) {
+  Expr e;
+  Parser p(text, &e);
+  if (Status st = p.Run(); !st.ok()) return st;
+  // Literal strings point at their node's bytes, now that no node moves any more.
+  for (Node& n : e.nodes_) {
+    if (n.op == Op::kLiteral && n.literal.type == ValueType::kString) n.literal.s = n.text;
+    for (size_t i = 0; i < n.list.size(); ++i) {
+      if (n.list[i].type == ValueType::kString) n.list[i].s = n.list_text[i];
+    }
+  }
+  e.slots_.resize(e.paths_.size());
+  for (size_t i = 0; i < e.slots_.size(); ++i) e.slots_[i] = static_cast<int>(i);
+  *out = std::move(e);
+  return Status::Ok();
+}
+
+// ---- evaluation ----
+
+namespace {
+
+// a OP b for two non-null values. Different kinds: only != holds.
+bool CompareHolds(int op_from_eq, const ValueRef& a, const ValueRef& b) {
+  // op_from_eq: 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >=
+  if (!SameKind(a, b)) return op_from_eq == 1;
+  const bool ordered = a.is_number() || a.type == ValueType::kString;
+  if (op_from_eq >= 2 && !ordered) return false;  // booleans, objects, arrays: equality only
+  const int c = CompareValues(a, b);
+  switch (op_from_eq) {
+    case 0:
+      return c == 0;
+    case 1:
+      return c != 0;
+    case 2:
+      return c < 0;
+    case 3:
+      return c <= 0;
+    case 4:
+      return c > 0;
+    default:
+      return c >= 0;
+  }
+}
+
+}  // namespace
+
+ValueRef Expr::Eval(const ValueRef* values) { return EvalNode(root_, values); }
+
+ValueRef Expr::EvalNode(int idx, const ValueRef* values) {
+  Node& n = nodes_[idx];
+  switch (n.op) {
+    case Op::kField:
+      return values[slots_[n.index]];
+    case Op::kLiteral:
+      return n.literal;
+    case Op::kNot: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (!IsBool(a)) return Mismatch();
+      return ValueRef::Bool(a.type == ValueType::kFalse);
+    }
+    case Op::kAnd:
+    case Op::kOr: {
+      // Kleene's logic: for and, false wins over null, null over true; or the other way round.
+      const ValueType winner = n.op == Op::kAnd ? ValueType::kFalse : ValueType::kTrue;
+      ValueRef a = EvalNode(n.args[0], values);
+      if (!a.is_null() && !IsBool(a)) a = Mismatch();
+      if (a.type == winner) return a;
+      ValueRef b = EvalNode(n.args[1], values);
+      if (!b.is_null() && !IsBool(b)) b = Mismatch();
+      if (b.type == winner) return b;
+      if (a.is_null() || b.is_null()) return ValueRef::Null();
+      return a;
+    }
+    case Op::kEq:
+    case Op::kNe:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kGt:
+    case Op::kGe: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      const ValueRef b = EvalNode(n.args[1], values);
+      if (a.is_null() || b.is_null()) return ValueRef::Null();
+      return ValueRef::Bool(
+          CompareHolds(static_cast<int>(n.op) - static_cast<int>(Op::kEq), a, b));
+    }
+    case Op::kIn: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      for (const ValueRef& item : n.list) {
+        if (!item.is_null() && CompareHolds(0, a, item)) return ValueRef::Bool(true);
+      }
+      return ValueRef::Bool(false);
+    }
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+    case Op::kMod: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      const ValueRef b = EvalNode(n.args[1], values);
+      if (a.is_null() || b.is_null()) return ValueRef::Null();
+      if (!a.is_number() || !b.is_number()) return Mismatch();
+      if (a.is_int && b.is_int) {
+        int64_t r;
+        switch (n.op) {
+          case Op::kAdd:
+            if (!__builtin_add_overflow(a.i, b.i, &r)) return ValueRef::Int(r);
+            break;
+          case Op::kSub:
+            if (!__builtin_sub_overflow(a.i, b.i, &r)) return ValueRef::Int(r);
+            break;
+          case Op::kMul:
+            if (!__builtin_mul_overflow(a.i, b.i, &r)) return ValueRef::Int(r);
+            break;
+          case Op::kDiv:
+            if (b.i == 0) return Mismatch();
+            if (b.i == -1) break;  // INT64_MIN / -1: as doubles
+            if (a.i % b.i == 0) return ValueRef::Int(a.i / b.i);
+            break;
+          default:  // kMod: the sign of the dividend, as C, jq and SQL
+            if (b.i == 0) return Mismatch();
+            return ValueRef::Int(b.i == -1 ? 0 : a.i % b.i);
+        }
+      }
+      const double x = AsDouble(a), y = AsDouble(b);
+      double r;
+      switch (n.op) {
+        case Op::kAdd:
+          r = x + y;
+          break;
+        case Op::kSub:
+          r = x - y;
+          break;
+        case Op::kMul:
+          r = x * y;
+          break;
+        case Op::kDiv:
+          if (y == 0) return Mismatch();
+          r = x / y;
+          break;
+        default:
+          if (y == 0) return Mismatch();
+          r = std::fmod(x, y);
+      }
+      if (!std::isfinite(r)) return Mismatch();
+      return ValueRef::Number(r);
+    }
+    case Op::kNeg: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (!a.is_number()) return Mismatch();
+      if (a.is_int && a.i != INT64_MIN) return ValueRef::Int(-a.i);
+      return ValueRef::Number(-AsDouble(a));
+    }
+    case Op::kExists:
+      return ValueRef::Bool(!EvalNode(n.args[0], values).is_null());
+    case Op::kStartsWith:
+    case Op::kEndsWith:
+    case Op::kContains:
+    case Op::kMatches: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      const ValueRef b = n.op == Op::kMatches ? ValueRef() : EvalNode(n.args[1], values);
+      if (a.is_null() || (n.op != Op::kMatches && b.is_null())) return ValueRef::Null();
+      if (a.type != ValueType::kString ||
+          (n.op != Op::kMatches && b.type != ValueType::kString))
+        return Mismatch();
+      switch (n.op) {
+        case Op::kStartsWith:
+          return ValueRef::Bool(a.s.substr(0, b.s.size()) == b.s);
+        case Op::kEndsWith:
+          return ValueRef::Bool(a.s.size() >= b.s.size() &&
+                                a.s.substr(a.s.size() - b.s.size()) == b.s);
+        case Op::kContains:
+          return ValueRef::Bool(a.s.find(b.s) != std::string_view::npos);
+        default:
+          return ValueRef::Bool(
+              re2::RE2::PartialMatch(re2::StringPiece(a.s.data(), a.s.size()), *regexes_[n.index]));
+      }
+    }
+    case Op::kFloor:
+    case Op::kCeil:
+    case Op::kRound:
+    case Op::kAbs: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (!a.is_number()) return Mismatch();
+      if (a.is_int) {
+        if (n.op != Op::kAbs || a.i >= 0) return a;
+        return a.i == INT64_MIN ? ValueRef::Number(-AsDouble(a)) : ValueRef::Int(-a.i);
+      }
+      switch (n.op) {
+        case Op::kFloor:
+          return ValueRef::Number(std::floor(a.d));
+        case Op::kCeil:
+          return ValueRef::Number(std::ceil(a.d));
+        case Op::kRound:
+          return ValueRef::Number(std::round(a.d));  // halves away from zero
+        default:
+          return ValueRef::Number(std::fabs(a.d));
+      }
+    }
+    case Op::kLower:
+    case Op::kUpper: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (a.type != ValueType::kString) return Mismatch();
+      n.text.assign(a.s);
+      for (char& c : n.text) {
+        if (n.op == Op::kLower && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+        if (n.op == Op::kUpper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      }
+      return ValueRef::String(n.text);
+    }
+    case Op::kLen: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (a.type != ValueType::kString) return Mismatch();
+      return ValueRef::Int(static_cast<int64_t>(CodePoints(a.s)));
+    }
+    case Op::kSubstr: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      const ValueRef start = EvalNode(n.args[1], values);
+      const ValueRef len = n.args.size() > 2 ? EvalNode(n.args[2], values) : ValueRef::Int(-1);
+      if (a.is_null() || start.is_null() || len.is_null()) return ValueRef::Null();
+      if (a.type != ValueType::kString || !start.is_number() || !start.is_int ||
+          !len.is_number() || !len.is_int || (n.args.size() > 2 && len.i < 0))
+        return Mismatch();
+      const auto count = static_cast<int64_t>(CodePoints(a.s));
+      int64_t from = start.i < 0 ? std::max<int64_t>(0, count + start.i) : std::min(start.i, count);
+      int64_t to = len.i < 0 ? count : std::min(count, from + std::min(len.i, count));
+      const size_t b0 = ByteOfCodePoint(a.s, static_cast<size_t>(from));
+      const size_t b1 = ByteOfCodePoint(a.s, static_cast<size_t>(to));
+      n.text.assign(a.s.substr(b0, b1 - b0));
+      return ValueRef::String(n.text);
+    }
+  }
+  return ValueRef::Null();
+}
+
+// ---- canonical text ----
+
+std::string Expr::Canonical() const {
+  std::string out;
+  if (root_ >= 0) CanonicalNode(root_, &out);
+  return out;
+}
+
+void Expr::CanonicalNode(int idx, std::string* out) const {
+  const Node& n = nodes_[idx];
+  auto literal = [&](const ValueRef& v) {
+    if (v.type == ValueType::kString) {
+      AppendJsonString(v.s, out);
+    } else {
+      AppendJsonValue(v, out);
+    }
+  };
+  static constexpr std::string_view kBinary[] = {"and", "or", "==", "!=", "<", "<=", ">", ">=",
+                                                 "in",  "+",  "-",  "*",  "/", "%"};
+  switch (n.op) {
+    case Op::kField: {
+      const std::string& p = paths_[n.index];
+      size_t pos = 0;
+      while (true) {
+        const size_t dot = p.find('.', pos);
+        AppendSegment(std::string_view(p).substr(pos, dot == std::string::npos ? dot : dot - pos),
+                      out);
+        if (dot == std::string::npos) break;
+        pos = dot + 1;
+      }
+      return;
+    }
+    case Op::kLiteral:
+      literal(n.literal);
+      return;
+    case Op::kNot:
+    case Op::kNeg:
+      out->append(n.op == Op::kNot ? "(not " : "(-");
+      CanonicalNode(n.args[0], out);
+      out->push_back(')');
+      return;
+    case Op::kIn:
+      out->push_back('(');
+      CanonicalNode(n.args[0], out);
+      out->append(" in [");
+      for (size_t i = 0; i < n.list.size(); ++i) {
+        if (i) out->push_back(',');
+        literal(n.list[i]);
+      }
+      out->append("])");
+      return;
+    default:
+      break;
+  }
+  if (n.op >= Op::kExists) {
+    out->append(kFns[static_cast<int>(n.op) - static_cast<int>(Op::kExists)].name);
+    out->push_back('(');
+    for (size_t i = 0; i < n.args.size(); ++i) {
+      if (i) out->push_back(',');
+      CanonicalNode(n.args[i], out);
+    }
+    out->push_back(')');
+    return;
+  }
+  out->push_back('(');
+  CanonicalNode(n.args[0], out);
+  out->push_back(' ');
+  out->append(kBinary[static_cast<int>(n.op) - static_cast<int>(Op::kAnd)]);
+  out->push_back(' ');
+  CanonicalNode(n.args[1], out);
+  out->push_back(')');
+}
+
+}  // namespace logtide

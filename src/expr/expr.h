@@ -1,0 +1,76 @@
+// Expressions: the small language of --where, of filter aggregates and of derived keys.
+// Parsed once into a flat list of nodes; evaluated per event over the values the extractor
+// read, without allocating (string results live in per-node buffers that are reused).
+//
+// Values are JSON values (json/value.h). Comparisons type as JSON: numbers by value (200 ==
+// 200.0), strings by bytes, booleans and objects/arrays by equality only; values of different
+// types are not equal and do not order (the comparison is false). A null operand (an absent
+// field or a JSON null) makes a comparison, an arithmetic result and a function result null,
+// and `and`, `or`, `not` follow SQL's three-valued logic, null being unknown. An operand of the
+// wrong type (a string in arithmetic, a number under `and`) gives null and is counted as a type
+// mismatch. Grammar and functions: man/logtide.1, EXPRESSIONS.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/value.h"
+#include "util/status.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace logtide {
+
+class Expr {
+ public:
+  Expr();
+  ~Expr();
+  Expr(Expr&&) noexcept;
+  Expr& operator=(Expr&&) noexcept;
+
+  // Parses `text`. Errors are InvalidArgument with the 1-based byte position: "position 9:
+  // expected an operand".
+  static Status Parse(std::string_view text, Expr* out);
+
+  // The field paths the expression reads, in the order first written, as dotted paths
+  // (NormalizeFieldPath's form).
+  const std::vector<std::string>& paths() const { return paths_; }
+  // Tells where path i's value will be in the values Eval reads: values[slots[i]].
+  void Bind(const std::vector<int>& slots) { slots_ = slots; }
+
+  // Evaluates over one event's values. The result's strings stay valid until the next Eval.
+  ValueRef Eval(const ValueRef* values);
+  // Whether the expression is true for this event (false and null are not).
+  bool Test(const ValueRef* values) { return Eval(values).type == ValueType::kTrue; }
+  // Type mismatches met so far by Eval.
+  uint64_t type_errors() const { return type_errors_; }
+
+  // A canonical text: what was parsed, with its structure made explicit (every operation in
+  // parentheses) and literals written in one form. Equal texts mean the same expression.
+  std::string Canonical() const;
+
+ private:
+  enum class Op : uint8_t;
+  struct Node;
+  class Parser;
+  ValueRef EvalNode(int n, const ValueRef* values);
+  ValueRef Mismatch() {
+    ++type_errors_;
+    return ValueRef::Null();
+  }
+  void CanonicalNode(int n, std::string* out) const;
+
+  std::vector<Node> nodes_;
+  int root_ = -1;
+  std::vector<std::string> paths_;
+  std::vector<int> slots_;
+  std::vector<std::unique_ptr<re2::RE2>> regexes_;
+  uint64_t type_errors_ = 0;
+};
+
+}  // namespace logtide

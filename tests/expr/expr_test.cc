@@ -1,0 +1,230 @@
+// The expression language: precedence, errors with positions, JSON typing, SQL's null rules,
+// every function, regular expressions, and the canonical text.
+#include "expr/expr.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "json/json_text.h"
+
+namespace logtide {
+namespace {
+
+// Evaluates `text` over an event given as field -> value, and renders the result as JSON.
+std::string Eval(const std::string& text, const std::map<std::string, ValueRef>& event = {},
+                 uint64_t* mismatches = nullptr) {
+  Expr e;
+  const Status s = Expr::Parse(text, &e);
+  INFO(text << ": " << s.message());
+  REQUIRE(s.ok());
+  std::vector<ValueRef> values;
+  for (const std::string& p : e.paths()) {
+    auto it = event.find(p);
+    values.push_back(it == event.end() ? ValueRef::Null() : it->second);
+  }
+  const ValueRef r = e.Eval(values.data());
+  if (mismatches != nullptr) *mismatches = e.type_errors();
+  std::string out;
+  if (r.type == ValueType::kString) {
+    AppendJsonString(r.s, &out);
+  } else {
+    AppendJsonValue(r, &out);
+  }
+  return out;
+}
+
+std::string Error(const std::string& text) {
+  Expr e;
+  const Status s = Expr::Parse(text, &e);
+  return s.ok() ? "ok" : s.message();
+}
+
+std::string Canonical(const std::string& text) {
+  Expr e;
+  REQUIRE(Expr::Parse(text, &e).ok());
+  return e.Canonical();
+}
+
+const ValueRef kNull = ValueRef::Null();
+ValueRef I(int64_t i) { return ValueRef::Int(i); }
+ValueRef D(double d) { return ValueRef::Number(d); }
+ValueRef S(const char* s) { return ValueRef::String(s); }
+
+TEST_CASE("expr: precedence and associativity") {
+  CHECK(Canonical("a + b * c") == "(.a + (.b * .c))");
+  CHECK(Canonical("a - b - c") == "((.a - .b) - .c)");
+  CHECK(Canonical("a or b and not c") == "(.a or (.b and (not .c)))");
+  CHECK(Canonical("not a == 1") == "(not (.a == 1))");
+  CHECK(Canonical("-a * 2") == "((-.a) * 2)");
+  CHECK(Canonical("(a + b) * c") == "((.a + .b) * .c)");
+  CHECK(Canonical("status in [500, 503] and path != \"/x\"") ==
+        "((.status in [500,503]) and (.path != \"/x\"))");
+  CHECK(Eval("1 + 2 * 3") == "7");
+  CHECK(Eval("(1 + 2) * 3") == "9");
+  CHECK(Eval("10 - 4 - 3") == "3");
+  CHECK(Eval("2 * 3 % 4") == "2");
+}
+
+TEST_CASE("expr: paths as jq writes them") {
+  CHECK(Canonical(".a.b") == ".a.b");
+  CHECK(Canonical("a.b") == ".a.b");
+  CHECK(Canonical(".\"user-agent\"") == ".\"user-agent\"");
+  CHECK(Canonical(".[\"user agent\"]") == ".\"user agent\"");
+  CHECK(Canonical(".req[\"method\"]") == ".req.method");
+  CHECK(Canonical(".\"and\" == 1") == "(.\"and\" == 1)");
+  Expr e;
+  REQUIRE(Expr::Parse("a.b == 1 or a.b == 2 or c > 0", &e).ok());
+  CHECK(e.paths() == std::vector<std::string>{"a.b", "c"});
+  CHECK(Eval("req.method == \"GET\"", {{"req.method", S("GET")}}) == "true");
+}
+
+TEST_CASE("expr: errors point at the position") {
+  CHECK(Error("status >== 5") == "position 10: expected an operand");
+  CHECK(Error("status >") == "position 9: expected an operand");
+  CHECK(Error("status = 5") == "position 8: compare with ==, not =");
+  CHECK(Error("(a == 1") == "position 8: expected ')'");
+  CHECK(Error("a == \"x") == "position 8: unterminated string (strings are in double quotes)");
+  CHECK(Error("a < b < c") == "position 7: comparisons do not chain: write a < b and b < c");
+  CHECK(Error("frob(a)") ==
+        "position 1: unknown function \"frob\" (functions: exists, startswith, endswith, "
+        "contains, matches, floor, ceil, round, abs, lower, upper, len, substr)");
+  CHECK(Error("floor(a, b)") == "position 1: floor takes 1 argument");
+  CHECK(Error("substr(a)") == "position 1: substr takes 2 or 3 arguments");
+  CHECK(Error("matches(a, b)") ==
+        "position 12: matches takes its pattern as a string literal, as in matches(.path, "
+        "\"^/api/\")");
+  CHECK_THAT(Error("matches(a, \"(\")"), Catch::StartsWith("position 12: invalid regular expression"));
+  CHECK(Error("exists(1)") == "position 8: exists takes a field path, as in exists(.user)");
+  CHECK(Error("a in [b]") ==
+        "position 7: the list after in holds literals only (numbers, strings, true, false, null)");
+  CHECK(Error("a in 1") == "position 6: expected '[' after in, as in status in [500, 503]");
+  CHECK(Error(".tags[0] == 1") ==
+        "position 7: array elements (.tags[0]) cannot be addressed yet: only object keys");
+  CHECK(Error(".\"log.level\" == 1") ==
+        "position 13: the key \"log.level\" holds a '.', which a path cannot address yet");
+  CHECK(Error("") == "position 1: expected an operand");
+  CHECK(Error("a and") == "position 6: expected an operand");
+  CHECK(Error("a b") == "position 3: unexpected \"b\"");
+  CHECK(Error(". == 1") == "position 3: expected a field name after '.'");
+}
+
+TEST_CASE("expr: comparisons type as JSON") {
+  CHECK(Eval("s == 200", {{"s", I(200)}}) == "true");
+  CHECK(Eval("s == 200.0", {{"s", I(200)}}) == "true");
+  CHECK(Eval("s == 2e2", {{"s", I(200)}}) == "true");
+  CHECK(Eval("s < 200.5", {{"s", I(200)}}) == "true");
+  CHECK(Eval("s == \"200\"", {{"s", I(200)}}) == "false");  // different types: not equal
+  CHECK(Eval("s != \"200\"", {{"s", I(200)}}) == "true");
+  CHECK(Eval("s < \"300\"", {{"s", I(200)}}) == "false");   // and not ordered
+  CHECK(Eval("s >= \"300\"", {{"s", I(200)}}) == "false");
+  CHECK(Eval("p < \"b\"", {{"p", S("abc")}}) == "true");    // strings by bytes
+  CHECK(Eval("p > \"B\"", {{"p", S("a")}}) == "true");
+  CHECK(Eval("ok == true", {{"ok", ValueRef::Bool(true)}}) == "true");
+  CHECK(Eval("ok < true", {{"ok", ValueRef::Bool(false)}}) == "false");  // booleans: = only
+  CHECK(Eval("o == o", {{"o", ValueRef::Raw("{\"a\":1}")}}) == "true");
+  CHECK(Eval("s in [404, \"500\", 500.0]", {{"s", I(500)}}) == "true");
+  CHECK(Eval("s in [404, \"500\"]", {{"s", I(500)}}) == "false");
+  CHECK(Eval("s in []", {{"s", I(500)}}) == "false");
+}
+
+TEST_CASE("expr: null is unknown, as in SQL") {
+  CHECK(Eval("missing == 1") == "null");
+  CHECK(Eval("missing != 1") == "null");
+  CHECK(Eval("missing == null") == "null");
+  CHECK(Eval("missing in [1, null]") == "null");
+  CHECK(Eval("not missing") == "null");
+  CHECK(Eval("missing + 1") == "null");
+  CHECK(Eval("lower(missing)") == "null");
+  CHECK(Eval("exists(missing)") == "false");
+  CHECK(Eval("exists(s)", {{"s", I(0)}}) == "true");
+  // Kleene: false and unknown is false; true or unknown is true; the rest unknown.
+  CHECK(Eval("false and missing == 1") == "false");
+  CHECK(Eval("missing == 1 and false") == "false");
+  CHECK(Eval("true and missing == 1") == "null");
+  CHECK(Eval("true or missing == 1") == "true");
+  CHECK(Eval("missing == 1 or true") == "true");
+  CHECK(Eval("false or missing == 1") == "null");
+  CHECK(Eval("not (missing == 1) or true") == "true");
+}
+
+TEST_CASE("expr: wrong types give null and are counted") {
+  uint64_t m = 0;
+  CHECK(Eval("s + 1", {{"s", S("x")}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("s and true", {{"s", I(1)}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("not s", {{"s", S("x")}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("lower(s)", {{"s", I(1)}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("1 / 0", {}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("5 % 0", {}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("s == \"x\"", {{"s", I(1)}}, &m) == "false");  // a comparison is no mismatch
+  CHECK(m == 0);
+}
+
+TEST_CASE("expr: arithmetic keeps integers exact and falls back to doubles") {
+  CHECK(Eval("s / 100", {{"s", I(503)}}) == "5.03");
+  CHECK(Eval("s / 100", {{"s", I(500)}}) == "5");
+  CHECK(Eval("floor(s / 100)", {{"s", I(503)}}) == "5");
+  CHECK(Eval("ceil(s / 100)", {{"s", I(503)}}) == "6");
+  CHECK(Eval("round(2.5)") == "3");
+  CHECK(Eval("round(-2.5)") == "-3");
+  CHECK(Eval("abs(-7)") == "7");
+  CHECK(Eval("abs(-7.5)") == "7.5");
+  CHECK(Eval("-7 % 3") == "-1");
+  CHECK(Eval("7.5 % 2") == "1.5");
+  CHECK(Eval("9223372036854775807 + 1") == "9223372036854775808");  // past int64: a double
+  CHECK(Eval("-9223372036854775807 - 1") == "-9223372036854775808");
+  CHECK(Eval("0.1 + 0.2") == "0.30000000000000004");
+  CHECK(Eval("2 * 3.5") == "7");
+  CHECK(Eval("-s", {{"s", D(1.5)}}) == "-1.5");
+}
+
+TEST_CASE("expr: string functions") {
+  const std::map<std::string, ValueRef> ev = {{"p", S("/api/Users/42")}, {"u", S("h\xC3\xA9llo")}};
+  CHECK(Eval("startswith(p, \"/api/\")", ev) == "true");
+  CHECK(Eval("startswith(p, \"/web/\")", ev) == "false");
+  CHECK(Eval("endswith(p, \"/42\")", ev) == "true");
+  CHECK(Eval("contains(p, \"Users\")", ev) == "true");
+  CHECK(Eval("contains(p, \"users\")", ev) == "false");
+  CHECK(Eval("lower(p)", ev) == "\"/api/users/42\"");
+  CHECK(Eval("upper(p)", ev) == "\"/API/USERS/42\"");
+  CHECK(Eval("len(p)", ev) == "13");
+  CHECK(Eval("len(u)", ev) == "5");  // code points, as jq's length
+  CHECK(Eval("substr(u, 1, 2)", ev) == "\"\xC3\xA9l\"");
+  CHECK(Eval("substr(p, -2)", ev) == "\"42\"");
+  CHECK(Eval("substr(p, 5)", ev) == "\"Users/42\"");
+  CHECK(Eval("substr(p, 100)", ev) == "\"\"");
+  CHECK(Eval("lower(p) == \"/api/users/42\" and upper(p) == \"/API/USERS/42\"", ev) == "true");
+  CHECK(Eval("\"a\\\"b\\u00e9\" == s", {{"s", S("a\"b\xC3\xA9")}}) == "true");
+}
+
+TEST_CASE("expr: matches uses RE2, in linear time") {
+  CHECK(Eval("matches(p, \"^/api/v[0-9]+/\")", {{"p", S("/api/v2/users")}}) == "true");
+  CHECK(Eval("matches(p, \"^/api/v[0-9]+/\")", {{"p", S("/web/v2/")}}) == "false");
+  CHECK(Eval("matches(p, \"users\")", {{"p", S("/api/users/1")}}) == "true");  // anywhere
+  CHECK(Eval("matches(p, \"x\")") == "null");
+  // A pattern that backtracking engines take exponential time over: RE2 answers at once.
+  const std::string hostile(5000, 'a');
+  CHECK(Eval("matches(p, \"(a+)+$\")", {{"p", S(hostile.c_str())}}) == "true");
+  CHECK(Eval("matches(p, \"^(a|aa)+b\")", {{"p", S(hostile.c_str())}}) == "false");
+}
+
+TEST_CASE("expr: canonical text") {
+  CHECK(Canonical("status>=500") == "(.status >= 500)");
+  CHECK(Canonical("  status >= 5e2 ") == "(.status >= 500)");
+  CHECK(Canonical(".status >= 500.0") == "(.status >= 500)");
+  CHECK(Canonical("x == 0.5") == "(.x == 0.5)");
+  CHECK(Canonical("lower(p) == \"a\\u0041\"") == "(lower(.p) == \"aA\")");
+  CHECK(Canonical("s in [1, -2, \"x\", null, true]") == "(.s in [1,-2,\"x\",null,true])");
+  CHECK(Canonical("substr(p, 0, 3)") == "substr(.p,0,3)");
+  CHECK(Canonical("matches(p, \"^a\")") == "matches(.p,\"^a\")");
+}
+
+}  // namespace
+}  // namespace logtide
