@@ -43,8 +43,9 @@ void PrintStats(const Engine& engine, double seconds) {
   };
   Diag(stderr,
        "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
-       "\"ignored_values\":{{{}}},\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
+       "\"ignored_values\":{{{}}},{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
        st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored(st),
+       engine.config().where.empty() ? "" : fmt::format("\"filtered\":{},", st.filtered),
        st.bytes_read, seconds,
        seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
        engine.config().state_path.empty()
@@ -175,10 +176,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                  "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
       ->type_name("SPEC");
   app.add_option("--by", o.by,
-                 "Group key: a field's dotted path; several separated by commas, or --by again")
-      ->delimiter(',')
+                 "Group key: a field's dotted path, or NAME=EXPR for a derived key; several "
+                 "separated by commas, or --by again")
       ->allow_extra_args(false)
-      ->type_name("FIELDS");
+      ->type_name("KEYS");
   app.add_option("--agg", o.aggs,
                  "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), "
                  "first(f), last(f), quantile(f, Q) (within 1%; median, p50, p90, p95, p99, p999), "
@@ -186,6 +187,11 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                  "by commas, or --agg again (default count)")
       ->allow_extra_args(false)
       ->type_name("SPEC");
+  app.add_option("--where", o.where,
+                 "Only events for which EXPR is true (status >= 500 and startswith(path, "
+                 "\"/api/\")); --where again: both must hold")
+      ->allow_extra_args(false)
+      ->type_name("EXPR");
   app.add_option("--delay", o.delay,
                  "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
       ->type_name("DUR");

@@ -111,17 +111,31 @@ std::string Explain(const EngineConfig& c) {
                      gap, gap);
       break;
   }
+  if (!c.where.empty()) {
+    std::string all;
+    for (size_t i = 0; i < c.where.size(); ++i) all += (i ? " and " : "") + c.where[i];
+    fmt::format_to(out,
+                   "Filter: only events for which {} is true are used; the others are skipped "
+                   "and counted (a null, from an absent field, is not true).\n",
+                   all);
+  }
   if (c.by.empty()) {
     s += "Groups: one result per window, over all its events.\n";
   } else {
     std::string keys;
-    for (size_t i = 0; i < c.by.size(); ++i) keys += (i ? ", " : "") + Quoted(c.by[i]);
+    for (size_t i = 0; i < c.by.size(); ++i) {
+      keys += (i ? ", " : "") + Quoted(c.by[i]);
+      if (i < c.by_expr.size() && !c.by_expr[i].empty()) keys += " (the value of " + c.by_expr[i] + ")";
+    }
     fmt::format_to(
         out, "Groups: one result per window and distinct value of {} (an absent field is null).\n",
         keys);
   }
   s += "Each result holds:\n";
-  for (const AggSpec& a : c.aggs) fmt::format_to(out, "  {}: {}\n", a.name, AggText(a));
+  for (const AggSpec& a : c.aggs) {
+    fmt::format_to(out, "  {}: {}{}\n", a.name, AggText(a),
+                   a.filter.empty() ? "" : ", over the events for which " + a.filter + " is true");
+  }
 
   const std::string delay = FormatDuration(c.delay), late = FormatDuration(c.lateness);
   if (c.delay == 0) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "expr/expr.h"
 #include "json/extractor.h"
 #include "time/duration.h"
 
@@ -19,6 +20,45 @@ int DefaultThreads() {
   return cores <= 1 ? 1 : static_cast<int>(std::min(cores, 8u));
 }
 
+namespace {
+
+// One --by key: a field path, or NAME=EXPR (a derived key: the output field NAME holds EXPR's
+// value). An '=' of ==, !=, <= or >= is not the name's.
+Status ParseKey(std::string_view text, EngineConfig* c) {
+  size_t eq = std::string_view::npos;
+  for (size_t i = 0; i < text.size() && eq == std::string_view::npos; ++i) {
+    if (text[i] == '(' || text[i] == '"' || text[i] == '[') break;
+    const bool part_of_op = (i + 1 < text.size() && text[i + 1] == '=') ||
+                            (i > 0 && (text[i - 1] == '=' || text[i - 1] == '!' ||
+                                       text[i - 1] == '<' || text[i - 1] == '>'));
+    if (text[i] == '=' && !part_of_op) eq = i;
+  }
+  if (eq == std::string_view::npos) {
+    std::string path;
+    Status s = NormalizeFieldPath("--by", text, &path);
+    if (!s.ok()) return s;
+    c->by.push_back(path);
+    c->by_expr.emplace_back();
+    return Status::Ok();
+  }
+  std::string_view name = text.substr(0, eq), expr = text.substr(eq + 1);
+  while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  if (name.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "--by \"{}\": a derived key needs a name before '=', as in class=floor(status / 100)",
+        text));
+  }
+  Expr e;
+  Status s = Expr::Parse(expr, &e);
+  if (!s.ok()) return Status::InvalidArgument(fmt::format("--by \"{}\": {}", text, s.message()));
+  c->by.emplace_back(name);
+  c->by_expr.push_back(e.Canonical());
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status BuildConfig(const Options& o, EngineConfig* c) {
   c->inputs = o.files;
   c->time_format = o.time_format;
@@ -28,10 +68,18 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   }
   Status s = ParseWindowSpec(o.window, &c->window);
   if (!s.ok()) return s;
-  for (const std::string& b : o.by) {
-    std::string path;
-    if (!(s = NormalizeFieldPath("--by", b, &path)).ok()) return s;
-    c->by.push_back(path);
+  for (const std::string& list : o.by) {
+    for (std::string_view b : SplitTopLevel(list)) {
+      if (!(s = ParseKey(b, c)).ok()) return s;
+    }
+  }
+  if (std::all_of(c->by_expr.begin(), c->by_expr.end(), [](auto& e) { return e.empty(); }))
+    c->by_expr.clear();  // plain fields only: the config as before derived keys
+  for (const std::string& w : o.where) {
+    Expr e;
+    if (!(s = Expr::Parse(w, &e)).ok())
+      return Status::InvalidArgument(fmt::format("--where \"{}\": {}", w, s.message()));
+    c->where.push_back(e.Canonical());
   }
   if (!(s = NormalizeFieldPath("--time", o.time_field, &c->time_field)).ok()) return s;
   for (const std::string& a : o.aggs) {

@@ -31,6 +31,7 @@ struct Options {
   std::string window;
   std::vector<std::string> by;
   std::vector<std::string> aggs;
+  std::vector<std::string> where;
   std::string delay = "0";
   std::string lateness = "0";
   std::string idle_timeout;  // empty: inputs are never idle

@@ -453,6 +453,8 @@ std::unique_ptr<AggColumn> MakeAggColumn(const AggSpec& spec) {
     case AggKind::kTopK:
       return std::make_unique<TopKColumn>(spec.k);
     case AggKind::kCount:
+      // Filtered, its input is true for its events and null for the others (EventParser).
+      if (!spec.filter.empty()) return std::make_unique<Column<CountState<false>>>();
       return std::make_unique<Column<CountState<true>>>();
     case AggKind::kCountField:
       return std::make_unique<Column<CountState<false>>>();

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <string>
 
+#include "expr/expr.h"
 #include "json/extractor.h"
 
 namespace logtide {
@@ -100,6 +101,7 @@ std::string CanonicalAggText(const AggSpec& a) {
     if (a.kind == AggKind::kTopK) call += fmt::format(",{}", a.k);
     call += ")";
   }
+  if (!a.filter.empty()) call += " filter " + a.filter;
   return a.name + "=" + call;
 }
 
@@ -111,6 +113,33 @@ std::string_view AggKindName(AggKind kind) {
   return "?";
 }
 
+namespace {
+
+// The offset of a top-level " filter " (outside parentheses and strings), or npos.
+size_t FindFilter(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (depth == 0 && text.substr(i, 6) == "filter" && i > 0 &&
+        (text[i - 1] == ' ' || text[i - 1] == ')') &&
+        (i + 6 == text.size() || text[i + 6] == ' ' || text[i + 6] == '(')) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 Status ParseAggSpec(std::string_view text, AggSpec* out) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument(
@@ -119,6 +148,17 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
   AggSpec spec;
   spec.text = std::string(text);
   std::string_view rest = Trim(text);
+  if (const size_t f = FindFilter(rest); f != std::string_view::npos) {
+    const std::string_view cond = Trim(rest.substr(f + 6));
+    rest = Trim(rest.substr(0, f));
+    Expr e;
+    const Status st = Expr::Parse(cond, &e);
+    if (!st.ok()) {
+      return Status::InvalidArgument(
+          fmt::format("--agg \"{}\": the filter \"{}\": {}", text, cond, st.message()));
+    }
+    spec.filter = e.Canonical();
+  }
   size_t eq = rest.find('=');
   size_t paren = rest.find('(');
   if (eq != std::string_view::npos && (paren == std::string_view::npos || eq < paren)) {
@@ -201,25 +241,19 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
     } else {
       spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
     }
+    if (!spec.filter.empty()) spec.name += "_filtered";
   }
   *out = std::move(spec);
   return Status::Ok();
 }
 
 Status ParseAggList(std::string_view text, std::vector<AggSpec>* out) {
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : ',';
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    // The last piece is parsed whatever the depth: unbalanced parentheses fail there.
-    if (c != ',' || (depth > 0 && i < text.size())) continue;
+  // Unbalanced parentheses leave one piece, which fails to parse.
+  for (std::string_view piece : SplitTopLevel(text)) {
     AggSpec spec;
-    Status s = ParseAggSpec(text.substr(start, i - start), &spec);
+    Status s = ParseAggSpec(piece, &spec);
     if (!s.ok()) return s;
     out->push_back(std::move(spec));
-    start = i + 1;
   }
   return Status::Ok();
 }

@@ -31,16 +31,19 @@ struct AggSpec {
   std::string field;  // empty for plain count
   std::string name;   // output field name
   std::string text;   // the spec as written, for messages
+  std::string filter;  // SQL's FILTER (WHERE ...): the expression's canonical text, or empty
   double q = 0;       // quantile: 0 <= q <= 1
   uint32_t k = 0;     // top_k: 1 <= k <= kMaxTopK
 };
 
 inline constexpr uint32_t kMaxTopK = 1000;
 
-// Parses one aggregate. The default name is "count" for count, pDIGITS_FIELD for quantiles
+// Parses one aggregate, with an optional filter: "SPEC filter EXPR" aggregates only the events
+// for which EXPR (expr/expr.h) is true. The default name is "count" for count, pDIGITS_FIELD for quantiles
 // ("p99(latency_ms)" and "quantile(latency_ms, 0.99)" -> "p99_latency_ms", Q's digits after
 // "0.", at least two: 0.05 -> p05, 0.999 -> p999; p0 and p100 for 0 and 1), and FN_FIELD
-// otherwise ("sum(bytes)" -> "sum_bytes"); count(*) and count() are count. The field is a path as
+// otherwise ("sum(bytes)" -> "sum_bytes"); count(*) and count() are count. A filtered
+// aggregate's default name ends in "_filtered" ("count_filtered"). The field is a path as
 // NormalizeFieldPath takes it (json/extractor.h). Fails on an unknown function, a missing or
 // extra field, parentheses in a field or an empty name, with a message that lists the
 // functions.

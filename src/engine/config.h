@@ -36,7 +36,13 @@ struct EngineConfig {
   std::string time_field = "ts";
   std::string time_format = "auto";
   WindowSpec window;
-  std::vector<std::string> by;  // key field paths
+  // The group key: per --by, the output field's name, and the field path read for it (a plain
+  // --by FIELD: by[i] is the path) unless by_expr[i] holds a derived key's expression
+  // (--by NAME=EXPR, expr/expr.h, in canonical text). by_expr is empty or as long as by.
+  std::vector<std::string> by;
+  std::vector<std::string> by_expr;
+  // --where: events for which any of these (canonical texts) is not true are skipped.
+  std::vector<std::string> where;
   std::vector<AggSpec> aggs;    // empty means one plain count
   Nanos delay = 0;
   Nanos lateness = 0;

@@ -22,6 +22,7 @@ struct EngineStats {
   double checkpoint_seconds = 0;         // spent in them
   uint64_t last_checkpoint_rows = 0;     // window rows written by the last one
   std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
+  uint64_t filtered = 0;                 // by this run: events --where skipped
   // Counts above are for the whole job: a run resumed from --state continues them.
 };
 

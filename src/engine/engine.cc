@@ -426,8 +426,9 @@ int BadKindOf(std::string_view reason) {
 Status Engine::Impl::CheckUsable() const {
   const uint64_t lines = stats->lines - at_start.lines;
   const uint64_t bad = stats->bad_lines - at_start.bad_lines;
-  const uint64_t usable =
-      (stats->events - at_start.events) + (stats->late_events - at_start.late_events);
+  // An event --where skipped was usable: the filter, not the input, left it out.
+  const uint64_t usable = (stats->events - at_start.events) +
+                          (stats->late_events - at_start.late_events) + stats->filtered;
   if (bad == 0) return Status::Ok();
   int kind = 0;
   for (int k = 1; k < 4; ++k) {
@@ -490,6 +491,10 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
   if (sample_lines.size() < 8) [[unlikely]]
     sample_lines.emplace_back(line.data, line.size);
+  if (ev.kind == Event::Kind::kFiltered) {
+    ++stats->filtered;
+    return Status::Ok();
+  }
   const Nanos t = ev.time;
   if (t < min_time || t > max_time) [[unlikely]] {
     return BadLine(input, line,
@@ -874,7 +879,9 @@ void CollectPaths(simdjson::dom::element e, const std::string& prefix, std::set<
 // A --by or --agg field that no event of the run had is most likely misspelled: the field, how
 // many events lacked it, and the closest field the first events have.
 void Engine::Impl::WarnUnseenFields() {
-  const uint64_t events = (stats->events - at_start.events) + (stats->late_events - at_start.late_events);
+  // Events --where skipped count: a misspelled --where field skips every one of them.
+  const uint64_t events = (stats->events - at_start.events) +
+                          (stats->late_events - at_start.late_events) + stats->filtered;
   if (events == 0 || unseen_fields.empty()) return;
   std::set<std::string> have;
   simdjson::dom::parser parser;
@@ -883,7 +890,8 @@ void Engine::Impl::WarnUnseenFields() {
     if (!parser.parse(line).get(e)) CollectPaths(e, "", &have);
   }
   for (const std::string& field : unseen_fields) {
-    std::string_view flag = "--agg";
+    std::string_view flag = "an expression's";  // of --where, a derived key or a filter
+    for (const AggSpec& a : config.aggs) flag = a.field == field ? "--agg" : flag;
     for (const std::string& b : config.by) flag = b == field ? "--by" : flag;
     std::string best;
     size_t best_distance = SIZE_MAX;

@@ -31,10 +31,37 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     return st;
   };
   if (!(s = add_path(c.time_field, "--time", &p->time_slot_)).ok()) return s;
-  for (const std::string& b : c.by) {
-    int slot;
-    if (!(s = add_path(b, "--by", &slot)).ok()) return s;
+  // An expression's paths become extractor slots, and the expression reads them there.
+  std::vector<std::pair<std::string, int>> expr_fields;  // for the absent-field check
+  auto compile = [&](const std::string& text, const char* flag, Expr* e) -> Status {
+    Status st = Expr::Parse(text, e);
+    if (!st.ok()) return Status::InvalidArgument(fmt::format("{} \"{}\": {}", flag, text, st.message()));
+    std::vector<int> slots;
+    for (const std::string& path : e->paths()) {
+      int slot;
+      if (!(st = add_path(path, flag, &slot)).ok()) return st;
+      slots.push_back(slot);
+      expr_fields.emplace_back(path, slot);
+    }
+    e->Bind(slots);
+    return Status::Ok();
+  };
+  for (const std::string& w : c.where) {
+    p->where_.emplace_back();
+    if (!(s = compile(w, "--where", &p->where_.back())).ok()) return s;
+  }
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    int slot = -1;
+    std::unique_ptr<Expr> e;
+    if (i < c.by_expr.size() && !c.by_expr[i].empty()) {
+      e = std::make_unique<Expr>();
+      if (!(s = compile(c.by_expr[i], "--by", e.get())).ok()) return s;
+      p->derived_keys_ = true;
+    } else if (!(s = add_path(c.by[i], "--by", &slot)).ok()) {
+      return s;
+    }
     p->key_slots_.push_back(slot);
+    p->key_exprs_.push_back(std::move(e));
   }
   for (const AggSpec& a : c.aggs) {
     int slot = -1;
@@ -44,6 +71,12 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
       return s;
     }
     p->agg_slots_.push_back(slot);
+    std::unique_ptr<Expr> f;
+    if (!a.filter.empty()) {
+      f = std::make_unique<Expr>();
+      if (!(s = compile(a.filter, "--agg", f.get())).ok()) return s;
+    }
+    p->agg_filters_.push_back(std::move(f));
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
   auto check = [&](const std::string& name, int slot) {
@@ -52,17 +85,23 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     p->checked_names_.push_back(name);
     p->checked_slots_.push_back(slot);
   };
-  for (size_t i = 0; i < c.by.size(); ++i) check(c.by[i], p->key_slots_[i]);
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    if (p->key_slots_[i] >= 0) check(c.by[i], p->key_slots_[i]);
+  }
   for (size_t i = 0; i < c.aggs.size(); ++i) {
     if (!c.aggs[i].field.empty()) check(c.aggs[i].field, p->agg_slots_[i]);
   }
+  for (const auto& [path, slot] : expr_fields) check(path, slot);
   p->seen_.assign(p->checked_slots_.size(), 0);
   p->all_seen_ = p->checked_slots_.empty();
   // The aggregates' inputs are read in place when their slots follow each other (no field read
   // twice, or also as the time or a key); otherwise they are gathered for each event.
   p->aggs_in_place_ = true;
-  for (size_t i = 0; i < p->agg_slots_.size(); ++i)
+  for (size_t i = 0; i < p->agg_slots_.size(); ++i) {
     p->aggs_in_place_ &= p->agg_slots_[i] == p->agg_slots_[0] + static_cast<int>(i);
+    p->aggs_in_place_ &= p->agg_filters_[i] == nullptr;
+  }
+
   p->agg_inputs_.assign(c.aggs.size(), ValueRef::Null());
   *out = std::move(p);
   return Status::Ok();
@@ -111,11 +150,6 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   }
   if (!s.ok()) return bad(s);
 
-  if (!aggs_in_place_) {
-    for (size_t i = 0; i < agg_slots_.size(); ++i) agg_inputs_[i] = values_[agg_slots_[i]];
-  }
-  ev->kind = Event::Kind::kEvent;
-  ev->time = t;
   if (!all_seen_) [[unlikely]] {
     all_seen_ = true;
     for (size_t i = 0; i < checked_slots_.size(); ++i) {
@@ -123,8 +157,29 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
       all_seen_ = all_seen_ && seen_[i];
     }
   }
-  const ValueRef& k0 = values_[key_slots_.empty() ? 0 : key_slots_[0]];
-  if (key_slots_.size() == 1 && k0.type == ValueType::kString && MemoOn()) {
+  for (Expr& w : where_) {
+    if (!w.Test(values_.data())) {
+      ev->kind = Event::Kind::kFiltered;
+      return;
+    }
+  }
+  if (!aggs_in_place_) {
+    for (size_t i = 0; i < agg_slots_.size(); ++i) {
+      const std::unique_ptr<Expr>& f = agg_filters_[i];
+      if (f == nullptr) {
+        agg_inputs_[i] = values_[agg_slots_[i]];
+      } else if (!f->Test(values_.data())) {
+        agg_inputs_[i] = ValueRef::Null();  // not this aggregate's event: every one skips null
+      } else {
+        // A filtered count counts its events as count(f) counts non-null values.
+        agg_inputs_[i] = config_.aggs[i].field.empty() ? ValueRef::Bool(true) : values_[agg_slots_[i]];
+      }
+    }
+  }
+  ev->kind = Event::Kind::kEvent;
+  ev->time = t;
+  const ValueRef& k0 = values_[key_slots_.empty() || key_slots_[0] < 0 ? 0 : key_slots_[0]];
+  if (key_slots_.size() == 1 && !derived_keys_ && k0.type == ValueType::kString && MemoOn()) {
     // One string key, from a few distinct values (a service, a host): most lines repeat a
     // recent one, whose encoding and hash are kept in a small table instead of made again.
     const std::string_view raw = k0.s;
@@ -161,7 +216,14 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     ev->key_slot = static_cast<uint32_t>(&m - key_memo_);
   } else {
     key_.clear();
-    for (int slot : key_slots_) EncodeValue(values_[slot], &key_);
+    for (size_t i = 0; i < key_slots_.size(); ++i) {
+      if (key_slots_[i] >= 0) {
+        EncodeValue(values_[key_slots_[i]], &key_);
+      } else {
+        // Encoded at once: a derived string lives in the expression until its next Eval.
+        EncodeValue(key_exprs_[i]->Eval(values_.data()), &key_);
+      }
+    }
     ev->key = key_;
     ev->key_hash = KeyTable::Hash(key_);
     ev->key_token = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "expr/expr.h"
 #include "json/extractor.h"
 #include "json/value.h"
 #include "time/time_format.h"
@@ -20,7 +21,7 @@
 namespace logtide {
 
 struct Event {
-  enum class Kind : uint8_t { kBlank, kBad, kEvent };
+  enum class Kind : uint8_t { kBlank, kBad, kEvent, kFiltered };  // kFiltered: --where said no
   Kind kind = Kind::kBlank;
   Nanos time = 0;
   std::string_view key;          // kEvent: EncodeValue of each --by field, in order
@@ -68,6 +69,12 @@ class EventParser {
   int time_slot_ = -1;
   std::vector<int> key_slots_;
   std::vector<int> agg_slots_;  // a placeholder slot (always null) for a plain count
+  // --where's expressions, derived keys (null where the key is a plain field) and filter
+  // aggregates' conditions (null where unfiltered), each bound to the extractor's slots.
+  std::vector<Expr> where_;
+  std::vector<std::unique_ptr<Expr>> key_exprs_;
+  std::vector<std::unique_ptr<Expr>> agg_filters_;
+  bool derived_keys_ = false;
   bool aggs_in_place_ = false;  // agg_slots_ are consecutive: the inputs are read in values_
   // Reused per line: no allocation in the steady state.
   std::vector<ValueRef> values_;

@@ -9,7 +9,10 @@ std::string QueryText(const EngineConfig& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
   // name written out or left off do not make another query.
   std::string by, aggs;
-  for (size_t i = 0; i < c.by.size(); ++i) by += (i ? "," : "") + c.by[i];
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    by += (i ? "," : "") + c.by[i];
+    if (i < c.by_expr.size() && !c.by_expr[i].empty()) by += "=" + c.by_expr[i];
+  }
   for (size_t i = 0; i < c.aggs.size(); ++i) {
     aggs += (i ? " " : "") + CanonicalAggText(c.aggs[i]);
   }
@@ -22,6 +25,7 @@ std::string QueryText(const EngineConfig& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
+  for (const std::string& w : c.where) text += "\nwhere=" + w;
   return text;
 }
 

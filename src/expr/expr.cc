@@ -128,6 +128,34 @@ double AsDouble(const ValueRef& v) { return v.is_int ? static_cast<double>(v.i) 
 
 }  // namespace
 
+std::vector<std::string_view> SplitTopLevel(std::string_view text) {
+  std::vector<std::string_view> pieces;
+  int depth = 0;
+  bool in_string = false;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '(' || c == '[') {
+      ++depth;
+    } else if (c == ')' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth <= 0) {
+      pieces.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  pieces.push_back(text.substr(start));
+  return pieces;
+}
+
 // ---- the parser ----
 
 class Expr::Parser {

@@ -26,6 +26,10 @@ class RE2;
 
 namespace logtide {
 
+// Splits `text` at the commas outside parentheses, brackets and double-quoted strings, so
+// that "a=substr(p, 0, 3),b" is two pieces. Pieces are not trimmed.
+std::vector<std::string_view> SplitTopLevel(std::string_view text);
+
 class Expr {
  public:
   Expr();
