@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agg/agg_spec.h"
+#include "expr/expr.h"
 #include "fuzz/check.h"
 #include "json/extractor.h"
 #include "window/window_spec.h"
@@ -130,6 +131,27 @@ void CheckPaths(std::string_view text) {
              fin.ok() ? "ok" : fin.message().c_str(), paths.size(), unaddressable);
 }
 
+// An expression that parses has a canonical text that parses to the same canonical text and
+// the same paths; evaluating it over nulls and over a few values never fails.
+void CheckExpr(std::string_view text) {
+  Expr e;
+  if (!Expr::Parse(text, &e).ok()) return;
+  const std::string canonical = e.Canonical();
+  Expr again;
+  const Status s = Expr::Parse(canonical, &again);
+  FUZZ_CHECK(s.ok(), "canonical text \"%s\" does not parse: %s", canonical.c_str(),
+             s.message().c_str());
+  FUZZ_CHECK(again.Canonical() == canonical, "\"%s\" -> \"%s\" is not stable",
+             canonical.c_str(), again.Canonical().c_str());
+  FUZZ_CHECK(again.paths() == e.paths(), "\"%s\": other paths", canonical.c_str());
+  for (const ValueRef v : {ValueRef::Null(), ValueRef::Int(-3), ValueRef::Number(2.5),
+                           ValueRef::String("aB"), ValueRef::Bool(true), ValueRef::Raw("[1]")}) {
+    const std::vector<ValueRef> values(e.paths().size(), v);
+    const ValueRef r = e.Eval(values.data());
+    FUZZ_CHECK(r.type <= ValueType::kRaw, "\"%s\": a result of no type", canonical.c_str());
+  }
+}
+
 }  // namespace
 }  // namespace logtide
 
@@ -139,5 +161,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckWindow(text);
   CheckAggs(text);
   CheckPaths(text);
+  CheckExpr(text);
   return 0;
 }
