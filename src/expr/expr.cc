@@ -50,6 +50,7 @@ enum class Expr::Op : uint8_t {
 };
 
 struct Expr::Node {
+  explicit Node(Op o) : op(o) {}
   Op op;
   std::vector<int> args;
   int index = -1;       // kField: the path; kMatches: the regex
@@ -335,6 +336,17 @@ class Expr::Parser {
     return Primary(out);
   }
 
+  // Reads four hex digits at pos_ into *cp.
+  bool Hex4(unsigned* cp) {
+    if (pos_ + 4 > s_.size()) return false;
+    for (size_t i = 0; i < 4; ++i) {
+      if (!std::isxdigit(static_cast<unsigned char>(s_[pos_ + i]))) return false;
+    }
+    std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, *cp, 16);
+    pos_ += 4;
+    return true;
+  }
+
   Status String(std::string* out) {
     // At the opening quote. JSON's escapes.
     ++pos_;
@@ -370,19 +382,29 @@ class Expr::Parser {
           break;
         case 'u': {
           unsigned cp = 0;
-          if (pos_ + 4 > s_.size() ||
-              std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, cp, 16).ptr !=
-                  s_.data() + pos_ + 4) {
-            return Error("\\u needs four hex digits");
+          if (!Hex4(&cp)) return Error("\\u needs four hex digits");
+          if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its low one must follow
+            unsigned low = 0;
+            if (s_.substr(pos_, 2) != "\\u" || (pos_ += 2, !Hex4(&low)) || low < 0xDC00 ||
+                low >= 0xE000) {
+              return Error("\\u escapes half of a surrogate pair");
+            }
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          } else if (cp >= 0xDC00 && cp < 0xE000) {
+            return Error("\\u escapes half of a surrogate pair");
           }
-          pos_ += 4;
           if (cp < 0x80) {
             out->push_back(static_cast<char>(cp));
           } else if (cp < 0x800) {
             out->push_back(static_cast<char>(0xC0 | cp >> 6));
             out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-          } else {
+          } else if (cp < 0x10000) {
             out->push_back(static_cast<char>(0xE0 | cp >> 12));
+            out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
+            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+          } else {
+            out->push_back(static_cast<char>(0xF0 | cp >> 18));
+            out->push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3F)));
             out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
             out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
           }
@@ -594,7 +616,34 @@ Expr::~Expr() = default;
 Expr::Expr(Expr&&) noexcept = default;
 Expr& Expr::operator=(Expr&&) noexcept = default;
 
+namespace {
+
+// The offset of the first byte that is not part of valid UTF-8, or npos.
+size_t InvalidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4)) return i;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    }
+    const auto c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
+    if ((n == 3 && ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0))) ||
+        (n == 4 && ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))))
+      return i;  // overlong, a surrogate, or past U+10FFFF
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 Status Expr::Parse(std::string_view text, Expr* out) {
+  // JSON text is UTF-8: a key or string that is not could never match, and would not survive
+  // the canonical text.
+  if (const size_t bad = InvalidUtf8(text); bad != std::string_view::npos) {
+    return Status::InvalidArgument(fmt::format("position {}: not valid UTF-8", bad + 1));
+  }
   Expr e;
   Parser p(text, &e);
   if (Status st = p.Run(); !st.ok()) return st;

@@ -108,6 +108,9 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("a and") == "position 6: expected an operand");
   CHECK(Error("a b") == "position 3: unexpected \"b\"");
   CHECK(Error(". == 1") == "position 3: expected a field name after '.'");
+  CHECK(Error("a == \"\xff\"") == "position 7: not valid UTF-8");
+  CHECK(Error("a == \"\\ud800\"") == "position 13: \\u escapes half of a surrogate pair");
+  CHECK(Eval("\"\\ud83d\\ude00\" == s", {{"s", S("\xF0\x9F\x98\x80")}}) == "true");
 }
 
 TEST_CASE("expr: comparisons type as JSON") {
