@@ -114,6 +114,8 @@ struct Engine::Impl {
   // Fields of --by and --agg no event of this run had (ParsePool::fields_seen), and the first
   // events' lines, to say which fields they do have.
   std::vector<std::string> unseen_fields;
+  // Expressions that met operands of the wrong type this run: label, count.
+  std::vector<std::pair<std::string, uint64_t>> mismatches;
   std::vector<std::string> sample_lines;
   void WarnUnseenFields();
   Status CheckUsable() const;
@@ -811,6 +813,10 @@ Status Engine::Impl::ReadAll() {
     if (i >= pool->fields_seen().size() || !pool->fields_seen()[i])
       unseen_fields.push_back(pool->checked_fields()[i]);
   }
+  for (size_t i = 0; i < pool->expr_mismatches().size() && i < pool->expr_labels().size(); ++i) {
+    if (pool->expr_mismatches()[i] > 0)
+      mismatches.emplace_back(pool->expr_labels()[i], pool->expr_mismatches()[i]);
+  }
   pool.reset();
   // A damaged compressed input fails the run even when nothing was written from it.
   if (Status v = inputs->WaitVerified(); !v.ok()) return v;
@@ -853,6 +859,12 @@ void Engine::Impl::WarnAtEnd() {
     Diag(diag, "{}", text);
   }
   WarnUnseenFields();
+  for (const auto& [label, n] : mismatches) {
+    Diag(diag,
+         "logtide: warning: {} met {} operand{} of the wrong type (or a division by zero), "
+         "taken as null\n",
+         label, n, n == 1 ? "" : "s");
+  }
   for (size_t i = 0; i < config.aggs.size(); ++i) {
     const uint64_t ignored = stats->ignored_values[i] - at_start.ignored_values[i];
     if (ignored == 0) continue;

@@ -79,6 +79,13 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     p->agg_filters_.push_back(std::move(f));
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
+  for (const std::string& w : c.where) p->expr_labels_.push_back(fmt::format("--where \"{}\"", w));
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    if (p->key_exprs_[i]) p->expr_labels_.push_back(fmt::format("--by {}={}", c.by[i], c.by_expr[i]));
+  }
+  for (const AggSpec& a : c.aggs) {
+    if (!a.filter.empty()) p->expr_labels_.push_back(fmt::format("--agg {}'s filter {}", a.name, a.filter));
+  }
   auto check = [&](const std::string& name, int slot) {
     for (int c : p->checked_slots_)
       if (c == slot) return;
@@ -105,6 +112,18 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   p->agg_inputs_.assign(c.aggs.size(), ValueRef::Null());
   *out = std::move(p);
   return Status::Ok();
+}
+
+std::vector<uint64_t> EventParser::expr_mismatches() const {
+  std::vector<uint64_t> n;
+  for (const Expr& w : where_) n.push_back(w.type_errors());
+  for (const auto& e : key_exprs_) {
+    if (e) n.push_back(e->type_errors());
+  }
+  for (const auto& f : agg_filters_) {
+    if (f) n.push_back(f->type_errors());
+  }
+  return n;
 }
 
 void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,

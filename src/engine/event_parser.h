@@ -56,6 +56,11 @@ class EventParser {
   const std::vector<std::string>& checked_fields() const { return checked_names_; }
   const std::vector<uint8_t>& fields_seen() const { return seen_; }
 
+  // Each expression of the query (--where, derived keys, filters), as the flag and text that
+  // gave it, and how many operands of the wrong type (or divisions by zero) it met so far.
+  const std::vector<std::string>& expr_labels() const { return expr_labels_; }
+  std::vector<uint64_t> expr_mismatches() const;
+
  private:
   explicit EventParser(const EngineConfig& config) : config_(config) {}
 
@@ -75,6 +80,7 @@ class EventParser {
   std::vector<std::unique_ptr<Expr>> key_exprs_;
   std::vector<std::unique_ptr<Expr>> agg_filters_;
   bool derived_keys_ = false;
+  std::vector<std::string> expr_labels_;  // in the order: where_, key_exprs_, agg_filters_
   bool aggs_in_place_ = false;  // agg_slots_ are consecutive: the inputs are read in values_
   // Reused per line: no allocation in the steady state.
   std::vector<ValueRef> values_;

@@ -46,6 +46,9 @@ void ParsePool::MergeSeen(const EventParser& p) {
   const std::vector<uint8_t>& s = p.fields_seen();
   if (seen_.size() < s.size()) seen_.resize(s.size(), 0);
   for (size_t i = 0; i < s.size(); ++i) seen_[i] |= s[i];
+  const std::vector<uint64_t> m = p.expr_mismatches();
+  if (mismatches_.size() < m.size()) mismatches_.resize(m.size(), 0);
+  for (size_t i = 0; i < m.size(); ++i) mismatches_[i] += m[i];
 }
 
 Status ParsePool::Start(int threads) {
@@ -55,6 +58,7 @@ Status ParsePool::Start(int threads) {
   Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
   checked_ = helper_->checked_fields();
+  expr_labels_ = helper_->expr_labels();
   if (threads == 0) {
     direct_ = true;
     for (size_t i = 0; i < readers_.size(); ++i)

@@ -40,6 +40,10 @@ class ParsePool {
   void Stop();
   // EventParser::fields_seen over every parser of the pool.
   const std::vector<uint8_t>& fields_seen() const { return seen_; }
+  // EventParser::expr_labels, and expr_mismatches summed over every parser of the pool (after
+  // Stop).
+  const std::vector<std::string>& expr_labels() const { return expr_labels_; }
+  const std::vector<uint64_t>& expr_mismatches() const { return mismatches_; }
   const std::vector<std::string>& checked_fields() const { return checked_; }
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
@@ -151,6 +155,8 @@ class ParsePool {
   uint64_t blocks_ = 0;
   std::vector<uint8_t> seen_;  // EventParser::fields_seen, merged (under mu_ until Stop)
   std::vector<std::string> checked_;  // EventParser::checked_fields
+  std::vector<std::string> expr_labels_;
+  std::vector<uint64_t> mismatches_;  // merged as seen_ is
   void MergeSeen(const EventParser& p);
 };
 
