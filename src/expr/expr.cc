@@ -161,6 +161,10 @@ std::vector<std::string_view> SplitTopLevel(std::string_view text) {
 
 class Expr::Parser {
  public:
+  // Nesting (parentheses, calls, not, unary minus) is bounded, so that a hostile expression
+  // cannot exhaust the stack, here or in Eval.
+  static constexpr int kMaxDepth = 200;
+
   Parser(std::string_view text, Expr* e) : s_(text), e_(e) {}
 
   Status Run() {
@@ -209,6 +213,12 @@ class Expr::Parser {
     return Add(std::move(n));
   }
 
+  struct Deeper {
+    explicit Deeper(int* d) : d_(d) { ++*d_; }
+    ~Deeper() { --*d_; }
+    int* d_;
+  };
+
   Status Or(int* out) {
     if (Status st = And(out); !st.ok()) return st;
     while (Eat("or")) {
@@ -229,6 +239,8 @@ class Expr::Parser {
   }
   Status Not(int* out) {
     if (Eat("not")) {
+      Deeper deeper(&depth_);
+      if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));
       int a;
       if (Status st = Not(&a); !st.ok()) return st;
       Node n{Op::kNot};
@@ -317,6 +329,8 @@ class Expr::Parser {
   }
   Status Unary(int* out) {
     if (Eat("-")) {
+      Deeper deeper(&depth_);
+      if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));
       int a;
       if (Status st = Unary(&a); !st.ok()) return st;
       // A negative literal stays a literal (for lists: status in [-1, 2]).
@@ -561,6 +575,8 @@ class Expr::Parser {
     if (pos_ >= s_.size()) return Error("expected an operand");
     const char c = s_[pos_];
     if (c == '(') {
+      Deeper deeper(&depth_);
+      if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));
       ++pos_;
       if (Status st = Or(out); !st.ok()) return st;
       if (!Eat(")")) return Error("expected ')'");
@@ -598,6 +614,8 @@ class Expr::Parser {
       size_t after = end;
       while (after < s_.size() && s_[after] == ' ') ++after;
       if (after < s_.size() && s_[after] == '(') {
+        Deeper deeper(&depth_);
+        if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));
         pos_ = after + 1;
         return Call(word, start, out);
       }
@@ -608,6 +626,7 @@ class Expr::Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
   Expr* e_;
 };
 
@@ -647,6 +666,17 @@ Status Expr::Parse(std::string_view text, Expr* out) {
   Expr e;
   Parser p(text, &e);
   if (Status st = p.Run(); !st.ok()) return st;
+  // Eval and Canonical recurse down the tree: a long chain (1 + 1 + ... + 1) is as deep as
+  // nesting. Children come before their parents, so depths add up in one pass.
+  std::vector<int> depth(e.nodes_.size(), 1);
+  for (size_t i = 0; i < e.nodes_.size(); ++i) {
+    for (int c : e.nodes_[i].args) depth[i] = std::max(depth[i], depth[c] + 1);
+  }
+  if (depth[e.root_] > 4 * Parser::kMaxDepth) {
+    return Status::InvalidArgument(fmt::format(
+        "the expression is {} operations deep, more than {}: split it up", depth[e.root_],
+        4 * Parser::kMaxDepth));
+  }
   // Literal strings point at their node's bytes, now that no node moves any more.
   for (Node& n : e.nodes_) {
     if (n.op == Op::kLiteral && n.literal.type == ValueType::kString) n.literal.s = n.text;

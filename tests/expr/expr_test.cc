@@ -108,6 +108,15 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("a and") == "position 6: expected an operand");
   CHECK(Error("a b") == "position 3: unexpected \"b\"");
   CHECK(Error(". == 1") == "position 3: expected a field name after '.'");
+  // Nesting is bounded: no stack overflow from a hostile expression.
+  CHECK(Error(std::string(100000, '(') + "1" + std::string(100000, ')')) ==
+        "position 201: nested more than 200 deep");
+  std::string chain = "1";
+  for (int i = 0; i < 50000; ++i) chain += " + 1";
+  CHECK(Error(chain) == "the expression is 50001 operations deep, more than 800: split it up");
+  CHECK_THAT(Error(std::string(100000, '-') + "1"), Catch::EndsWith("nested more than 200 deep"));
+  CHECK_THAT(Error(std::string(50000, 'n') + "ot a"), Catch::StartsWith("position"));
+  CHECK(Eval(std::string(60, '(') + "1 + 2" + std::string(60, ')')) == "3");
   CHECK(Error("a == \"\xff\"") == "position 7: not valid UTF-8");
   CHECK(Error("a == \"\\ud800\"") == "position 13: \\u escapes half of a surrogate pair");
   CHECK(Eval("\"\\ud83d\\ude00\" == s", {{"s", S("\xF0\x9F\x98\x80")}}) == "true");
