@@ -157,7 +157,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   GuardStandardDescriptors();
   Engine::InstallStopHandlers();
   Options o;
-  bool explain = false, progress = false;
+  bool progress = false;
+  std::string explain;  // empty: run the query; words or sql:duckdb: print it
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
   std::string config_path;  // read before the flags are parsed (ConfigArgs)
@@ -232,8 +233,13 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
   app.add_flag("--progress", progress,
                "Show progress on standard error even when it is not a terminal");
-  app.add_flag("--explain", explain,
-               "Print how the query will run, in words, and exit without reading input");
+  // --explain alone is --explain=words; a value is taken only after '=', so that
+  // `--explain FILE` still reads FILE as an input.
+  app.add_flag("--explain{words}", explain,
+               "Print how the query will run and exit without reading input: in words, or "
+               "with =sql:duckdb as a DuckDB query over the same files")
+      ->check(CLI::IsMember({"words", "sql:duckdb"}))
+      ->type_name("[=MODE]");
   app.add_option("--threads", o.threads,
                  "Threads that read and parse input (default: the number of cores, at most 8); "
                  "1 does everything on one thread. Output is the same bytes for every N")
@@ -333,8 +339,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
-  if (explain) {
-    if (!WriteStdout(Explain(engine->config()))) return kExitIoError;
+  if (!explain.empty()) {
+    const std::string text =
+        explain == "sql:duckdb" ? ExplainSql(engine->config()) : Explain(engine->config());
+    if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;
   }
   ProgressPrinter printer(stderr, progress);

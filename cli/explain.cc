@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "agg/sketches.h"
+#include "plan/duckdb_sql.h"
+#include "plan/query_plan.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -227,5 +229,7 @@ std::string Explain(const EngineConfig& c) {
       c.output == "-" ? "standard output" : c.output);
   return s;
 }
+
+std::string ExplainSql(const EngineConfig& c) { return DuckDbSql(BuildQueryPlan(c)); }
 
 }  // namespace logtide

@@ -1,4 +1,4 @@
-// --explain: the query in words, from the checked configuration, without reading any input.
+// --explain: the query in words or as SQL, from the checked configuration, without reading any input.
 #pragma once
 
 #include <string>
@@ -10,5 +10,9 @@ namespace logtide {
 // Returns a few paragraphs saying what will be read, the windows, the watermark rule, when
 // results are written and what happens to late events.
 std::string Explain(const EngineConfig& config);
+
+// Returns the query as a DuckDB batch query over the same files, from its logical plan
+// (plan/query_plan.h).
+std::string ExplainSql(const EngineConfig& config);
 
 }  // namespace logtide
