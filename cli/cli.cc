@@ -158,7 +158,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   Engine::InstallStopHandlers();
   Options o;
   bool progress = false;
-  std::string explain;  // empty: run the query; words or sql:duckdb: print it
+  std::string explain;  // empty: run the query; words, sql:duckdb or sql:flink: print it
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
   std::string config_path;  // read before the flags are parsed (ConfigArgs)
@@ -237,8 +237,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   // `--explain FILE` still reads FILE as an input.
   app.add_flag("--explain{words}", explain,
                "Print how the query will run and exit without reading input: in words, or "
-               "with =sql:duckdb as a DuckDB query over the same files")
-      ->check(CLI::IsMember({"words", "sql:duckdb"}))
+               "with =sql:duckdb as a DuckDB query over the same files, =sql:flink as a Flink "
+               "SQL job")
+      ->check(CLI::IsMember({"words", "sql:duckdb", "sql:flink"}))
       ->type_name("[=MODE]");
   app.add_option("--threads", o.threads,
                  "Threads that read and parse input (default: the number of cores, at most 8); "
@@ -341,7 +342,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   if (!s.ok()) return UsageError(app, s.message());
   if (!explain.empty()) {
     const std::string text =
-        explain == "sql:duckdb" ? ExplainSql(engine->config()) : Explain(engine->config());
+        explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb)
+        : explain == "sql:flink" ? ExplainSql(engine->config(), SqlDialect::kFlink)
+                                 : Explain(engine->config());
     if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;
   }

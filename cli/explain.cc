@@ -4,6 +4,7 @@
 
 #include "agg/sketches.h"
 #include "plan/duckdb_sql.h"
+#include "plan/flink_sql.h"
 #include "plan/query_plan.h"
 #include "time/duration.h"
 
@@ -230,6 +231,9 @@ std::string Explain(const EngineConfig& c) {
   return s;
 }
 
-std::string ExplainSql(const EngineConfig& c) { return DuckDbSql(BuildQueryPlan(c)); }
+std::string ExplainSql(const EngineConfig& c, SqlDialect dialect) {
+  const QueryPlan plan = BuildQueryPlan(c);
+  return dialect == SqlDialect::kDuckDb ? DuckDbSql(plan) : FlinkSql(plan);
+}
 
 }  // namespace logtide

@@ -11,8 +11,9 @@ namespace logtide {
 // results are written and what happens to late events.
 std::string Explain(const EngineConfig& config);
 
-// Returns the query as a DuckDB batch query over the same files, from its logical plan
-// (plan/query_plan.h).
-std::string ExplainSql(const EngineConfig& config);
+enum class SqlDialect { kDuckDb, kFlink };
+// Returns the query as SQL of `dialect`, from its logical plan (plan/query_plan.h): a DuckDB
+// batch query over the same files, or a Flink SQL job.
+std::string ExplainSql(const EngineConfig& config, SqlDialect dialect);
 
 }  // namespace logtide
