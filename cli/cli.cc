@@ -159,6 +159,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   Options o;
   bool progress = false;
   std::string explain;  // empty: run the query; words, sql:duckdb or sql:flink: print it
+                        // ("true" from --explain alone: words)
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
   std::string config_path;  // read before the flags are parsed (ConfigArgs)
@@ -233,14 +234,13 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
   app.add_flag("--progress", progress,
                "Show progress on standard error even when it is not a terminal");
-  // --explain alone is --explain=words; a value is taken only after '=', so that
-  // `--explain FILE` still reads FILE as an input.
-  app.add_flag("--explain{words}", explain,
+  // --explain alone (and `explain = true` in a config file) is "true", read as words; a value
+  // is only taken after '=', so that `--explain FILE` still reads FILE as an input.
+  app.add_flag("--explain", explain,
                "Print how the query will run and exit without reading input: in words, or "
                "with =sql:duckdb as a DuckDB query over the same files, =sql:flink as a Flink "
                "SQL job")
-      ->check(CLI::IsMember({"words", "sql:duckdb", "sql:flink"}))
-      ->type_name("[=MODE]");
+      ->option_text("[=MODE]");
   app.add_option("--threads", o.threads,
                  "Threads that read and parse input (default: the number of cores, at most 8); "
                  "1 does everything on one thread. Output is the same bytes for every N")
@@ -331,6 +331,13 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     }
     if (!WriteStdout(json + "\n")) return kExitIoError;
     return kExitOk;
+  }
+
+  if (explain == "true") explain = "words";
+  if (explain == "false") explain.clear();
+  if (!explain.empty() && explain != "words" && explain != "sql:duckdb" && explain != "sql:flink") {
+    return UsageError(app, "--explain=" + explain +
+                               ": the mode is words, sql:duckdb or sql:flink (or none: words)");
   }
 
   EngineConfig config;

@@ -268,8 +268,8 @@ std::string Renderer::Render() {
       "results differ from logtide's (man logtide, RUNNING THE SAME JOB ON FLINK): event times "
       "are milliseconds; a watermark W in Flink means no event at or before W follows, so an "
       "event at exactly the watermark is late in Flink and on time in logtide; records come out "
-      "in the order the windows fire, not sorted by key; late events are dropped without a "
-      "count or a side output; bad lines are skipped without a count.";
+      "in the order the windows fire, not sorted by key; late events are dropped "
+      "(counted only in a metric), with no side output; bad lines are skipped without a count.";
   if (p_.lateness > 0 && !late_fire) {
     notes += " --lateness " + FormatDuration(p_.lateness) +
              " in final mode is the watermark's lag (delay + lateness): each window is written "
