@@ -305,6 +305,11 @@ std::string Renderer::Render() {
   }
   const std::string t = Access(p_.time.path);
   std::string event_time;
+  // The computed event-time column: `event_time`, unless the source has a field of that name.
+  std::string rowtime = "`event_time`";
+  for (const SourceField& f : p_.fields) {
+    if (f.name == "event_time") rowtime = "`logtide_event_time`";
+  }
   std::string time_note;
   switch (p_.time.kind) {
     case PlanTime::Kind::kRfc3339:
@@ -339,7 +344,7 @@ std::string Renderer::Render() {
     }
   }
   s += SqlComment("The event time: " + time_note + ".", "  ");
-  fmt::format_to(out, "  `event_time` AS {},\n", event_time);
+  fmt::format_to(out, "  {} AS {},\n", rowtime, event_time);
   s += SqlComment(p_.delay + (late_fire ? 0 : p_.lateness) == 0
                       ? "The watermark: the latest event time (no --delay)."
                       : "The watermark: the latest event time minus " +
@@ -349,7 +354,7 @@ std::string Renderer::Render() {
                                        FormatDuration(p_.lateness)) +
                             ".",
                   "  ");
-  fmt::format_to(out, "  WATERMARK FOR `event_time` AS `event_time`{}\n",
+  fmt::format_to(out, "  WATERMARK FOR {0} AS {0}{1}\n", rowtime,
                  watermark_lag == 0 ? "" : " - " + Interval(watermark_lag));
   std::string paths;
   for (size_t i = 1; i < p_.inputs.size(); ++i) paths += " " + p_.inputs[i];
@@ -374,7 +379,9 @@ std::string Renderer::Render() {
 
   // Lines without a usable event time are bad lines: logtide skips them.
   s += "\nCREATE TEMPORARY VIEW `logtide_events` AS\n"
-       "  SELECT * FROM `logtide_source` WHERE `event_time` IS NOT NULL;  -- a line without a "
+       "  SELECT * FROM `logtide_source` WHERE " +
+       rowtime +
+       " IS NOT NULL;  -- a line without a "
        "usable time is skipped\n";
 
   // The sink: logtide's record, column for column.
@@ -431,7 +438,7 @@ std::string Renderer::Render() {
         args = Interval(w.gap);
         break;
     }
-    const std::string call = "(`event_time`, " + args + ")";
+    const std::string call = "(" + rowtime + ", " + args + ")";
     start = fn + "_START" + call;
     end = fn + "_END" + call;
     from = "`logtide_events`";
@@ -440,9 +447,9 @@ std::string Renderer::Render() {
     start = "window_start";
     end = "window_end";
     from = w.kind == WindowSpec::Kind::kTumbling
-               ? "TABLE(TUMBLE(TABLE `logtide_events`, DESCRIPTOR(`event_time`), " +
+               ? "TABLE(TUMBLE(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
                      Interval(w.size) + "))"
-               : "TABLE(HOP(TABLE `logtide_events`, DESCRIPTOR(`event_time`), " +
+               : "TABLE(HOP(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
                      Interval(w.slide) + ", " + Interval(w.size) + "))";
     group = "window_start, window_end" + keys_sql;
   }
