@@ -240,9 +240,9 @@ std::string Renderer::AggExpr(const PlanAggregate& a, const std::string& col) {
     case AggKind::kCountDistinct:
       return "count(DISTINCT " + col + ")";
     case AggKind::kFirst:
-      return "arg_min(" + col + ", event_ns) FILTER (WHERE " + col + " IS NOT NULL)";
+      return "arg_min(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
     case AggKind::kLast:
-      return "arg_max(" + col + ", event_ns) FILTER (WHERE " + col + " IS NOT NULL)";
+      return "arg_max(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
     case AggKind::kQuantile:
       return fmt::format("quantile_disc({}, {})", col, a.spec.q);
     case AggKind::kApproxDistinct:
@@ -288,6 +288,14 @@ std::string Renderer::Render() {
                          a.spec.kind == AggKind::kQuantile;
     q += ",\n    " + (numeric ? NumberValue(a.path) : JsonValue(a.path)) + " AS " + agg_cols.back();
   }
+  // first and last take, among events with the same time, the first and last read: the line's
+  // place in the input (WITH ORDINALITY, DuckDB 1.3 or later).
+  bool first_last = false;
+  for (const PlanAggregate& a : p_.aggs) {
+    first_last |= a.spec.kind == AggKind::kFirst || a.spec.kind == AggKind::kLast;
+  }
+  if (first_last)
+    q += ",\n    ordinality AS line  -- the place in the input, for ties of first and last";
   std::string files;
   for (size_t i = 0; i < p_.inputs.size(); ++i) {
     files += (i ? ", " : "") + SqlString(p_.inputs[i] == "-" ? "/dev/stdin" : p_.inputs[i]);
@@ -302,9 +310,9 @@ std::string Renderer::Render() {
                  "declared, read as NULL.\n"
                  "  FROM read_ndjson([{}],\n"
                  "                   columns = {{{}}},\n"
-                 "                   format = 'newline_delimited', ignore_errors = true)\n"
+                 "                   format = 'newline_delimited', ignore_errors = true){}\n"
                  "),\n",
-                 files, columns);
+                 files, columns, first_last ? " WITH ORDINALITY" : "");
 
   std::string keys_list;
   for (const std::string& k : key_cols) keys_list += ", " + k;
@@ -394,18 +402,24 @@ std::string Renderer::Render() {
 
   std::string s = SqlComment(
       "The query of\n  " + p_.command +
-      "\nas one DuckDB batch query (DuckDB 1.1 or later) over the same files: the records "
+      "\nas one DuckDB batch query (DuckDB 1.3 or later) over the same files: the records "
       "logtide writes when no event is late, with its columns, names and order. Run it with "
       "duckdb -f FILE. Event times are nanoseconds since 1970 (RFC 3339 times to the "
       "nanosecond; epoch numbers with a fraction as doubles). JSON numbers are read as "
       "doubles, so integer results come out as doubles; keys and first, last and top_k values "
       "come out as JSON. A batch query has no watermark: an event logtide drops as late (it "
       "comes after the watermark passed the end + lateness of its windows) counts here like any "
-      "other.");
+      "other." +
+      (p_.emit == EmitMode::kUpdate
+           ? " In update mode this is revision 0 of each window, which logtide writes when "
+             "the watermark passes the window's end: an event that comes after that (within "
+             "--lateness) is counted here, where logtide writes a later revision."
+           : ""));
+  s += "\n";
   for (const Macro& m : kMacros) {
     if (used_.count(m.name)) s += m.text;
   }
-  return s + q;
+  return s + "\n" + q;
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ void Annotate(PlanAggregate* a) {
     case AggKind::kLast: {
       const bool first = a->spec.kind == AggKind::kFirst;
       a->duckdb_note = fmt::format(
-          "among events with the same time DuckDB takes any one; logtide takes the {} read",
+          "among events with the same time, the {} in the input; with several files logtide "
+          "reads them merged by time, so ties between files may be broken otherwise",
           first ? "first" : "last");
       a->flink_note = fmt::format(
           "{} takes the {} value in arrival order; logtide takes the value at the {} event time",
