@@ -289,7 +289,7 @@ std::string Renderer::Render() {
     q += ",\n    " + (numeric ? NumberValue(a.path) : JsonValue(a.path)) + " AS " + agg_cols.back();
   }
   // first and last take, among events with the same time, the first and last read: the line's
-  // place in the input (WITH ORDINALITY, DuckDB 1.3 or later).
+  // place in the input (WITH ORDINALITY).
   bool first_last = false;
   for (const PlanAggregate& a : p_.aggs) {
     first_last |= a.spec.kind == AggKind::kFirst || a.spec.kind == AggKind::kLast;
@@ -402,7 +402,7 @@ std::string Renderer::Render() {
 
   std::string s = SqlComment(
       "The query of\n  " + p_.command +
-      "\nas one DuckDB batch query (DuckDB 1.3 or later) over the same files: the records "
+      "\nas one DuckDB batch query (tested with DuckDB 1.5) over the same files: the records "
       "logtide writes when no event is late, with its columns, names and order. Run it with "
       "duckdb -f FILE. Event times are nanoseconds since 1970 (RFC 3339 times to the "
       "nanosecond; epoch numbers with a fraction as doubles). JSON numbers are read as "
