@@ -330,7 +330,8 @@ std::string Renderer::Render() {
       } else {
         event_time = fmt::format("TO_TIMESTAMP_LTZ({} / {}, 3)", t, kMilli / p_.time.epoch_unit);
       }
-      time_note = "epoch " + p_.time.format.substr(6) + " to milliseconds";
+      time_note = "a number of " + p_.time.format.substr(6) + " since 1970 (--time-format " +
+                  p_.time.format + "), as milliseconds, Flink's event-time precision";
       break;
     case PlanTime::Kind::kPattern: {
       bool exact;
