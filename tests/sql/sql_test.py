@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The SQL that --explain=sql:duckdb and --explain=sql:flink print, checked by real engines (issue 20).
 
-  sql_test.py duckdb LOGTIDE REPO   every case in tests/sql/cases.txt: its query run by logtide and
-                                    its --explain=sql:duckdb script run by DuckDB give the same
-                                    records, as values, in the same order
-  sql_test.py flink LOGTIDE REPO    the --explain=sql:flink script of every case in cases.txt, and
+  sql_test.py duckdb LOGTIDE REPO   every case in tests/sql/cases.txt, and 60 random queries (every
+                                    window kind, aggregate and key kind, nulls, absent fields and
+                                    values of the wrong type, fixed seed) over a generated input:
+                                    the query run by logtide and its --explain=sql:duckdb script
+                                    run by DuckDB give the same records, as values, in the same order
+  sql_test.py flink LOGTIDE REPO    the --explain=sql:flink script of every case in cases.txt (also
+                                    with lateness in both emit modes), of the random queries, and
                                     each Flink golden script (testdata/cases/sql/*/expected of a
                                     cmd with sql:flink), parse with dt-sql-parser's FlinkSQL grammar
 
@@ -24,6 +27,7 @@ Integer results DuckDB computes as doubles (sums, min, max) compare equal as val
 """
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -115,19 +119,62 @@ def same(a, b, tolerance):
     return a == b
 
 
+RANDOM_QUERIES = 60
+WINDOWS = ["tumbling:7m", "tumbling:1h", "tumbling:90s", "sliding:10m:3m", "sliding:1h:15m",
+           "session:2m", "session:45s"]
+AGGS = ["count", "count(n)", "sum(n)", "min(n)", "max(n)", "avg(n)", "count_distinct(u)", "first(u)",
+        "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "top_k(u, 3)", "approx_count_distinct(svc)"]
+KEYS = [[], ["svc"], ["req.m"], ["svc", "req.m"], ["u"]]
+
+
+def random_queries(folder, seed):
+    """Writes folder/in.ndjson (events in time order, so none is late) and returns (name, args) of
+    random queries over it."""
+    rnd = random.Random(seed)
+    events = []
+    for _ in range(400):
+        ev = {"ts": 1714557600000 + rnd.randint(-3600000, 7200000),
+              "svc": rnd.choice(["a", "b", "c", None]),
+              "n": rnd.choice([1, 2, 3.5, -4, "x", None, 10 ** 6, 0.25]),
+              "req": {"m": rnd.choice(["GET", "POST", 1, True])},
+              "u": rnd.choice(["u%d" % k for k in range(8)] + [7, 7.5, False, None])}
+        if rnd.random() < 0.05:
+            del ev["svc"]
+        events.append(ev)
+    events.sort(key=lambda e: e["ts"])
+    with open(os.path.join(folder, "in.ndjson"), "w") as f:
+        f.write("".join(json.dumps(e) + "\n" for e in events))
+    queries = []
+    for i in range(RANDOM_QUERIES):
+        args = ["--window", rnd.choice(WINDOWS)]
+        for k in rnd.choice(KEYS):
+            args += ["--by", k]
+        for a in rnd.sample(AGGS, rnd.randint(1, 5)):
+            args += ["--agg", a]
+        if rnd.random() < 0.3:
+            args += ["--emit", "update"]
+        queries.append(("random/%d" % (i + 1), args + ["in.ndjson"]))
+    return queries
+
+
 INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UBIGINT", "UINTEGER"}
 
 
 def duckdb_test(logtide, repo):
     root = install(DUCKDB)
     script = node_script(root, "duckdb_run.mjs")
-    cases = read_cases(repo)
     scratch = tempfile.mkdtemp()
     try:
-        want, files, tolerances = [], [], []
-        for name, case, args in cases:
+        cases = []  # (name, folder the query runs in, logtide arguments)
+        for name, case, args in read_cases(repo):
             work = os.path.join(scratch, name.replace("/", "_"))
             shutil.copytree(case, work)
+            cases.append((name, work, args))
+        generated = os.path.join(scratch, "random")
+        os.mkdir(generated)
+        cases += [(name, generated, args) for name, args in random_queries(generated, 20)]
+        want, files, tolerances = [], [], []
+        for i, (name, work, args) in enumerate(cases):
             r = run(logtide, ["-q", "--stats"] + args, work)
             if r.returncode != 0:
                 sys.exit("FAIL %s: logtide exited %d: %s" % (name, r.returncode, r.stderr))
@@ -140,7 +187,7 @@ def duckdb_test(logtide, repo):
             sql = run(logtide, args + ["--explain=sql:duckdb"], work)
             if sql.returncode != 0:
                 sys.exit("FAIL %s: --explain=sql:duckdb exited %d: %s" % (name, sql.returncode, sql.stderr))
-            path = os.path.join(work, "query.sql")
+            path = os.path.join(work, "query-%d.sql" % i)
             with open(path, "w") as f:
                 f.write(sql.stdout)
             files.append(path)
@@ -229,6 +276,16 @@ def flink_test(logtide, repo):
                 with open(path, "w") as f:
                     f.write(r.stdout)
                 files.append(("%s %s" % (name, " ".join(extra)), path))
+        generated = os.path.join(scratch, "random")
+        os.mkdir(generated)
+        for name, args in random_queries(generated, 20):
+            r = run(logtide, args + ["--explain=sql:flink"], generated)
+            if r.returncode != 0:
+                sys.exit("FAIL %s: --explain=sql:flink exited %d: %s" % (name, r.returncode, r.stderr))
+            path = os.path.join(scratch, name.replace("/", "_") + ".sql")
+            with open(path, "w") as f:
+                f.write(r.stdout)
+            files.append((name, path))
         golden = os.path.join(repo, "testdata", "cases", "sql")
         for d in sorted(os.listdir(golden)) if os.path.isdir(golden) else []:
             cmd = os.path.join(golden, d, "cmd")
