@@ -21,6 +21,7 @@
 #include "explain.h"
 #include "flags.h"
 #include "inspect.h"
+#include "plan/query_plan.h"
 #include "progress.h"
 #include "state/state_store.h"
 #include "util/diag.h"
@@ -347,6 +348,17 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
+  if (explain == "sql:duckdb" || explain == "sql:flink") {
+    const std::vector<std::string> missing = Untranslated(engine->config());
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return UsageError(app, "--explain=" + explain +
+                                 " does not translate expressions to SQL yet, and without them "
+                                 "the SQL would give other results: " +
+                                 list);
+    }
+  }
   if (!explain.empty()) {
     const std::string text =
         explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb)

@@ -147,6 +147,18 @@ std::string CommandLine(const EngineConfig& c) {
   return s;
 }
 
+std::vector<std::string> Untranslated(const EngineConfig& c) {
+  std::vector<std::string> out;
+  for (const std::string& w : c.where) out.push_back("--where " + ShellWord(w));
+  for (size_t i = 0; i < c.by_expr.size(); ++i) {
+    if (!c.by_expr[i].empty()) out.push_back("--by " + ShellWord(c.by[i] + "=" + c.by_expr[i]));
+  }
+  for (const AggSpec& a : c.aggs) {
+    if (!a.filter.empty()) out.push_back("--agg " + ShellWord(a.text));
+  }
+  return out;
+}
+
 QueryPlan BuildQueryPlan(const EngineConfig& c) {
   QueryPlan p;
   p.inputs = c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;

@@ -67,8 +67,13 @@ struct QueryPlan {
   std::string command;  // the logtide command line this plan stands for, for comments
 };
 
+// Returns the parts of `config` the plan does not translate to SQL yet, as flags ("--where
+// 'status >= 500'"): --where, filter aggregates and derived keys (expr/expr.h). Empty when the
+// plan is the whole query. A SQL rendering that left them out would give other results.
+std::vector<std::string> Untranslated(const EngineConfig& config);
+
 // Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
-// paths normalized).
+// paths normalized) and Untranslated(config) is empty.
 QueryPlan BuildQueryPlan(const EngineConfig& config);
 
 // Returns the segments of a normalized field path ("req.method" -> {"req", "method"}).
