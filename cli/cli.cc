@@ -21,6 +21,7 @@
 #include "explain.h"
 #include "flags.h"
 #include "inspect.h"
+#include "plan/query_plan.h"
 #include "progress.h"
 #include "state/state_store.h"
 #include "util/diag.h"
@@ -157,7 +158,9 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   GuardStandardDescriptors();
   Engine::InstallStopHandlers();
   Options o;
-  bool explain = false, progress = false;
+  bool progress = false;
+  std::string explain;  // empty: run the query; words, sql:duckdb or sql:flink: print it
+                        // ("true" from --explain alone: words)
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   app.set_version_flag("--version", std::string("logtide ") + kVersion);
   std::string config_path;  // read before the flags are parsed (ConfigArgs)
@@ -232,8 +235,13 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
   app.add_flag("--progress", progress,
                "Show progress on standard error even when it is not a terminal");
+  // --explain alone (and `explain = true` in a config file) is "true", read as words; a value
+  // is only taken after '=', so that `--explain FILE` still reads FILE as an input.
   app.add_flag("--explain", explain,
-               "Print how the query will run, in words, and exit without reading input");
+               "Print how the query will run and exit without reading input: in words, or "
+               "with =sql:duckdb as a DuckDB query over the same files, =sql:flink as a Flink "
+               "SQL job")
+      ->option_text("[=MODE]");
   app.add_option("--threads", o.threads,
                  "Threads that read and parse input (default: the number of cores, at most 8); "
                  "1 does everything on one thread. Output is the same bytes for every N")
@@ -326,6 +334,13 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     return kExitOk;
   }
 
+  if (explain == "true") explain = "words";
+  if (explain == "false") explain.clear();
+  if (!explain.empty() && explain != "words" && explain != "sql:duckdb" && explain != "sql:flink") {
+    return UsageError(app, "--explain=" + explain +
+                               ": the mode is words, sql:duckdb or sql:flink (or none: words)");
+  }
+
   EngineConfig config;
   Status s = BuildConfig(o, &config);
   config.faults = faults;
@@ -333,8 +348,23 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   std::unique_ptr<Engine> engine;
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
-  if (explain) {
-    if (!WriteStdout(Explain(engine->config()))) return kExitIoError;
+  if (explain == "sql:duckdb" || explain == "sql:flink") {
+    const std::vector<std::string> missing = Untranslated(engine->config());
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return UsageError(app, "--explain=" + explain +
+                                 " does not translate expressions to SQL yet, and without them "
+                                 "the SQL would give other results: " +
+                                 list);
+    }
+  }
+  if (!explain.empty()) {
+    const std::string text =
+        explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb)
+        : explain == "sql:flink" ? ExplainSql(engine->config(), SqlDialect::kFlink)
+                                 : Explain(engine->config());
+    if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;
   }
   ProgressPrinter printer(stderr, progress);

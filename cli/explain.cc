@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "agg/sketches.h"
+#include "plan/duckdb_sql.h"
+#include "plan/flink_sql.h"
+#include "plan/query_plan.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -226,6 +229,11 @@ std::string Explain(const EngineConfig& c) {
       c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
       c.output == "-" ? "standard output" : c.output);
   return s;
+}
+
+std::string ExplainSql(const EngineConfig& c, SqlDialect dialect) {
+  const QueryPlan plan = BuildQueryPlan(c);
+  return dialect == SqlDialect::kDuckDb ? DuckDbSql(plan) : FlinkSql(plan);
 }
 
 }  // namespace logtide

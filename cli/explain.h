@@ -1,4 +1,4 @@
-// --explain: the query in words, from the checked configuration, without reading any input.
+// --explain: the query in words or as SQL, from the checked configuration, without reading any input.
 #pragma once
 
 #include <string>
@@ -10,5 +10,10 @@ namespace logtide {
 // Returns a few paragraphs saying what will be read, the windows, the watermark rule, when
 // results are written and what happens to late events.
 std::string Explain(const EngineConfig& config);
+
+enum class SqlDialect { kDuckDb, kFlink };
+// Returns the query as SQL of `dialect`, from its logical plan (plan/query_plan.h): a DuckDB
+// batch query over the same files, or a Flink SQL job.
+std::string ExplainSql(const EngineConfig& config, SqlDialect dialect);
 
 }  // namespace logtide

@@ -1,0 +1,429 @@
+#include "plan/duckdb_sql.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "plan/sql_text.h"
+#include "time/duration.h"
+
+namespace logtide {
+namespace {
+
+// Macros the query may call, printed before it when used. Times are int64 nanoseconds since
+// 1970 throughout (DuckDB's TIMESTAMP_NS range), so windows are exact integer arithmetic.
+struct Macro {
+  const char* name;
+  const char* text;
+};
+constexpr Macro kMacros[] = {
+    {"logtide_floor",
+     "-- The largest multiple of n at or below x (floor, also before 1970).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_floor(x, n) AS x - ((x % n) + n) % n;\n"},
+    {"logtide_time",
+     "-- Nanoseconds since 1970 as logtide writes a time: RFC 3339 in UTC, a fraction of 3, 6 "
+     "or 9\n-- digits only when it is not zero.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_fraction(ns) AS ((ns % 1000000000) + 1000000000) % "
+     "1000000000;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_time(ns) AS\n"
+     "  strftime(make_timestamp((ns - logtide_fraction(ns)) // 1000), '%Y-%m-%dT%H:%M:%S')\n"
+     "  || CASE WHEN logtide_fraction(ns) = 0 THEN ''\n"
+     "          WHEN logtide_fraction(ns) % 1000000 = 0 THEN printf('.%03d', "
+     "logtide_fraction(ns) // 1000000)\n"
+     "          WHEN logtide_fraction(ns) % 1000 = 0 THEN printf('.%06d', logtide_fraction(ns) "
+     "// 1000)\n"
+     "          ELSE printf('.%09d', logtide_fraction(ns)) END\n"
+     "  || 'Z';\n"},
+    {"logtide_is_number",
+     "-- Whether a JSON value is a number (numeric aggregates ignore other types, as logtide "
+     "does).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_is_number(j) AS json_type(j) IN ('BIGINT', "
+     "'UBIGINT', 'DOUBLE');\n"},
+    {"logtide_double",
+     "-- A JSON value as a double when it is a number, else NULL.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_double(j) AS CASE WHEN logtide_is_number(j) THEN "
+     "CAST(j AS DOUBLE) END;\n"},
+    {"logtide_value",
+     "-- A JSON value as logtide compares and writes it: JSON null as SQL NULL (absent and null "
+     "are both\n-- null), an integral number as an integer (2.0 and 2e0 are 2).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_value(j) AS\n"
+     "  CASE WHEN json_type(j) = 'NULL' THEN NULL\n"
+     "       WHEN json_type(j) = 'DOUBLE' AND CAST(j AS DOUBLE) = trunc(CAST(j AS DOUBLE))\n"
+     "            AND abs(CAST(j AS DOUBLE)) < 9.2e18 THEN CAST(CAST(CAST(j AS DOUBLE) AS BIGINT) "
+     "AS JSON)\n"
+     "       ELSE j END;\n"},
+    {"logtide_rfc3339_ns",
+     "-- An RFC 3339 string as nanoseconds since 1970; NULL (a bad line) for anything else.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_rfc3339_ns(j) AS\n"
+     "  CASE WHEN json_type(j) = 'VARCHAR' THEN epoch_ns(TRY_CAST(upper(j->>'$') AS TIMESTAMP_NS)) "
+     "END;\n"},
+    {"logtide_epoch_ns",
+     "-- A JSON number of units (unit: nanoseconds per unit) as nanoseconds since 1970; "
+     "integers\n-- exactly, numbers with a fraction as doubles (DuckDB reads those as doubles).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_epoch_ns(j, unit) AS\n"
+     "  CASE json_type(j) WHEN 'DOUBLE' THEN CAST(floor(CAST(j AS DOUBLE) * unit) AS BIGINT)\n"
+     "                    WHEN 'BIGINT' THEN CAST(CAST(j AS HUGEINT) * unit AS BIGINT)\n"
+     "                    WHEN 'UBIGINT' THEN CAST(CAST(j AS HUGEINT) * unit AS BIGINT) END;\n"},
+    {"logtide_key_order",
+     "-- A sort key that orders JSON values as logtide does: null < false < true < numbers (by "
+     "value)\n-- < strings (by bytes) < objects and arrays (by text).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_key_order(k) AS {\n"
+     "  'type': CASE WHEN k IS NULL THEN 0\n"
+     "               WHEN json_type(k) = 'BOOLEAN' THEN CASE WHEN CAST(k AS VARCHAR) = 'true' "
+     "THEN 2 ELSE 1 END\n"
+     "               WHEN logtide_is_number(k) THEN 3 WHEN json_type(k) = 'VARCHAR' THEN 4 "
+     "ELSE 5 END,\n"
+     "  'number': COALESCE(logtide_double(k), 0),\n"
+     "  'text': COALESCE(CASE WHEN json_type(k) = 'VARCHAR' THEN k->>'$' ELSE CAST(k AS VARCHAR) "
+     "END, '')};\n"},
+};
+
+// Returns the DuckDB type read_ndjson reads `f` as.
+std::string ColumnType(const SourceField& f) {
+  switch (f.use) {
+    case FieldUse::kNumber:
+      return "DOUBLE";
+    case FieldUse::kTime:
+    case FieldUse::kAny:
+      return "JSON";
+    case FieldUse::kRecord:
+      break;
+  }
+  std::string s = "STRUCT(";
+  for (size_t i = 0; i < f.children.size(); ++i) {
+    s += (i ? ", " : "") + DoubleQuotedIdent(f.children[i].name) + " " + ColumnType(f.children[i]);
+  }
+  return s + ")";
+}
+
+class Renderer {
+ public:
+  explicit Renderer(const QueryPlan& p) : p_(p) {}
+
+  std::string Render();
+
+ private:
+  // The expression for a field: struct access down the records, then json_extract inside a
+  // field read as JSON. *json says whether it is JSON (else DOUBLE); *extracted whether it came
+  // out of json_extract (where JSON null is not SQL NULL).
+  std::string Access(const std::vector<std::string>& path, bool* json, bool* extracted) const;
+  std::string JsonValue(const std::vector<std::string>& path);
+  std::string NumberValue(const std::vector<std::string>& path);
+  std::string TimeNs();
+  std::string AggExpr(const PlanAggregate& a, const std::string& col);
+  std::string Use(const char* macro) {
+    used_.insert(macro);
+    return macro;
+  }
+
+  const QueryPlan& p_;
+  std::set<std::string> used_;
+};
+
+std::string Renderer::Access(const std::vector<std::string>& path, bool* json,
+                             bool* extracted) const {
+  const std::vector<SourceField>* level = &p_.fields;
+  std::string sql;
+  std::string json_path;
+  const SourceField* node = nullptr;
+  *extracted = false;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (node != nullptr && node->use != FieldUse::kRecord) {
+      // Inside a field read as JSON text: the rest of the path is a JSON path.
+      json_path = "$";
+      for (size_t j = i; j < path.size(); ++j) json_path += "." + DoubleQuotedIdent(path[j]);
+      *extracted = true;
+      *json = true;
+      return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
+    }
+    for (const SourceField& f : *level) {
+      if (f.name == path[i]) node = &f;
+    }
+    sql += (i ? "." : "") + DoubleQuotedIdent(path[i]);
+    level = &node->children;
+  }
+  *json = node->use != FieldUse::kNumber;
+  return sql;
+}
+
+std::string Renderer::JsonValue(const std::vector<std::string>& path) {
+  bool json, extracted;
+  return Use("logtide_value") + "(" + Access(path, &json, &extracted) + ")";
+}
+
+std::string Renderer::NumberValue(const std::vector<std::string>& path) {
+  bool json, extracted;
+  std::string sql = Access(path, &json, &extracted);
+  if (!json) return sql;
+  Use("logtide_is_number");
+  return Use("logtide_double") + "(" + sql + ")";
+}
+
+// Translates a logtide strptime pattern into DuckDB's: the composite directives spelled out.
+std::string DuckDbPattern(const std::string& pattern) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    const char d = pattern[++i];
+    switch (d) {
+      case 'T':
+        out += "%H:%M:%S";
+        break;
+      case 'F':
+        out += "%Y-%m-%d";
+        break;
+      case 'D':
+        out += "%m/%d/%y";
+        break;
+      case 'R':
+        out += "%H:%M";
+        break;
+      case 'e':
+        out += "%-d";
+        break;
+      case 'h':
+        out += "%b";
+        break;
+      default:
+        out += '%';
+        out += d;
+    }
+  }
+  return out;
+}
+
+std::string Renderer::TimeNs() {
+  bool json, extracted;
+  const std::string j = Access(p_.time.path, &json, &extracted);
+  switch (p_.time.kind) {
+    case PlanTime::Kind::kRfc3339:
+      return Use("logtide_rfc3339_ns") + "(" + j + ")";
+    case PlanTime::Kind::kEpoch:
+      return fmt::format("{}({}, {})", Use("logtide_epoch_ns"), j, p_.time.epoch_unit);
+    case PlanTime::Kind::kAuto:
+      Use("logtide_rfc3339_ns");
+      Use("logtide_epoch_ns");
+      Use("logtide_is_number");
+      Use("logtide_double");
+      // Epoch numbers: the unit by magnitude, as --time-format auto guesses it.
+      return fmt::format(
+          "CASE WHEN json_type({0}) = 'VARCHAR' THEN logtide_rfc3339_ns({0})\n"
+          "         WHEN abs(logtide_double({0})) < 1e11 THEN logtide_epoch_ns({0}, 1000000000)\n"
+          "         WHEN abs(logtide_double({0})) < 1e14 THEN logtide_epoch_ns({0}, 1000000)\n"
+          "         WHEN abs(logtide_double({0})) < 1e17 THEN logtide_epoch_ns({0}, 1000)\n"
+          "         ELSE logtide_epoch_ns({0}, 1) END",
+          j);
+    case PlanTime::Kind::kPattern:
+      return fmt::format("epoch_ns(try_strptime({}->>'$', {}))", j,
+                         SqlString(DuckDbPattern(p_.time.pattern)));
+  }
+  return "";
+}
+
+std::string Renderer::AggExpr(const PlanAggregate& a, const std::string& col) {
+  switch (a.spec.kind) {
+    case AggKind::kCount:
+      return "count(*)";
+    case AggKind::kCountField:
+      return "count(" + col + ")";
+    case AggKind::kSum:
+      return "sum(" + col + ")";
+    case AggKind::kMin:
+      return "min(" + col + ")";
+    case AggKind::kMax:
+      return "max(" + col + ")";
+    case AggKind::kAvg:
+      return "avg(" + col + ")";
+    case AggKind::kCountDistinct:
+      return "count(DISTINCT " + col + ")";
+    case AggKind::kFirst:
+      return "arg_min(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
+    case AggKind::kLast:
+      return "arg_max(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
+    case AggKind::kQuantile:
+      return fmt::format("quantile_disc({}, {})", col, a.spec.q);
+    case AggKind::kApproxDistinct:
+      // Exact: logtide's is too up to 1024 values, and DuckDB's approx_count_distinct is not
+      // even on a few values (3 for 5).
+      return "count(DISTINCT " + col + ")";
+    case AggKind::kTopK:
+      Use("logtide_key_order");
+      Use("logtide_is_number");
+      Use("logtide_double");
+      // The values' counts (histogram), largest count first and ties in key order, as
+      // [{"value","count","error"}]; [] when there is no value.
+      return fmt::format(
+          "COALESCE(to_json(list_transform(list_slice(list_sort(list_transform(\n"
+          "      map_entries(histogram({})),\n"
+          "      e -> {{'count': -CAST(e.value AS BIGINT), 'order': logtide_key_order(e.key), "
+          "'value': e.key}})), 1, {}),\n"
+          "      e -> {{'value': e.value, 'count': -e.count, 'error': 0}})), '[]'::JSON)",
+          col, a.spec.k);
+  }
+  return "";
+}
+
+std::string Renderer::Render() {
+  std::string q;  // the query, after the macros
+  auto out = std::back_inserter(q);
+  const WindowSpec& w = p_.window;
+
+  // events: one row per line with a usable time; its columns are the time, the keys and the
+  // aggregates' inputs.
+  std::vector<std::string> key_cols, agg_cols;
+  q += "WITH events AS (\n  SELECT\n    " + TimeNs() + " AS event_ns";
+  for (size_t i = 0; i < p_.keys.size(); ++i) {
+    key_cols.push_back(DoubleQuotedIdent(fmt::format("key_{}", i + 1)));
+    q += ",\n    " + JsonValue(p_.key_paths[i]) + " AS " + key_cols.back();
+  }
+  for (size_t i = 0; i < p_.aggs.size(); ++i) {
+    const PlanAggregate& a = p_.aggs[i];
+    agg_cols.push_back(DoubleQuotedIdent(fmt::format("value_{}", i + 1)));
+    if (a.spec.kind == AggKind::kCount) continue;
+    const bool numeric = a.spec.kind == AggKind::kSum || a.spec.kind == AggKind::kMin ||
+                         a.spec.kind == AggKind::kMax || a.spec.kind == AggKind::kAvg ||
+                         a.spec.kind == AggKind::kQuantile;
+    q += ",\n    " + (numeric ? NumberValue(a.path) : JsonValue(a.path)) + " AS " + agg_cols.back();
+  }
+  // first and last take, among events with the same time, the first and last read: the line's
+  // place in the input (WITH ORDINALITY).
+  bool first_last = false;
+  for (const PlanAggregate& a : p_.aggs) {
+    first_last |= a.spec.kind == AggKind::kFirst || a.spec.kind == AggKind::kLast;
+  }
+  if (first_last)
+    q += ",\n    ordinality AS line  -- the place in the input, for ties of first and last";
+  std::string files;
+  for (size_t i = 0; i < p_.inputs.size(); ++i) {
+    files += (i ? ", " : "") + SqlString(p_.inputs[i] == "-" ? "/dev/stdin" : p_.inputs[i]);
+  }
+  std::string columns;
+  for (size_t i = 0; i < p_.fields.size(); ++i) {
+    columns += (i ? ", " : "") + DoubleQuotedIdent(p_.fields[i].name) + ": " +
+               SqlString(ColumnType(p_.fields[i]));
+  }
+  fmt::format_to(out,
+                 "\n  -- Lines that are not JSON objects, and fields of another type than "
+                 "declared, read as NULL.\n"
+                 "  FROM read_ndjson([{}],\n"
+                 "                   columns = {{{}}},\n"
+                 "                   format = 'newline_delimited', ignore_errors = true){}\n"
+                 "),\n",
+                 files, columns, first_last ? " WITH ORDINALITY" : "");
+
+  std::string keys_list;
+  for (const std::string& k : key_cols) keys_list += ", " + k;
+  const std::string partition = key_cols.empty() ? "" : "PARTITION BY " + keys_list.substr(2) + " ";
+  std::string start, end;  // nanosecond expressions of the output row's window
+  std::string group;
+  Use("logtide_time");
+  switch (w.kind) {
+    case WindowSpec::Kind::kTumbling:
+      Use("logtide_floor");
+      fmt::format_to(out,
+                     "-- Tumbling windows of {} ({} ns): each event in the one window starting "
+                     "at the\n-- multiple of the size at or before it.\n"
+                     "windowed AS (\n"
+                     "  SELECT *, logtide_floor(event_ns, {}) AS start_ns\n"
+                     "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
+                     ")\n",
+                     FormatDuration(w.size), w.size, w.size);
+      start = "start_ns";
+      end = fmt::format("start_ns + {}", w.size);
+      group = "start_ns" + keys_list;
+      break;
+    case WindowSpec::Kind::kSliding:
+      Use("logtide_floor");
+      fmt::format_to(out,
+                     "-- Sliding windows of {} ({} ns) starting every {} ({} ns): each event in "
+                     "every\n-- window with start <= t < start + size.\n"
+                     "windowed AS (\n"
+                     "  SELECT *, unnest(generate_series(logtide_floor(event_ns - {}, {}) + {}, "
+                     "logtide_floor(event_ns, {}), {})) AS start_ns\n"
+                     "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
+                     ")\n",
+                     FormatDuration(w.size), w.size, FormatDuration(w.slide), w.slide, w.size,
+                     w.slide, w.slide, w.slide, w.slide);
+      start = "start_ns";
+      end = fmt::format("start_ns + {}", w.size);
+      group = "start_ns" + keys_list;
+      break;
+    case WindowSpec::Kind::kSession:
+      fmt::format_to(out,
+                     "-- Sessions (gaps and islands): per key, an event more than {} ({} ns) "
+                     "after the one\n-- before it starts a session, which ends {} after its "
+                     "last event.\n"
+                     "marked AS (\n"
+                     "  SELECT *, CASE WHEN event_ns - lag(event_ns) OVER ({}ORDER BY event_ns) "
+                     "<= {} THEN 0 ELSE 1 END AS new_session\n"
+                     "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
+                     "),\n"
+                     "windowed AS (\n"
+                     "  SELECT *, sum(new_session) OVER ({}ORDER BY event_ns ROWS UNBOUNDED "
+                     "PRECEDING) AS session\n"
+                     "  FROM marked\n"
+                     ")\n",
+                     FormatDuration(w.gap), w.gap, FormatDuration(w.gap), partition, w.gap,
+                     partition);
+      start = "min(event_ns)";
+      end = fmt::format("max(event_ns) + {}", w.gap);
+      group = "session" + keys_list;
+      break;
+  }
+
+  fmt::format_to(out,
+                 "SELECT\n  logtide_time({}) AS \"window_start\",\n  logtide_time({}) AS "
+                 "\"window_end\"",
+                 start, end);
+  for (size_t i = 0; i < key_cols.size(); ++i) {
+    q += ",\n  " + key_cols[i] + " AS " + DoubleQuotedIdent(p_.keys[i]);
+  }
+  for (size_t i = 0; i < p_.aggs.size(); ++i) {
+    const PlanAggregate& a = p_.aggs[i];
+    q += ",\n";
+    if (!a.duckdb_note.empty()) q += SqlComment(a.duckdb_note, "  ");
+    q += "  " + AggExpr(a, agg_cols[i]) + " AS " + DoubleQuotedIdent(a.spec.name);
+  }
+  if (p_.emit == EmitMode::kUpdate) q += ",\n  0 AS \"revision\"";
+  std::string order = fmt::format("{}, {}", end, start);
+  for (const std::string& k : key_cols) order += ", " + Use("logtide_key_order") + "(" + k + ")";
+  if (!key_cols.empty()) {
+    Use("logtide_is_number");
+    Use("logtide_double");
+  }
+  fmt::format_to(out,
+                 "\nFROM windowed\nGROUP BY {}\n"
+                 "-- logtide's order when nothing is late: by window end, window start, then "
+                 "key.\nORDER BY {};\n",
+                 group, order);
+
+  std::string s = SqlComment(
+      "The query of\n  " + p_.command +
+      "\nas one DuckDB batch query (tested with DuckDB 1.5) over the same files: the records "
+      "logtide writes when no event is late, with its columns, names and order. Run it with "
+      "duckdb -f FILE. Event times are nanoseconds since 1970 (RFC 3339 times to the "
+      "nanosecond; epoch numbers with a fraction as doubles). JSON numbers are read as "
+      "doubles, so integer results come out as doubles; keys and first, last and top_k values "
+      "come out as JSON. A batch query has no watermark: an event logtide drops as late (it "
+      "comes after the watermark passed the end + lateness of its windows) counts here like any "
+      "other." +
+      (p_.emit == EmitMode::kUpdate
+           ? " In update mode this is revision 0 of each window, which logtide writes when "
+             "the watermark passes the window's end: an event that comes after that (within "
+             "--lateness) is counted here, where logtide writes a later revision."
+           : ""));
+  s += "\n";
+  for (const Macro& m : kMacros) {
+    if (used_.count(m.name)) s += m.text;
+  }
+  return s + "\n" + q;
+}
+
+}  // namespace
+
+std::string DuckDbSql(const QueryPlan& plan) { return Renderer(plan).Render(); }
+
+}  // namespace logtide

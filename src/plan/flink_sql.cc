@@ -1,0 +1,488 @@
+#include "plan/flink_sql.h"
+
+#include <fmt/format.h>
+
+#include "plan/sql_text.h"
+#include "time/duration.h"
+
+namespace logtide {
+namespace {
+
+constexpr Nanos kMilli = 1'000'000;
+
+// Returns `d` as a Flink SQL interval literal, in milliseconds (Flink's event-time precision):
+// the largest unit that divides it, with the leading precision spelled out past 2 digits.
+std::string Interval(Nanos d) {
+  const int64_t ms = (d + kMilli - 1) / kMilli;  // a sub-millisecond rest rounds up
+  struct Unit {
+    int64_t ms;
+    const char* name;
+  };
+  for (const Unit u : {Unit{86'400'000, "DAY"}, Unit{3'600'000, "HOUR"}, Unit{60'000, "MINUTE"},
+                       Unit{1000, "SECOND"}}) {
+    if (ms % u.ms != 0) continue;
+    const std::string n = std::to_string(ms / u.ms);
+    return fmt::format("INTERVAL '{}' {}{}", n, u.name,
+                       n.size() > 2 ? fmt::format("({})", n.size()) : "");
+  }
+  const std::string secs = std::to_string(ms / 1000);
+  return fmt::format("INTERVAL '{}.{:03}' SECOND{}", secs, ms % 1000,
+                     secs.size() > 2 ? fmt::format("({}, 3)", secs.size()) : "");
+}
+
+// Returns `d` as a Flink configuration duration ("5 min", "250 ms").
+std::string ConfigDuration(Nanos d) {
+  const int64_t ms = (d + kMilli - 1) / kMilli;
+  if (ms % 3'600'000 == 0) return fmt::format("{} h", ms / 3'600'000);
+  if (ms % 60'000 == 0) return fmt::format("{} min", ms / 60'000);
+  if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
+  return fmt::format("{} ms", ms);
+}
+
+// Translates a strptime pattern into a Java DateTimeFormatter pattern (TO_TIMESTAMP's):
+// letters outside directives quoted.
+std::string JavaPattern(const std::string& pattern, bool* exact) {
+  std::string out;
+  *exact = true;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c != '%' || i + 1 == pattern.size()) {
+      if (std::isalpha(static_cast<unsigned char>(c))) {
+        out += "'" + std::string(1, c) + "'";
+      } else if (c == '\'') {
+        out += "''";
+      } else {
+        out += c;
+      }
+      continue;
+    }
+    switch (pattern[++i]) {
+      case 'Y':
+        out += "yyyy";
+        break;
+      case 'y':
+        out += "yy";
+        break;
+      case 'm':
+        out += "MM";
+        break;
+      case 'd':
+        out += "dd";
+        break;
+      case 'e':
+        out += "d";
+        break;
+      case 'H':
+        out += "HH";
+        break;
+      case 'M':
+        out += "mm";
+        break;
+      case 'S':
+        out += "ss";
+        break;
+      case 'f':
+        out += "SSS";
+        *exact = false;
+        break;
+      case 'I':
+        out += "hh";
+        break;
+      case 'p':
+        out += "a";
+        break;
+      case 'b':
+      case 'h':
+        out += "MMM";
+        break;
+      case 'B':
+        out += "MMMM";
+        break;
+      case 'a':
+        out += "EEE";
+        break;
+      case 'A':
+        out += "EEEE";
+        break;
+      case 'z':
+        out += "xx";
+        *exact = false;
+        break;
+      case 'Z':
+        out += "z";
+        *exact = false;
+        break;
+      case 'T':
+        out += "HH:mm:ss";
+        break;
+      case 'F':
+        out += "yyyy-MM-dd";
+        break;
+      case 'D':
+        out += "MM/dd/yy";
+        break;
+      case 'R':
+        out += "HH:mm";
+        break;
+      case '%':
+        out += "%";
+        break;
+      default:
+        out += "?";
+        *exact = false;
+    }
+  }
+  return out;
+}
+
+class Renderer {
+ public:
+  explicit Renderer(const QueryPlan& p) : p_(p) {}
+  std::string Render();
+
+ private:
+  std::string ColumnType(const SourceField& f) const;
+  std::string Access(const std::vector<std::string>& path) const;
+  std::string TimeColumnType() const;
+  std::string AggExpr(const PlanAggregate& a) const;
+  std::string AggType(const PlanAggregate& a) const;
+
+  const QueryPlan& p_;
+};
+
+std::string Renderer::TimeColumnType() const {
+  switch (p_.time.kind) {
+    case PlanTime::Kind::kRfc3339:
+    case PlanTime::Kind::kAuto:
+      return "TIMESTAMP_LTZ(3)";
+    case PlanTime::Kind::kEpoch:
+      return p_.time.epoch_unit == 1'000'000'000 ? "DOUBLE" : "BIGINT";
+    case PlanTime::Kind::kPattern:
+      return "STRING";
+  }
+  return "STRING";
+}
+
+std::string Renderer::ColumnType(const SourceField& f) const {
+  switch (f.use) {
+    case FieldUse::kTime:
+      return TimeColumnType();
+    case FieldUse::kNumber:
+      return "DOUBLE";
+    case FieldUse::kAny:
+      // Flink's JSON format reads any value into a STRING: a string as it is, anything else
+      // as its JSON text.
+      return "STRING";
+    case FieldUse::kRecord:
+      break;
+  }
+  std::string s = "ROW<";
+  for (size_t i = 0; i < f.children.size(); ++i) {
+    s += (i ? ", " : "") + BacktickIdent(f.children[i].name) + " " + ColumnType(f.children[i]);
+  }
+  return s + ">";
+}
+
+std::string Renderer::Access(const std::vector<std::string>& path) const {
+  const std::vector<SourceField>* level = &p_.fields;
+  const SourceField* node = nullptr;
+  std::string sql;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (node != nullptr && node->use != FieldUse::kRecord) {
+      std::string json_path = "$";
+      for (size_t j = i; j < path.size(); ++j) json_path += "." + path[j];
+      return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
+    }
+    for (const SourceField& f : *level) {
+      if (f.name == path[i]) node = &f;
+    }
+    sql += (i ? "." : "") + BacktickIdent(path[i]);
+    level = &node->children;
+  }
+  return sql;
+}
+
+std::string Renderer::AggType(const PlanAggregate& a) const {
+  switch (a.spec.kind) {
+    case AggKind::kCount:
+    case AggKind::kCountField:
+    case AggKind::kCountDistinct:
+    case AggKind::kApproxDistinct:
+      return "BIGINT";
+    case AggKind::kSum:
+    case AggKind::kMin:
+    case AggKind::kMax:
+    case AggKind::kAvg:
+    case AggKind::kQuantile:
+      return "DOUBLE";
+    case AggKind::kFirst:
+    case AggKind::kLast:
+    case AggKind::kTopK:
+      return "STRING";
+  }
+  return "STRING";
+}
+
+std::string Renderer::AggExpr(const PlanAggregate& a) const {
+  const std::string f = a.path.empty() ? "" : Access(a.path);
+  switch (a.spec.kind) {
+    case AggKind::kCount:
+      return "COUNT(*)";
+    case AggKind::kCountField:
+      return "COUNT(" + f + ")";
+    case AggKind::kSum:
+      return "SUM(" + f + ")";
+    case AggKind::kMin:
+      return "MIN(" + f + ")";
+    case AggKind::kMax:
+      return "MAX(" + f + ")";
+    case AggKind::kAvg:
+      return "AVG(" + f + ")";
+    case AggKind::kCountDistinct:
+    case AggKind::kApproxDistinct:
+      return "COUNT(DISTINCT " + f + ")";
+    case AggKind::kFirst:
+      return "FIRST_VALUE(" + f + ")";
+    case AggKind::kLast:
+      return "LAST_VALUE(" + f + ")";
+    case AggKind::kQuantile:
+      return "CAST(NULL AS DOUBLE)";
+    case AggKind::kTopK:
+      return "CAST(NULL AS STRING)";
+  }
+  return "";
+}
+
+std::string Renderer::Render() {
+  std::string s;
+  auto out = std::back_inserter(s);
+  const WindowSpec& w = p_.window;
+  const bool late_fire = p_.emit == EmitMode::kUpdate && p_.lateness > 0;
+  // Final mode: a window is written once the watermark passes its end + lateness and takes an
+  // event until then, which is a watermark lagging by delay + lateness with no allowed lateness.
+  const Nanos watermark_lag = late_fire ? p_.delay : p_.delay + p_.lateness;
+
+  std::string notes =
+      "The query of\n  " + p_.command +
+      "\nas a Flink SQL job (Flink 1.15 or later; run with sql-client.sh -f FILE). Where its "
+      "results differ from logtide's (man logtide, RUNNING THE SAME JOB ON FLINK): event times "
+      "are milliseconds; a watermark W in Flink means no event at or before W follows, so an "
+      "event at exactly the watermark is late in Flink and on time in logtide; records come out "
+      "in the order the windows fire, not sorted by key; late events are dropped "
+      "(counted only in a metric), with no side output; bad lines are skipped without a count.";
+  if (p_.lateness > 0 && !late_fire) {
+    notes += " --lateness " + FormatDuration(p_.lateness) +
+             " in final mode is the watermark's lag (delay + lateness): each window is written "
+             "once, when the watermark passes its end + lateness, as in logtide.";
+  }
+  s += SqlComment(notes);
+  s += "\nSET 'table.local-time-zone' = 'UTC';  -- window_start and window_end in UTC, as "
+       "logtide writes them\n";
+  if (p_.idle_timeout > 0) {
+    fmt::format_to(out,
+                   "SET 'table.exec.source.idle-timeout' = '{}';  -- --idle-timeout: an idle "
+                   "split stops holding the watermark back\n",
+                   ConfigDuration(p_.idle_timeout));
+  }
+  if (late_fire) {
+    fmt::format_to(out,
+                   "-- --emit update with --lateness: a first result when the watermark passes "
+                   "the window's end, then an\n"
+                   "-- updated one for each late event within the lateness (an update "
+                   "retraction and a new row, where\n"
+                   "-- logtide writes the next revision). These settings apply to GROUP BY "
+                   "TUMBLE/HOP/SESSION windows.\n"
+                   "SET 'table.exec.emit.allow-lateness' = '{}';\n"
+                   "SET 'table.exec.emit.late-fire.enabled' = 'true';\n"
+                   "SET 'table.exec.emit.late-fire.delay' = '0 s';\n",
+                   ConfigDuration(p_.lateness));
+  }
+
+  // The source.
+  s += "\nCREATE TABLE `logtide_source` (\n";
+  for (const SourceField& f : p_.fields) {
+    fmt::format_to(out, "  {} {},\n", BacktickIdent(f.name), ColumnType(f));
+  }
+  const std::string t = Access(p_.time.path);
+  std::string event_time;
+  // The computed event-time column: `event_time`, unless the source has a field of that name.
+  std::string rowtime = "`event_time`";
+  for (const SourceField& f : p_.fields) {
+    if (f.name == "event_time") rowtime = "`logtide_event_time`";
+  }
+  std::string time_note;
+  switch (p_.time.kind) {
+    case PlanTime::Kind::kRfc3339:
+    case PlanTime::Kind::kAuto:
+      event_time = t;
+      time_note =
+          "the JSON format reads RFC 3339 times in UTC (...Z) into TIMESTAMP_LTZ with "
+          "'json.timestamp-format.standard' = 'ISO-8601'; a time with another offset is null, "
+          "and the line skipped";
+      if (p_.time.kind == PlanTime::Kind::kAuto)
+        time_note += "; --time-format auto also takes epoch numbers, which this does not";
+      break;
+    case PlanTime::Kind::kEpoch:
+      if (p_.time.epoch_unit == 1'000'000'000) {
+        event_time = "TO_TIMESTAMP_LTZ(CAST(" + t + " * 1000 AS BIGINT), 3)";
+      } else if (p_.time.epoch_unit == kMilli) {
+        event_time = "TO_TIMESTAMP_LTZ(" + t + ", 3)";
+      } else {
+        event_time = fmt::format("TO_TIMESTAMP_LTZ({} / {}, 3)", t, kMilli / p_.time.epoch_unit);
+      }
+      time_note = "a number of " + p_.time.format.substr(6) + " since 1970 (--time-format " +
+                  p_.time.format + "), as milliseconds, Flink's event-time precision";
+      break;
+    case PlanTime::Kind::kPattern: {
+      bool exact;
+      event_time =
+          "TO_TIMESTAMP(" + t + ", " + SqlString(JavaPattern(p_.time.pattern, &exact)) + ")";
+      time_note = "strptime pattern " + p_.time.pattern +
+                  " as a Java DateTimeFormatter pattern; TO_TIMESTAMP returns a time without "
+                  "zone, taken as UTC";
+      if (!exact) time_note += " (check %f, %z and %Z against a sample line)";
+      break;
+    }
+  }
+  s += SqlComment("The event time: " + time_note + ".", "  ");
+  fmt::format_to(out, "  {} AS {},\n", rowtime, event_time);
+  s += SqlComment(p_.delay + (late_fire ? 0 : p_.lateness) == 0
+                      ? "The watermark: the latest event time (no --delay)."
+                      : "The watermark: the latest event time minus " +
+                            (late_fire || p_.lateness == 0
+                                 ? "--delay " + FormatDuration(p_.delay)
+                                 : "--delay " + FormatDuration(p_.delay) + " and --lateness " +
+                                       FormatDuration(p_.lateness)) +
+                            ".",
+                  "  ");
+  fmt::format_to(out, "  WATERMARK FOR {0} AS {0}{1}\n", rowtime,
+                 watermark_lag == 0 ? "" : " - " + Interval(watermark_lag));
+  std::string paths;
+  for (size_t i = 1; i < p_.inputs.size(); ++i) paths += " " + p_.inputs[i];
+  fmt::format_to(
+      out,
+      ") WITH (\n"
+      "  -- The connector (a placeholder): the same files, read once as a bounded stream{}.\n"
+      "  -- From a message bus instead, e.g. Kafka:\n"
+      "  --   'connector' = 'kafka', 'topic' = 'app-logs', 'properties.bootstrap.servers' = "
+      "'HOST:9092',\n"
+      "  --   'properties.group.id' = 'logtide', 'scan.startup.mode' = 'earliest-offset',\n"
+      "  'connector' = 'filesystem',\n"
+      "  'path' = {},\n"
+      "  'format' = 'json',\n"
+      "  'json.timestamp-format.standard' = 'ISO-8601',\n"
+      "  'json.fail-on-missing-field' = 'false',  -- an absent field is null\n"
+      "  'json.ignore-parse-errors' = 'true'  -- a line that is not JSON, or a field of another "
+      "type, is null\n"
+      ");\n",
+      paths.empty() ? "" : " (a directory holding them all:" + paths + " too)",
+      SqlString(p_.inputs[0] == "-" ? "/dev/stdin" : p_.inputs[0]));
+
+  // Lines without a usable event time are bad lines: logtide skips them.
+  s += "\nCREATE TEMPORARY VIEW `logtide_events` AS\n"
+       "  SELECT * FROM `logtide_source` WHERE " +
+       rowtime +
+       " IS NOT NULL;  -- a line without a "
+       "usable time is skipped\n";
+
+  // The sink: logtide's record, column for column.
+  s += "\nCREATE TABLE `logtide_sink` (\n";
+  s += "  `window_start` TIMESTAMP(3),  -- logtide writes RFC 3339 text\n";
+  s += "  `window_end` TIMESTAMP(3),\n";
+  for (const std::string& k : p_.keys) fmt::format_to(out, "  {} STRING,\n", BacktickIdent(k));
+  for (size_t i = 0; i < p_.aggs.size(); ++i) {
+    fmt::format_to(out, "  {} {}{}\n", BacktickIdent(p_.aggs[i].spec.name), AggType(p_.aggs[i]),
+                   i + 1 < p_.aggs.size() || late_fire ? "," : "");
+  }
+  if (late_fire) {
+    std::string pk = "`window_start`, `window_end`";
+    for (const std::string& k : p_.keys) pk += ", " + BacktickIdent(k);
+    fmt::format_to(out,
+                   "  -- Updates replace the row with the same window and key (keys that may be "
+                   "null need a COALESCE).\n"
+                   "  PRIMARY KEY ({}) NOT ENFORCED\n"
+                   ") WITH (\n"
+                   "  -- A sink that takes updates (the filesystem sink takes appends only).\n"
+                   "  'connector' = 'upsert-kafka',\n"
+                   "  'topic' = 'logtide-results',\n"
+                   "  'properties.bootstrap.servers' = 'HOST:9092',\n"
+                   "  'key.format' = 'json',\n"
+                   "  'value.format' = 'json'\n"
+                   ");\n",
+                   pk);
+  } else {
+    s += ") WITH (\n"
+         "  'connector' = 'filesystem',\n"
+         "  'path' = 'logtide-results',\n"
+         "  'format' = 'json'\n"
+         ");\n";
+  }
+
+  // The query.
+  const bool group_window = w.is_session() || late_fire;
+  std::string keys_sql;
+  for (size_t i = 0; i < p_.key_paths.size(); ++i) keys_sql += ", " + Access(p_.key_paths[i]);
+  std::string start, end, from, group;
+  if (group_window) {
+    std::string fn, args;
+    switch (w.kind) {
+      case WindowSpec::Kind::kTumbling:
+        fn = "TUMBLE";
+        args = Interval(w.size);
+        break;
+      case WindowSpec::Kind::kSliding:
+        fn = "HOP";
+        args = Interval(w.slide) + ", " + Interval(w.size);
+        break;
+      case WindowSpec::Kind::kSession:
+        fn = "SESSION";
+        args = Interval(w.gap);
+        break;
+    }
+    const std::string call = "(" + rowtime + ", " + args + ")";
+    start = fn + "_START" + call;
+    end = fn + "_END" + call;
+    from = "`logtide_events`";
+    group = fn + call + keys_sql;
+  } else {
+    start = "window_start";
+    end = "window_end";
+    from = w.kind == WindowSpec::Kind::kTumbling
+               ? "TABLE(TUMBLE(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
+                     Interval(w.size) + "))"
+               : "TABLE(HOP(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
+                     Interval(w.slide) + ", " + Interval(w.size) + "))";
+    group = "window_start, window_end" + keys_sql;
+  }
+  if (w.is_session()) {
+    s += "\n-- Sessions in the group-window form GROUP BY SESSION(...): the SESSION table "
+         "function is newer (Flink 1.19)\n-- than most clusters. A session is [first event, "
+         "last event + gap), as in logtide.\n";
+  } else if (group_window) {
+    s += "\n-- The group-window form GROUP BY " +
+         std::string(w.kind == WindowSpec::Kind::kTumbling ? "TUMBLE" : "HOP") +
+         "(...): allowed lateness applies to it, not to the window table functions.\n";
+  } else {
+    s += "\n";
+  }
+  fmt::format_to(out,
+                 "INSERT INTO `logtide_sink`\nSELECT\n  {} AS `window_start`,\n  {} AS "
+                 "`window_end`",
+                 start, end);
+  for (size_t i = 0; i < p_.keys.size(); ++i) {
+    fmt::format_to(out, ",\n  {} AS {}", Access(p_.key_paths[i]), BacktickIdent(p_.keys[i]));
+  }
+  for (const PlanAggregate& a : p_.aggs) {
+    s += ",\n";
+    if (!a.flink_note.empty()) s += SqlComment(a.flink_note, "  ");
+    fmt::format_to(out, "  {} AS {}", AggExpr(a), BacktickIdent(a.spec.name));
+  }
+  fmt::format_to(out, "\nFROM {}\nGROUP BY {};\n", from, group);
+  return s;
+}
+
+}  // namespace
+
+std::string FlinkSql(const QueryPlan& plan) { return Renderer(plan).Render(); }
+
+}  // namespace logtide

@@ -1,0 +1,156 @@
+#include "plan/query_plan.h"
+
+#include <catch2/catch.hpp>
+
+#include "plan/duckdb_sql.h"
+#include "plan/flink_sql.h"
+#include "plan/sql_text.h"
+#include "time/duration.h"
+
+namespace logtide {
+namespace {
+
+constexpr Nanos kS = kNanosPerSecond;
+
+EngineConfig Config(const char* window, std::vector<std::string> by,
+                    std::vector<const char*> aggs) {
+  EngineConfig c;
+  REQUIRE(ParseWindowSpec(window, &c.window).ok());
+  c.by = std::move(by);
+  for (const char* a : aggs) REQUIRE(ParseAggList(a, &c.aggs).ok());
+  c.inputs = {"app.log"};
+  return c;
+}
+
+const SourceField& Field(const std::vector<SourceField>& fields, const std::string& name) {
+  for (const SourceField& f : fields) {
+    if (f.name == name) return f;
+  }
+  FAIL("no field " << name);
+  return fields.front();
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_CASE("a field used as a key and by sum is read as any JSON value") {
+  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"status"}, {"sum(status)"}));
+  CHECK(Field(p.fields, "status").use == FieldUse::kAny);
+  CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
+}
+
+TEST_CASE("a field used only by numeric aggregates is read as a number") {
+  const QueryPlan p =
+      BuildQueryPlan(Config("tumbling:1m", {}, {"avg(latency_ms)", "p99(latency_ms)"}));
+  CHECK(Field(p.fields, "latency_ms").use == FieldUse::kNumber);
+}
+
+TEST_CASE("nested paths become records, and a record used whole is read whole") {
+  QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"req.method"}, {"count(req.path)"}));
+  const SourceField& req = Field(p.fields, "req");
+  CHECK(req.use == FieldUse::kRecord);
+  CHECK(req.children.size() == 2);
+  CHECK(Has(DuckDbSql(p), "\"req\": 'STRUCT(\"method\" JSON, \"path\" JSON)'"));
+  CHECK(Has(FlinkSql(p), "`req` ROW<`method` STRING, `path` STRING>"));
+  CHECK(Has(FlinkSql(p), "`req`.`method` AS `req.method`"));
+
+  p = BuildQueryPlan(Config("tumbling:1m", {"req.method"}, {"first(req)"}));
+  CHECK(Field(p.fields, "req").use == FieldUse::kAny);
+  CHECK(Has(DuckDbSql(p), "json_extract(\"req\", '$.\"method\"')"));
+  CHECK(Has(FlinkSql(p), "JSON_VALUE(`req`, '$.method')"));
+}
+
+TEST_CASE("the time field keeps its reading when it is also a key") {
+  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"ts"}, {"count"}));
+  CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
+}
+
+TEST_CASE("paths split into their segments") {
+  CHECK(SplitPath("a") == std::vector<std::string>{"a"});
+  CHECK(SplitPath("req.headers.host") == std::vector<std::string>{"req", "headers", "host"});
+}
+
+TEST_CASE("aggregates say where each engine differs") {
+  const QueryPlan p = BuildQueryPlan(Config(
+      "tumbling:1m", {}, {"count", "avg(v)", "p99(v)", "top_k(u, 3)", "first(u)", "sum(v)"}));
+  REQUIRE(p.aggs.size() == 6);
+  CHECK(p.aggs[0].duckdb_note.empty());
+  CHECK(p.aggs[0].flink_note.empty());
+  CHECK(p.aggs[1].flink_supported);
+  CHECK_FALSE(p.aggs[2].flink_supported);  // no percentile in Flink SQL
+  CHECK_FALSE(p.aggs[3].flink_supported);  // no top_k
+  CHECK_THAT(p.aggs[4].flink_note, Catch::Contains("arrival order"));
+  CHECK_THAT(p.aggs[5].duckdb_note, Catch::Contains("2^53"));
+}
+
+TEST_CASE("the command line in the scripts' comments is quoted for a shell") {
+  EngineConfig c = Config("sliding:1h:5m", {"service"}, {"p99(latency_ms)"});
+  c.delay = 30 * kS;
+  c.inputs = {"my app.log"};
+  CHECK(CommandLine(c) ==
+        "logtide --window sliding:1h:5m --by service --agg 'p99(latency_ms)' --delay 30s "
+        "'my app.log'");
+}
+
+TEST_CASE("identifiers and strings are quoted, their quotes doubled") {
+  CHECK(DoubleQuotedIdent("a\"b") == "\"a\"\"b\"");
+  CHECK(BacktickIdent("user") == "`user`");
+  CHECK(SqlString("it's") == "'it''s'");
+}
+
+TEST_CASE("comments are folded at 100 columns, continuation lines indented") {
+  const std::string text(30, 'x');
+  const std::string c = SqlComment(text + " " + text + " " + text + " " + text, "  ");
+  CHECK(c == "  -- " + text + " " + text + " " + text + "\n  --   " + text + "\n");
+  CHECK(SqlComment("a\n  b") == "-- a\n--   b\n");
+}
+
+TEST_CASE("Flink: final mode adds the lateness to the watermark's lag") {
+  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  c.delay = 10 * kS;
+  c.lateness = 30 * kS;
+  const std::string s = FlinkSql(BuildQueryPlan(c));
+  CHECK(Has(s, "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '40' SECOND"));
+  CHECK_FALSE(Has(s, "allow-lateness"));
+  CHECK(Has(s, "TABLE(TUMBLE(TABLE `logtide_events`"));
+}
+
+TEST_CASE("Flink: update mode with lateness fires late on group windows into an upsert sink") {
+  EngineConfig c = Config("sliding:2m:1m", {"service"}, {"count"});
+  c.delay = 10 * kS;
+  c.lateness = 5 * 60 * kS;
+  c.emit = EmitMode::kUpdate;
+  const std::string s = FlinkSql(BuildQueryPlan(c));
+  CHECK(Has(s, "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '10' SECOND"));
+  CHECK(Has(s, "SET 'table.exec.emit.allow-lateness' = '5 min';"));
+  CHECK(Has(s, "GROUP BY HOP(`event_time`, INTERVAL '1' MINUTE, INTERVAL '2' MINUTE), `service`"));
+  CHECK(Has(s, "'connector' = 'upsert-kafka'"));
+}
+
+TEST_CASE("Flink: intervals past two digits carry their precision; milliseconds as seconds") {
+  CHECK(Has(FlinkSql(BuildQueryPlan(Config("session:100m", {}, {"count"}))),
+            "SESSION(`event_time`, INTERVAL '100' MINUTE(3))"));
+  CHECK(Has(FlinkSql(BuildQueryPlan(Config("tumbling:1500ms", {}, {"count"}))),
+            "INTERVAL '1.500' SECOND"));
+}
+
+TEST_CASE("Flink: a source field named event_time leaves the name to it") {
+  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  c.time_field = "event_time";
+  const std::string s = FlinkSql(BuildQueryPlan(c));
+  CHECK(Has(s, "`logtide_event_time` AS `event_time`"));
+}
+
+TEST_CASE("DuckDB: window arithmetic per kind, ordered as logtide writes") {
+  std::string s = DuckDbSql(BuildQueryPlan(Config("sliding:3m:2m", {"k"}, {"count"})));
+  CHECK(Has(s, "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
+               "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
+  CHECK(Has(s, "ORDER BY start_ns + 180000000000, start_ns, logtide_key_order(\"key_1\");"));
+  s = DuckDbSql(BuildQueryPlan(Config("session:30s", {"user"}, {"count"})));
+  CHECK(Has(s, "lag(event_ns) OVER (PARTITION BY \"key_1\" ORDER BY event_ns) <= 30000000000"));
+  CHECK(Has(s, "logtide_time(max(event_ns) + 30000000000) AS \"window_end\""));
+}
+
+}  // namespace
+}  // namespace logtide
