@@ -201,6 +201,11 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
       }
       Status s = NormalizeFieldPath("--agg", inner, &spec.field);
       if (!s.ok()) return bad(s.message());
+      // jq's spelling of count(*), count(.*), is count; for others '*' is no field.
+      if (spec.field == "*") {
+        if (fn != "count") return bad("'*' (every event) is for count(*) only: name a field");
+        spec.field.clear();
+      }
     }
   }
   const Fn* found = nullptr;

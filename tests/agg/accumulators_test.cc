@@ -166,6 +166,8 @@ TEST_CASE("agg specs: names, defaults and errors") {
 TEST_CASE("agg specs: count(*) and count() are count; fields as jq writes them") {
   CHECK(Spec("count(*)").kind == AggKind::kCount);
   CHECK(Spec("count(*)").name == "count");
+  CHECK(Spec("count(.*)").kind == AggKind::kCount);
+  CHECK(Spec("count(.*)").name == "count");
   CHECK(Spec("count( )").kind == AggKind::kCount);
   CHECK(Spec("n=count(*)").name == "n");
   CHECK(Spec("sum(.bytes)").field == "bytes");
