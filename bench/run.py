@@ -3,9 +3,11 @@
 simdjson parse-only floor, on the same generated logs, rounds interleaved. Before any number is
 printed, every tool's result for every job is checked against logtide's.
 
-Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR]
+Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR] [--jobs LIST]
   --duckdb DIR: a folder where `npm install @duckdb/node-api` was run (default /tmp/logtide-duckdb;
   installed there if missing). jq and Miller run job 1 on the first 200k lines only (~20 MB/s).
+  --jobs LIST: the jobs to check and time, e.g. 1,3 (default: all). jq, Miller, the simdjson
+  floor and the linear-growth check come with job 1.
 Prints a markdown table of medians, MB/s, peak RSS and ratios, then the linear-growth check.
 """
 import argparse
@@ -26,6 +28,7 @@ JOBS = {
     4: ("sessions per user, 30 s gap", ["--window", "session:30s", "--by", "user", "--agg", "count"]),
     5: ("count per host per second", ["--window", "tumbling:1s", "--by", "host", "--agg", "count"]),
 }
+ALL_JOBS = sorted(JOBS) + [6]  # 6: a one-line input, timed on its own
 
 
 def ms(text):
@@ -80,7 +83,15 @@ def main():
     ap.add_argument("--lines", type=int, default=5_000_000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duckdb", default="/tmp/logtide-duckdb")
+    ap.add_argument("--jobs", default=",".join(str(j) for j in ALL_JOBS))
     a = ap.parse_args()
+    try:
+        selected = sorted({int(j) for j in a.jobs.split(",")})
+    except ValueError:
+        sys.exit("--jobs: a comma-separated list of job numbers, e.g. 1,3")
+    if not selected or not set(selected) <= set(ALL_JOBS):
+        sys.exit("--jobs: job numbers are %s" % ", ".join(str(j) for j in ALL_JOBS))
+    jobs = [j for j in selected if j in JOBS]  # the ones timed in rounds (not job 6)
     logtide = os.path.abspath(os.path.join(a.build, "logtide"))
     gen = os.path.abspath(os.path.join(a.build, "logtide_gen"))
     floor = os.path.abspath(os.path.join(a.build, "parse_floor"))
@@ -125,7 +136,8 @@ def main():
 
     # ---- agreement, on the small input -----------------------------------------------------
     keyname = {1: "service", 2: "service", 3: "user", 4: "user", 5: "host"}
-    for job in JOBS:
+    exact_jobs = [j for j in jobs if j in keyname]
+    for job in exact_jobs:
         want = logtide_rows(subprocess.run(lt(job, small), capture_output=True, text=True, check=True).stdout, keyname[job])
         for threads in (1, 2):
             got = subprocess.run(duck(job, small, threads), capture_output=True, text=True, env=duck_env, check=True).stdout
@@ -135,14 +147,18 @@ def main():
                 sys.exit("job %d: DuckDB (%d threads) disagrees with logtide on %d rows, e.g. %s" % (job, threads, len(diff), sorted(diff)[:3]))
     def minute_rows(pairs):
         return sorted((ms(m.replace("T", " ") + ":00"), svc, n, s, round(avg, 6)) for m, svc, n, s, avg in pairs)
-    want1 = [(r[0], r[2], r[3], r[4], r[5]) for r in logtide_rows(subprocess.run(lt(1, small), capture_output=True, text=True, check=True).stdout, "service")]
-    jq_rows = [json.loads(l) for l in subprocess.run(jq + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
-    if minute_rows([(r[0].split(" ")[0], r[0].split(" ")[1], r[1], r[2], r[3]) for r in jq_rows]) != sorted(want1):
-        sys.exit("job 1: jq disagrees with logtide")
-    mlr_rows = [json.loads(l) for l in subprocess.run(mlr + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
-    if minute_rows([(r["minute"], r["service"], r["bytes_count"], r["bytes_sum"], r["latency_ms_mean"]) for r in mlr_rows]) != sorted(want1):
-        sys.exit("job 1: Miller disagrees with logtide")
-    print("check: on %d lines, DuckDB (1 and 2 threads) agrees with logtide on jobs 1-5, jq and Miller on job 1\n" % 200_000)
+    if 1 in jobs:
+        want1 = [(r[0], r[2], r[3], r[4], r[5]) for r in logtide_rows(subprocess.run(lt(1, small), capture_output=True, text=True, check=True).stdout, "service")]
+        jq_rows = [json.loads(l) for l in subprocess.run(jq + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
+        if minute_rows([(r[0].split(" ")[0], r[0].split(" ")[1], r[1], r[2], r[3]) for r in jq_rows]) != sorted(want1):
+            sys.exit("job 1: jq disagrees with logtide")
+        mlr_rows = [json.loads(l) for l in subprocess.run(mlr + [small], capture_output=True, text=True, check=True).stdout.splitlines()]
+        if minute_rows([(r["minute"], r["service"], r["bytes_count"], r["bytes_sum"], r["latency_ms_mean"]) for r in mlr_rows]) != sorted(want1):
+            sys.exit("job 1: Miller disagrees with logtide")
+    if exact_jobs:
+        print("check: on %d lines, DuckDB (1 and 2 threads) agrees with logtide on job%s %s%s\n" % (
+            200_000, "s" if len(exact_jobs) > 1 else "", ", ".join(str(j) for j in exact_jobs),
+            ", jq and Miller on job 1" if 1 in jobs else ""))
 
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
@@ -153,7 +169,7 @@ def main():
     cores = os.cpu_count()
     default_threads = 1 if cores <= 1 else min(cores, 8)  # as cli/flags.cc DefaultThreads
     for r in range(a.rounds):
-        for job in JOBS:
+        for job in jobs:
             # Every round checks that all threads give the bytes of one thread.
             out_one = os.path.join(OUT_DIR, "logtide-bench-out-1")
             out_many = os.path.join(OUT_DIR, "logtide-bench-out-n")
@@ -167,9 +183,10 @@ def main():
                 sys.exit("job %d: logtide's output with %d threads differs from one thread's" % (job, default_threads))
             add("duckdb 1 thread", job, big_mb, duck(job, big, 1), env=duck_env)
             add("duckdb 2 threads", job, big_mb, duck(job, big, 2), env=duck_env)
-        add("simdjson floor", 1, big_mb, [floor, big])
-        add("jq", 1, small_mb, jq + [small])
-        add("Miller", 1, small_mb, mlr + [small])
+        if 1 in jobs:
+            add("simdjson floor", 1, big_mb, [floor, big])
+            add("jq", 1, small_mb, jq + [small])
+            add("Miller", 1, small_mb, mlr + [small])
 
     def med(name, job):
         v = runs[(name, job)]
@@ -182,16 +199,18 @@ def main():
         s, mbs, rss = med(name, job)
         print("| %d | %s | %.0f | %.3f | %.1f | %.1f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss))
     print("\n(logtide: the default, --threads %d (%d worker thread%s, the main thread parsing when it has nothing to apply, and the output thread) on %d cores; logtide 1 thread: --threads 1; outputs identical)" % (default_threads, default_threads - 1, "" if default_threads == 2 else "s", cores))
-    for name in ("logtide 1 thread", "logtide"):
+    for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
         lt1 = med(name, 1)[1]
         print("job 1, %s: / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (
             name, lt1 / med("duckdb 2 threads", 1)[1], lt1 / med("duckdb 1 thread", 1)[1], 100 * lt1 / med("simdjson floor", 1)[1],
             lt1 / med("jq", 1)[1], lt1 / med("Miller", 1)[1]))
-    for job in JOBS:
+    for job in jobs:
         print("job %d: the default threads run %.2fx as fast as one thread" % (job, med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
-    for name in ("logtide 1 thread", "logtide"):
-        print("job 2 takes %.2fx the time of job 1 (%s)" % (med(name, 2)[0] / med(name, 1)[0], name))
-        print("job 3 runs at %.0f%% of job 1's speed (%s)" % (100 * med(name, 3)[1] / med(name, 1)[1], name))
+    for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
+        if 2 in jobs:
+            print("job 2 takes %.2fx the time of job 1 (%s)" % (med(name, 2)[0] / med(name, 1)[0], name))
+        if 3 in jobs:
+            print("job 3 runs at %.0f%% of job 1's speed (%s)" % (100 * med(name, 3)[1] / med(name, 1)[1], name))
     # Memory per open (window, key) entry in job 3: peak RSS above job 1's, per entry of the
     # fullest minute (from logtide's own output: the most records with one window start).
     def fullest_minute(path):
@@ -204,15 +223,17 @@ def main():
                 ws = line[17:41]
                 per_window[ws] = per_window.get(ws, 0) + 1
         return max(per_window.values())
-    fullest = fullest_minute(big)
-    extra = (med("logtide 1 thread", 3)[2] - med("logtide 1 thread", 1)[2]) * 1024 * 1024
-    print("job 3 (1 thread): at most %d (minute, user) entries open at once; %.0f bytes of peak RSS each above job 1" % (fullest, extra / fullest))
+    if 3 in jobs:
+        fullest = fullest_minute(big)
+    if 3 in jobs and 1 in jobs:
+        extra = (med("logtide 1 thread", 3)[2] - med("logtide 1 thread", 1)[2]) * 1024 * 1024
+        print("job 3 (1 thread): at most %d (minute, user) entries open at once; %.0f bytes of peak RSS each above job 1" % (fullest, extra / fullest))
 
     # ---- job 6: a one-line input, what every cron or pipeline call pays ------------------------
     # posix_spawn (vfork) rather than fork: the cost of copying this Python process's page tables
     # is not logtide's.
     walls = []
-    for _ in range(30):
+    for _ in range(30 if 6 in selected else 0):
         t0 = time.perf_counter()
         pid = os.posix_spawn(logtide, lt(1, one), os.environ,
                              file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
@@ -220,23 +241,27 @@ def main():
         walls.append(time.perf_counter() - t0)
         if status != 0:
             sys.exit("job 6: logtide failed")
-    print("job 6: one-line input, median wall %.1f ms over 30 runs (includes spawning the process)" % (1000 * statistics.median(walls)))
+    if walls:
+        print("job 6: one-line input, median wall %.1f ms over 30 runs (includes spawning the process)" % (1000 * statistics.median(walls)))
 
     # ---- linear growth: 4x the input -----------------------------------------------------------
-    q = quarter_runs
-    full = runs[("logtide 1 thread", 1)]
-    print("linear growth (1 thread): 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
-        statistics.median(x[0] for x in full) / statistics.median(x[0] for x in q), max(x[1] for x in full), max(x[1] for x in q)))
+    if 1 in jobs:
+        q = quarter_runs
+        full = runs[("logtide 1 thread", 1)]
+        print("linear growth (1 thread): 4x the input takes %.2fx the time; peak RSS %.1f MB vs %.1f MB" % (
+            statistics.median(x[0] for x in full) / statistics.median(x[0] for x in q), max(x[1] for x in full), max(x[1] for x in q)))
     # Peak memory must not grow with the input for time-ordered logs, also with many keys.
-    q3 = max(timed(lt(3, quarter, 1))[1] for _ in range(a.rounds))
-    print("job 3 (1 thread): peak RSS %.1f MB on the full input (at most %d entries open), %.1f MB on a quarter of it (%d)" % (
-        max(x[1] for x in runs[("logtide 1 thread", 3)]), fullest, q3, fullest_minute(quarter)))
+    if 3 in jobs:
+        q3 = max(timed(lt(3, quarter, 1))[1] for _ in range(a.rounds))
+        print("job 3 (1 thread): peak RSS %.1f MB on the full input (at most %d entries open), %.1f MB on a quarter of it (%d)" % (
+            max(x[1] for x in runs[("logtide 1 thread", 3)]), fullest, q3, fullest_minute(quarter)))
     # The other jobs too: a record of changes kept without --state once grew job 4 with the input.
-    for job in (2, 4, 5):
+    for job in (j for j in (2, 4, 5) if j in jobs):
         print("job %d (1 thread): peak RSS %.1f MB on the full input, %.1f MB on a quarter of it" % (
             job, max(x[1] for x in runs[("logtide 1 thread", job)]), timed(lt(job, quarter, 1))[1]))
     for f in ("logtide-bench-out-1", "logtide-bench-out-n", "logtide-bench-out"):
-        os.remove(os.path.join(OUT_DIR, f))
+        if os.path.exists(os.path.join(OUT_DIR, f)):
+            os.remove(os.path.join(OUT_DIR, f))
     print("\nmachine: %d cores, %s" % (os.cpu_count(), open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")))
 
 
