@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark suite (issue 4): logtide against DuckDB (1 and 2 threads), jq and Miller, and the
 simdjson parse-only floor, on the same generated logs, rounds interleaved. Before any number is
-printed, every tool's result for every job is checked against logtide's.
+printed, every tool's result for every job is checked against logtide's; for the sketches of
+job 7 (issue 18), logtide's estimates are checked against exact values from DuckDB, within
+their guarantees.
 
 Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR] [--jobs LIST]
   --duckdb DIR: a folder where `npm install @duckdb/node-api` was run (default /tmp/logtide-duckdb;
@@ -27,6 +29,7 @@ JOBS = {
     3: ("count per user per minute", ["--window", "tumbling:1m", "--by", "user", "--agg", "count"]),
     4: ("sessions per user, 30 s gap", ["--window", "session:30s", "--by", "user", "--agg", "count"]),
     5: ("count per host per second", ["--window", "tumbling:1s", "--by", "host", "--agg", "count"]),
+    7: ("tumbling 1m by service: p50, p95, p99 of latency, approx distinct users", ["--window", "tumbling:1m", "--by", "service", "--agg", "p50(latency_ms),p95(latency_ms),p99(latency_ms),approx_count_distinct(user)"]),
 }
 ALL_JOBS = sorted(JOBS) + [6]  # 6: a one-line input, timed on its own
 
@@ -46,6 +49,66 @@ def norm_rows(rows):
         out.append((ms(ws), ms(we), key, int(n), int(s) if s not in ("", None) else None,
                     round(float(a), 6) if a not in ("", None) else None))
     return sorted(out)
+
+
+# Job 7's quantiles: (name in logtide's output, Q).
+QUANTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
+# The guarantees checked (man page, AGGREGATES): a quantile within 1% of the value of rank
+# ceil(Q * n), quantile_disc's; approx_count_distinct's standard error is 0.81%, and 3% is 3.7
+# of them.
+QUANTILE_BOUND, DISTINCT_BOUND = 0.01, 0.03
+
+
+def rel_err(est, exact):
+    """|est - exact| / |exact|: 0 when equal, infinite when only exact is 0."""
+    if est == exact:
+        return 0.0
+    return abs(est - exact) / abs(exact) if exact != 0 else float("inf")
+
+
+def logtide_table(text, keyname, fields):
+    """logtide's NDJSON records -> {(window start ms, key): [float(field) for field in fields]}."""
+    out = {}
+    for line in text.splitlines():
+        r = json.loads(line)
+        out[(ms(r["window_start"]), r[keyname])] = [float(r[f]) for f in fields]
+    return out
+
+
+def duck_table(text):
+    """DuckDB's tab-separated rows -> {(window start ms, key): [float(value), ...]}."""
+    out = {}
+    for line in text.splitlines():
+        ws, _, key, *values = line.split("\t")
+        out[(ms(ws), key)] = [float(v) for v in values]
+    return out
+
+
+def worst(errors):
+    """[(error, group)] -> (the largest error, its group as 'HH:MM service')."""
+    e, (ws, key) = max(errors, key=lambda x: x[0])
+    return e, "%s %s" % (datetime.datetime.fromtimestamp(ws / 1000, datetime.timezone.utc).strftime("%H:%M"), key)
+
+
+def job7_errors(est, ref):
+    """Worst relative errors of job 7's estimates est ({group: [p50, p95, p99, distinct]}, from
+    logtide or from DuckDB's 7a) against DuckDB's 7ref ({group: [quantile_disc for each Q,
+    count(DISTINCT), n]}): {what: (error, group)}."""
+    if set(est) != set(ref):
+        sys.exit("job 7: %d groups against %d in DuckDB's exact result, e.g. %s" % (len(est), len(ref), sorted(set(est) ^ set(ref))[:3]))
+    return {what: worst([(rel_err(est[g][i], ref[g][i]), g) for g in sorted(ref)])
+            for i, what in enumerate([name for name, _ in QUANTILES] + ["distinct"])}
+
+
+def check_job7(name, est, ref):
+    """Exits unless logtide's job 7 estimates keep their guarantees; returns the worst errors."""
+    errs = job7_errors(est, ref)
+    for what, (e, group) in errs.items():
+        bound = DISTINCT_BOUND if what == "distinct" else QUANTILE_BOUND
+        if e > bound:
+            sys.exit("job 7 (%s): %s of logtide is %.3f%% off the exact value in %s (bound %.0f%%)" % (
+                name, what, 100 * e, group, 100 * bound))
+    return errs
 
 
 def logtide_rows(text, keyname):
@@ -131,6 +194,12 @@ def main():
     def duck(job, path, threads):
         return ["node", duck_script, str(job), path, str(threads)]
 
+    def duck_out(query, path, threads=2):
+        return subprocess.run(duck(query, path, threads), capture_output=True, text=True, env=duck_env, check=True).stdout
+
+    def lt_out(job, path, threads=None):
+        return subprocess.run(lt(job, path, threads), capture_output=True, text=True, check=True).stdout
+
     jq = ["jq", "-n", "-c", 'reduce inputs as $e ({}; .[$e.ts[0:16] + " " + $e.service] |= ((. // {c:0,s:0,l:0}) | .c += 1 | .s += $e.bytes | .l += $e.latency_ms)) | to_entries[] | [.key, .value.c, .value.s, (.value.l / .value.c)]']
     mlr = ["mlr", "--ijsonl", "--ojsonl", "put", "$minute = substr0($ts, 0, 15)", "then", "stats1", "-a", "count,sum,mean", "-f", "bytes,latency_ms", "-g", "minute,service"]
 
@@ -160,6 +229,36 @@ def main():
             200_000, "s" if len(exact_jobs) > 1 else "", ", ".join(str(j) for j in exact_jobs),
             ", jq and Miller on job 1" if 1 in jobs else ""))
 
+    # Job 7: sketches, checked within their guarantees against exact values from DuckDB (7ref),
+    # on the small input and then the full one (7ref takes seconds there). DuckDB's own timed
+    # exact queries (7d, 7c) must agree with 7ref. logtide's output on the full input is kept:
+    # every timed run must give its bytes.
+    reference = {}
+    if 7 in jobs:
+        fields7 = ["%s_latency_ms" % n for n, _ in QUANTILES] + ["approx_count_distinct_user"]
+        for label, path in (("%d lines" % 200_000, small), ("the full input", big)):
+            ref = duck_table(duck_out("7ref", path))
+            for threads in (1, 2):
+                disc = duck_table(duck_out("7d", path, threads))
+                cont = duck_table(duck_out("7c", path, threads))
+                if set(disc) != set(ref) or set(cont) != set(ref) or any(
+                        disc[g] != ref[g][:4] or cont[g][3] != ref[g][3] for g in ref):
+                    sys.exit("job 7: DuckDB's timed exact queries (%d threads) disagree with its reference on %s" % (threads, label))
+            text = lt_out(7, path)
+            errs = check_job7(label, logtide_table(text, "service", fields7), ref)
+            if path == big:
+                reference[7] = text
+                duck_errs = job7_errors(duck_table(duck_out("7a", path)), ref)
+            d = sorted(r[3] for r in ref.values())
+            print("check: job 7 on %s, %d groups of %d-%d events and %d-%d distinct users: logtide within its guarantees" % (
+                label, len(ref), min(r[4] for r in ref.values()), max(r[4] for r in ref.values()), d[0], d[-1]))
+        print("job 7, worst relative error over the %d groups of the full input (logtide; DuckDB's approx_quantile and approx_count_distinct, 2 threads):" % len(ref))
+        for what in errs:
+            print("  %s against %s: %.3f%% (%s); DuckDB %.3f%% (%s)" % (
+                what, "count(DISTINCT)" if what == "distinct" else "quantile_disc",
+                100 * errs[what][0], errs[what][1], 100 * duck_errs[what][0], duck_errs[what][1]))
+        print()
+
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
     quarter_runs = []
@@ -181,6 +280,13 @@ def main():
             add("logtide", job, big_mb, lt(job, big), out_many)
             if subprocess.run(["cmp", "-s", out_one, out_many]).returncode != 0:
                 sys.exit("job %d: logtide's output with %d threads differs from one thread's" % (job, default_threads))
+            if job in reference and open(out_many).read() != reference[job]:
+                sys.exit("job %d: logtide's output differs from the one checked" % job)
+            if job == 7:
+                for name, query in (("approx", "7a"), ("quantile_disc", "7d"), ("quantile_cont", "7c")):
+                    add("duckdb %s 1 thread" % name, job, big_mb, duck(query, big, 1), env=duck_env)
+                    add("duckdb %s 2 threads" % name, job, big_mb, duck(query, big, 2), env=duck_env)
+                continue
             add("duckdb 1 thread", job, big_mb, duck(job, big, 1), env=duck_env)
             add("duckdb 2 threads", job, big_mb, duck(job, big, 2), env=duck_env)
         if 1 in jobs:
@@ -204,6 +310,13 @@ def main():
         print("job 1, %s: / DuckDB 2 threads %.2fx, / DuckDB 1 thread %.2fx, / simdjson floor %.0f%%, / jq %.0fx, / Miller %.0fx" % (
             name, lt1 / med("duckdb 2 threads", 1)[1], lt1 / med("duckdb 1 thread", 1)[1], 100 * lt1 / med("simdjson floor", 1)[1],
             lt1 / med("jq", 1)[1], lt1 / med("Miller", 1)[1]))
+    if 7 in jobs:
+        for name in ("logtide 1 thread", "logtide"):
+            lt7 = med(name, 7)[1]
+            if 1 in jobs:
+                print("job 7 runs at %.0f%% of job 1's speed (%s)" % (100 * lt7 / med(name, 1)[1], name))
+            print("job 7, %s: %s" % (name, ", ".join("/ duckdb %s %s %.2fx" % (q, t, lt7 / med("duckdb %s %s" % (q, t), 7)[1])
+                                                      for q in ("approx", "quantile_disc", "quantile_cont") for t in ("1 thread", "2 threads"))))
     for job in jobs:
         print("job %d: the default threads run %.2fx as fast as one thread" % (job, med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
