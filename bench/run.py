@@ -2,8 +2,8 @@
 """Benchmark suite (issue 4): logtide against DuckDB (1 and 2 threads), jq and Miller, and the
 simdjson parse-only floor, on the same generated logs, rounds interleaved. Before any number is
 printed, every tool's result for every job is checked against logtide's; for the sketches of
-job 7 (issue 18), logtide's estimates are checked against exact values from DuckDB, within
-their guarantees.
+jobs 7 and 8 (issue 18), logtide's estimates are checked against exact values, within their
+guarantees.
 
 Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR] [--jobs LIST]
   --duckdb DIR: a folder where `npm install @duckdb/node-api` was run (default /tmp/logtide-duckdb;
@@ -30,7 +30,10 @@ JOBS = {
     4: ("sessions per user, 30 s gap", ["--window", "session:30s", "--by", "user", "--agg", "count"]),
     5: ("count per host per second", ["--window", "tumbling:1s", "--by", "host", "--agg", "count"]),
     7: ("tumbling 1m by service: p50, p95, p99 of latency, approx distinct users", ["--window", "tumbling:1m", "--by", "service", "--agg", "p50(latency_ms),p95(latency_ms),p99(latency_ms),approx_count_distinct(user)"]),
+    8: ("sliding 1h every 1m by service: approx distinct users", ["--window", "sliding:1h:1m", "--by", "service", "--agg", "approx_count_distinct(user)"]),
 }
+# Job 8 exactly, timed in the same rounds: the count_distinct the sketch stands in for.
+JOB8_EXACT = ["--window", "sliding:1h:1m", "--by", "service", "--agg", "count_distinct(user)"]
 ALL_JOBS = sorted(JOBS) + [6]  # 6: a one-line input, timed on its own
 
 
@@ -189,7 +192,8 @@ def main():
     big_mb, small_mb = os.path.getsize(big) / 1e6, os.path.getsize(small) / 1e6
 
     def lt(job, path, threads=None):
-        return [logtide, "-q"] + (["--threads", str(threads)] if threads else []) + JOBS[job][1] + [path]
+        args = JOB8_EXACT if job == "8x" else JOBS[job][1]
+        return [logtide, "-q"] + (["--threads", str(threads)] if threads else []) + args + [path]
 
     def duck(job, path, threads):
         return ["node", duck_script, str(job), path, str(threads)]
@@ -259,6 +263,33 @@ def main():
                 100 * errs[what][0], errs[what][1], 100 * duck_errs[what][0], duck_errs[what][1]))
         print()
 
+    # Job 8: approx_count_distinct over sliding windows, within 3% of the exact count: on the
+    # small input against DuckDB (8ref), which must also agree exactly with logtide's
+    # count_distinct; on the full input against logtide's count_distinct (8ref would need
+    # minutes and gigabytes there). Both outputs on the full input are kept for the rounds.
+    if 8 in jobs:
+        for label, path in (("%d lines" % 200_000, small), ("the full input", big)):
+            approx_text = lt_out(8, path)
+            approx = logtide_table(approx_text, "service", ["approx_count_distinct_user"])
+            text = lt_out("8x", path)
+            exact = logtide_table(text, "service", ["count_distinct_user"])
+            if path == small:
+                ref = duck_table(duck_out("8ref", path))
+                if exact != ref:
+                    sys.exit("job 8: logtide's count_distinct disagrees with DuckDB's count(DISTINCT) on %d windows, e.g. %s" % (
+                        len(set(exact.items()) ^ set(ref.items())), sorted(set(exact) ^ set(ref))[:3]))
+            else:
+                reference[8], reference["8x"] = approx_text, text
+            if set(approx) != set(exact):
+                sys.exit("job 8: approx_count_distinct and count_distinct give different windows on %s" % label)
+            e, group = worst([(rel_err(approx[g][0], exact[g][0]), g) for g in exact])
+            if e > DISTINCT_BOUND:
+                sys.exit("job 8: approx_count_distinct is %.3f%% off count_distinct in %s on %s (bound %.0f%%)" % (100 * e, group, label, 100 * DISTINCT_BOUND))
+            d = sorted(r[0] for r in exact.values())
+            print("check: job 8 on %s, %d windows of %d-%d distinct users: approx_count_distinct at most %.3f%% off count_distinct (%s)%s" % (
+                label, len(exact), d[0], d[-1], 100 * e, group, ", which agrees with DuckDB" if path == small else ""))
+        print()
+
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
     quarter_runs = []
@@ -282,6 +313,14 @@ def main():
                 sys.exit("job %d: logtide's output with %d threads differs from one thread's" % (job, default_threads))
             if job in reference and open(out_many).read() != reference[job]:
                 sys.exit("job %d: logtide's output differs from the one checked" % job)
+            if job == 8:
+                add("logtide count_distinct 1 thread", job, big_mb, lt("8x", big, 1), out_one)
+                add("logtide count_distinct", job, big_mb, lt("8x", big), out_many)
+                if subprocess.run(["cmp", "-s", out_one, out_many]).returncode != 0:
+                    sys.exit("job 8: logtide's count_distinct with %d threads differs from one thread's" % default_threads)
+                if open(out_many).read() != reference["8x"]:
+                    sys.exit("job 8: logtide's count_distinct differs from the one checked")
+                continue
             if job == 7:
                 for name, query in (("approx", "7a"), ("quantile_disc", "7d"), ("quantile_cont", "7c")):
                     add("duckdb %s 1 thread" % name, job, big_mb, duck(query, big, 1), env=duck_env)
@@ -317,6 +356,11 @@ def main():
                 print("job 7 runs at %.0f%% of job 1's speed (%s)" % (100 * lt7 / med(name, 1)[1], name))
             print("job 7, %s: %s" % (name, ", ".join("/ duckdb %s %s %.2fx" % (q, t, lt7 / med("duckdb %s %s" % (q, t), 7)[1])
                                                       for q in ("approx", "quantile_disc", "quantile_cont") for t in ("1 thread", "2 threads"))))
+    if 8 in jobs:
+        for name in ("logtide 1 thread", "logtide"):
+            exact_name = name.replace("logtide", "logtide count_distinct")
+            print("job 8, %s: approx_count_distinct takes %.2fx the time of count_distinct (%.3f s against %.3f s), peak RSS %.1f MB against %.1f MB" % (
+                name, med(name, 8)[0] / med(exact_name, 8)[0], med(name, 8)[0], med(exact_name, 8)[0], med(name, 8)[2], med(exact_name, 8)[2]))
     for job in jobs:
         print("job %d: the default threads run %.2fx as fast as one thread" % (job, med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
