@@ -138,7 +138,8 @@ def timed(cmd, out_path=SCRATCH_OUT, **kw):
                              stdout=out_file, stderr=subprocess.PIPE, text=True, **kw)
         secs = time.perf_counter() - t0
     if out.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), out.stderr))
+        # GNU time writes "Command terminated by signal N" to its -o file, not to stderr.
+        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), out.stderr, open("/tmp/logtide-bench-time").read()))
     kb = open("/tmp/logtide-bench-time").read().split()[0]
     return secs, int(kb) / 1024
 
