@@ -129,19 +129,20 @@ SCRATCH_OUT = os.path.join(OUT_DIR, "logtide-bench-out")
 
 
 def timed(cmd, out_path=SCRATCH_OUT, **kw):
-    """Runs cmd with its standard output to the file out_path; returns (seconds, peak RSS in MB).
-    Wall time from perf_counter (GNU time's %e has 10 ms steps: 4% of a 0.27 s run); peak RSS
-    from GNU time."""
+    """Runs cmd with its standard output to the file out_path; returns (seconds, peak RSS in MB,
+    CPU seconds). Wall time from perf_counter (GNU time's %e has 10 ms steps: 4% of a 0.27 s
+    run); peak RSS and CPU time (user + system, all threads; 10 ms steps) from GNU time. On a
+    machine shared with other work, CPU time moves less than wall time."""
     with open(out_path, "wb") as out_file:
         t0 = time.perf_counter()
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", "/tmp/logtide-bench-time"] + cmd,
+        out = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", "/tmp/logtide-bench-time"] + cmd,
                              stdout=out_file, stderr=subprocess.PIPE, text=True, **kw)
         secs = time.perf_counter() - t0
     if out.returncode != 0:
         # GNU time writes "Command terminated by signal N" to its -o file, not to stderr.
         sys.exit("failed: %s\n%s%s" % (" ".join(cmd), out.stderr, open("/tmp/logtide-bench-time").read()))
-    kb = open("/tmp/logtide-bench-time").read().split()[0]
-    return secs, int(kb) / 1024
+    kb, user, system = open("/tmp/logtide-bench-time").read().split()
+    return secs, int(kb) / 1024, float(user) + float(system)
 
 
 def main():
@@ -241,7 +242,7 @@ def main():
     reference = {}
     if 7 in jobs:
         fields7 = ["%s_latency_ms" % n for n, _ in QUANTILES] + ["approx_count_distinct_user"]
-        for label, path in (("%d lines" % 200_000, small), ("the full input", big)):
+        for label, path, full in (("%d lines" % 200_000, small, False), ("the full input", big, True)):
             ref = duck_table(duck_out("7ref", path))
             for threads in (1, 2):
                 disc = duck_table(duck_out("7d", path, threads))
@@ -251,7 +252,7 @@ def main():
                     sys.exit("job 7: DuckDB's timed exact queries (%d threads) disagree with its reference on %s" % (threads, label))
             text = lt_out(7, path)
             errs = check_job7(label, logtide_table(text, "service", fields7), ref)
-            if path == big:
+            if full:
                 reference[7] = text
                 duck_errs = job7_errors(duck_table(duck_out("7a", path)), ref)
             d = sorted(r[3] for r in ref.values())
@@ -269,12 +270,12 @@ def main():
     # count_distinct; on the full input against logtide's count_distinct (8ref would need
     # minutes and gigabytes there). Both outputs on the full input are kept for the rounds.
     if 8 in jobs:
-        for label, path in (("%d lines" % 200_000, small), ("the full input", big)):
+        for label, path, full in (("%d lines" % 200_000, small, False), ("the full input", big, True)):
             approx_text = lt_out(8, path)
             approx = logtide_table(approx_text, "service", ["approx_count_distinct_user"])
             text = lt_out("8x", path)
             exact = logtide_table(text, "service", ["count_distinct_user"])
-            if path == small:
+            if not full:
                 ref = duck_table(duck_out("8ref", path))
                 if exact != ref:
                     sys.exit("job 8: logtide's count_distinct disagrees with DuckDB's count(DISTINCT) on %d windows, e.g. %s" % (
@@ -288,15 +289,15 @@ def main():
                 sys.exit("job 8: approx_count_distinct is %.3f%% off count_distinct in %s on %s (bound %.0f%%)" % (100 * e, group, label, 100 * DISTINCT_BOUND))
             d = sorted(r[0] for r in exact.values())
             print("check: job 8 on %s, %d windows of %d-%d distinct users: approx_count_distinct at most %.3f%% off count_distinct (%s)%s" % (
-                label, len(exact), d[0], d[-1], 100 * e, group, ", which agrees with DuckDB" if path == small else ""))
+                label, len(exact), d[0], d[-1], 100 * e, group, "" if full else ", which agrees with DuckDB"))
         print()
 
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
     quarter_runs = []
     def add(name, job, mb, cmd, out_path=SCRATCH_OUT, **kw):
-        secs, rss = timed(cmd, out_path, **kw)
-        runs.setdefault((name, job), []).append((secs, rss, mb))
+        secs, rss, cpu = timed(cmd, out_path, **kw)
+        runs.setdefault((name, job), []).append((secs, rss, mb, cpu))
     cores = os.cpu_count()
     default_threads = 1 if cores <= 1 else min(cores, 8)  # as cli/flags.cc DefaultThreads
     for r in range(a.rounds):
@@ -339,11 +340,14 @@ def main():
         s = statistics.median(x[0] for x in v)
         return s, v[0][2] / s, max(x[1] for x in v)
 
-    print("| job | tool | input MB | median s | MB/s | peak RSS MB |")
-    print("|---|---|---:|---:|---:|---:|")
+    def med_cpu(name, job):
+        return statistics.median(x[3] for x in runs[(name, job)])
+
+    print("| job | tool | input MB | median s | MB/s | peak RSS MB | median CPU s |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for (name, job) in sorted(runs, key=lambda k: (k[1], not k[0].startswith("logtide"), k[0])):
         s, mbs, rss = med(name, job)
-        print("| %d | %s | %.0f | %.3f | %.1f | %.1f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss))
+        print("| %d | %s | %.0f | %.3f | %.1f | %.1f | %.2f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss, med_cpu(name, job)))
     print("\n(logtide: the default, --threads %d (%d worker thread%s, the main thread parsing when it has nothing to apply, and the output thread) on %d cores; logtide 1 thread: --threads 1; outputs identical)" % (default_threads, default_threads - 1, "" if default_threads == 2 else "s", cores))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
         lt1 = med(name, 1)[1]
@@ -354,14 +358,19 @@ def main():
         for name in ("logtide 1 thread", "logtide"):
             lt7 = med(name, 7)[1]
             if 1 in jobs:
-                print("job 7 runs at %.0f%% of job 1's speed (%s)" % (100 * lt7 / med(name, 1)[1], name))
+                # Also per round (job 1 and job 7 of one round ran within seconds of each other)
+                # and by CPU time, which other work on the machine moves less.
+                per_round = [100 * one[0] / seven[0] for one, seven in zip(runs[(name, 1)], runs[(name, 7)])]
+                print("job 7 runs at %.0f%% of job 1's speed (%s; rounds %.0f%%-%.0f%%; by median CPU time %.0f%%)" % (
+                    100 * lt7 / med(name, 1)[1], name, min(per_round), max(per_round), 100 * med_cpu(name, 1) / med_cpu(name, 7)))
             print("job 7, %s: %s" % (name, ", ".join("/ duckdb %s %s %.2fx" % (q, t, lt7 / med("duckdb %s %s" % (q, t), 7)[1])
                                                       for q in ("approx", "quantile_disc", "quantile_cont") for t in ("1 thread", "2 threads"))))
     if 8 in jobs:
         for name in ("logtide 1 thread", "logtide"):
             exact_name = name.replace("logtide", "logtide count_distinct")
-            print("job 8, %s: approx_count_distinct takes %.2fx the time of count_distinct (%.3f s against %.3f s), peak RSS %.1f MB against %.1f MB" % (
-                name, med(name, 8)[0] / med(exact_name, 8)[0], med(name, 8)[0], med(exact_name, 8)[0], med(name, 8)[2], med(exact_name, 8)[2]))
+            print("job 8, %s: approx_count_distinct takes %.2fx the time of count_distinct (%.3f s against %.3f s; CPU %.2f s against %.2f s), peak RSS %.1f MB against %.1f MB" % (
+                name, med(name, 8)[0] / med(exact_name, 8)[0], med(name, 8)[0], med(exact_name, 8)[0],
+                med_cpu(name, 8), med_cpu(exact_name, 8), med(name, 8)[2], med(exact_name, 8)[2]))
     for job in jobs:
         print("job %d: the default threads run %.2fx as fast as one thread" % (job, med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
