@@ -1,5 +1,7 @@
 // Runs one benchmark job in DuckDB (npm @duckdb/node-api) and prints its result rows as
-// tab-separated lines: window start, window end, key, count, sum, avg (empty when not computed).
+// tab-separated lines: window start, window end, key, then the job's values. Jobs 1-6: count,
+// sum, avg (empty when not computed). Job 7 (7a, 7d, 7c, 7ref): p50, p95, p99 of latency_ms and
+// the distinct users; 7ref adds the count of events. Job 8 (8ref): the distinct users.
 // Usage: node duckdb_job.mjs JOB FILE THREADS
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -28,6 +30,32 @@ const queries = {
   '6': `SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS ws, ws + INTERVAL 1 MINUTE AS we, service, count(*), sum(bytes), avg(latency_ms)
         FROM ${src} GROUP BY ALL`,
 };
+// Job 7: p50, p95, p99 of latency_ms and distinct users per service per minute. One aggregate
+// call computes the three quantiles (one sort or one digest), as logtide keeps one sketch.
+const job7 = (quantiles, distinct) => `
+  WITH g AS (SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS ws, service,
+                    ${quantiles}(latency_ms, [0.5, 0.95, 0.99]) AS q, ${distinct} AS d
+             FROM ${src} GROUP BY ALL)
+  SELECT ws, ws + INTERVAL 1 MINUTE, service, q[1], q[2], q[3], d FROM g`;
+// 7a: DuckDB's sketches (t-digest and HyperLogLog); 7d and 7c: exact, quantile_disc (a value of
+// the input) and quantile_cont (interpolated).
+queries['7a'] = job7('approx_quantile', 'approx_count_distinct(user)');
+queries['7d'] = job7('quantile_disc', 'count(DISTINCT user)');
+queries['7c'] = job7('quantile_cont', 'count(DISTINCT user)');
+// 7ref (the check, not timed): the exact values logtide's quantiles estimate, quantile_disc's
+// (the value of rank ceil(Q * n), counted from 1: man page, AGGREGATES), the distinct users and
+// the number of events.
+queries['7ref'] = `
+  WITH g AS (SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS ws, service,
+                    quantile_disc(latency_ms, [0.5, 0.95, 0.99]) AS q, count(DISTINCT user) AS d, count(*) AS n
+             FROM ${src} GROUP BY ALL)
+  SELECT ws, ws + INTERVAL 1 MINUTE, service, q[1], q[2], q[3], d, n FROM g`;
+// 8ref (the check): exact distinct users per service over sliding 1h windows every minute: the
+// distinct (minute, service, user) triples, each in the 60 windows that hold its minute.
+queries['8ref'] = `
+  WITH m AS (SELECT DISTINCT time_bucket(INTERVAL 1 MINUTE, ts) AS m, service, user FROM ${src})
+  SELECT m - INTERVAL 1 MINUTE * k AS ws, ws + INTERVAL 1 HOUR AS we, service, count(DISTINCT user)
+  FROM m, range(0, 60) t(k) GROUP BY ALL`;
 const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
 const con = await db.connect();
 const reader = await con.runAndReadAll(queries[job]);
