@@ -111,9 +111,10 @@ struct Engine::Impl {
   EngineStats at_start;
   int reported_at_start = 0;
   LatenessSummary lateness;  // this run's late events
-  // Fields of --by and --agg no event of this run had (ParsePool::fields_seen), and the first
-  // events' lines, to say which fields they do have.
-  std::vector<std::string> unseen_fields;
+  // Fields of --by and --agg no event of this run had (ParsePool::fields_seen), each with
+  // whether it was read in the lines --where rejected too; and the first events' lines, to say
+  // which fields they do have.
+  std::vector<std::pair<std::string, bool>> unseen_fields;
   // Expressions that met operands of the wrong type this run: label, count.
   std::vector<std::pair<std::string, uint64_t>> mismatches;
   std::vector<std::string> sample_lines;
@@ -811,7 +812,7 @@ Status Engine::Impl::ReadAll() {
   pool->Stop();
   for (size_t i = 0; i < pool->checked_fields().size(); ++i) {
     if (i >= pool->fields_seen().size() || !pool->fields_seen()[i])
-      unseen_fields.push_back(pool->checked_fields()[i]);
+      unseen_fields.emplace_back(pool->checked_fields()[i], pool->checked_every_line()[i] != 0);
   }
   for (size_t i = 0; i < pool->expr_mismatches().size() && i < pool->expr_labels().size(); ++i) {
     if (pool->expr_mismatches()[i] > 0)
@@ -891,17 +892,20 @@ void CollectPaths(simdjson::dom::element e, const std::string& prefix, std::set<
 // A --by or --agg field that no event of the run had is most likely misspelled: the field, how
 // many events lacked it, and the closest field the first events have.
 void Engine::Impl::WarnUnseenFields() {
-  // Events --where skipped count: a misspelled --where field skips every one of them.
-  const uint64_t events = (stats->events - at_start.events) +
-                          (stats->late_events - at_start.late_events) + stats->filtered;
-  if (events == 0 || unseen_fields.empty()) return;
+  // Events --where skipped count for the fields read in every line: a misspelled --where
+  // field skips every event. The other fields are read only in the events it keeps.
+  const uint64_t kept = (stats->events - at_start.events) +
+                        (stats->late_events - at_start.late_events);
+  if (kept + stats->filtered == 0 || unseen_fields.empty()) return;
   std::set<std::string> have;
   simdjson::dom::parser parser;
   for (const std::string& line : sample_lines) {
     simdjson::dom::element e;
     if (!parser.parse(line).get(e)) CollectPaths(e, "", &have);
   }
-  for (const std::string& field : unseen_fields) {
+  for (const auto& [field, every_line] : unseen_fields) {
+    const uint64_t events = every_line ? kept + stats->filtered : kept;
+    if (events == 0) continue;
     std::string_view flag = "an expression's";  // of --where, a derived key or a filter
     for (const AggSpec& a : config.aggs) flag = a.field == field ? "--agg" : flag;
     for (const std::string& b : config.by) flag = b == field ? "--by" : flag;

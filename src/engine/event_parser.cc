@@ -78,6 +78,19 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     }
     p->agg_filters_.push_back(std::move(f));
   }
+  // With --where, a line's other fields are read only when the filter keeps it: a filter that
+  // rejects most lines spares most of the reading.
+  std::vector<uint8_t> filter_reads(p->extractor_.num_slots(), 0);
+  for (const Expr& w : p->where_) {
+    for (const std::string& path : w.paths()) {
+      for (int slot = 0; slot < p->extractor_.num_slots(); ++slot) {
+        if (p->extractor_.path(slot) == path) filter_reads[slot] = 1;
+      }
+    }
+  }
+  for (int slot = 0; !p->where_.empty() && slot < p->extractor_.num_slots(); ++slot) {
+    if (!filter_reads[slot]) p->extractor_.Defer(slot);
+  }
   if (!(s = p->extractor_.Finish()).ok()) return s;
   for (const std::string& w : c.where) p->expr_labels_.push_back(fmt::format("--where \"{}\"", w));
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -91,6 +104,7 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
       if (c == slot) return;
     p->checked_names_.push_back(name);
     p->checked_slots_.push_back(slot);
+    p->checked_every_line_.push_back(p->where_.empty() || filter_reads[slot]);
   };
   for (size_t i = 0; i < c.by.size(); ++i) {
     if (p->key_slots_[i] >= 0) check(c.by[i], p->key_slots_[i]);
@@ -148,6 +162,18 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   };
   Status s = extractor_.Extract(data, size, capacity, &values_, index);
   if (!s.ok()) return bad(s);
+  if (!where_.empty()) {
+    // Only the filter's fields are read yet (EventParser::Create): a line it rejects is not
+    // an event, whatever its other fields hold.
+    for (Expr& w : where_) {
+      if (!w.Test(values_.data())) {
+        NoteSeen();
+        ev->kind = Event::Kind::kFiltered;
+        return;
+      }
+    }
+    if (!(s = extractor_.ExtractRest(data, size, &values_)).ok()) return bad(s);
+  }
 
   const ValueRef& tv = values_[time_slot_];
   Nanos t;
@@ -169,19 +195,7 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
   }
   if (!s.ok()) return bad(s);
 
-  if (!all_seen_) [[unlikely]] {
-    all_seen_ = true;
-    for (size_t i = 0; i < checked_slots_.size(); ++i) {
-      seen_[i] |= !values_[checked_slots_[i]].is_null();
-      all_seen_ = all_seen_ && seen_[i];
-    }
-  }
-  for (Expr& w : where_) {
-    if (!w.Test(values_.data())) {
-      ev->kind = Event::Kind::kFiltered;
-      return;
-    }
-  }
+  NoteSeen();
   if (!aggs_in_place_) {
     for (size_t i = 0; i < agg_slots_.size(); ++i) {
       const std::unique_ptr<Expr>& f = agg_filters_[i];

@@ -55,6 +55,9 @@ class EventParser {
   // every one was seen: one predictable branch per event after that.
   const std::vector<std::string>& checked_fields() const { return checked_names_; }
   const std::vector<uint8_t>& fields_seen() const { return seen_; }
+  // Per checked field: whether it is read in every line (1), or only in those --where keeps
+  // (0: the other fields, when there is a --where).
+  const std::vector<uint8_t>& checked_every_line() const { return checked_every_line_; }
 
   // Each expression of the query (--where, derived keys, filters), as the flag and text that
   // gave it, and how many operands of the wrong type (or divisions by zero) it met so far.
@@ -68,7 +71,18 @@ class EventParser {
   std::vector<std::string> checked_names_;
   std::vector<int> checked_slots_;
   std::vector<uint8_t> seen_;
+  std::vector<uint8_t> checked_every_line_;
   bool all_seen_ = false;
+  // Marks the checked fields the current line has.
+  void NoteSeen() {
+    if (all_seen_) [[likely]]
+      return;
+    all_seen_ = true;
+    for (size_t i = 0; i < checked_slots_.size(); ++i) {
+      seen_[i] |= !values_[checked_slots_[i]].is_null();
+      all_seen_ = all_seen_ && seen_[i];
+    }
+  }
   FieldExtractor extractor_;
   TimeFormat time_format_;
   int time_slot_ = -1;

@@ -58,6 +58,7 @@ Status ParsePool::Start(int threads) {
   Status s = EventParser::Create(config_, &helper_);
   if (!s.ok()) return s;
   checked_ = helper_->checked_fields();
+  every_line_ = helper_->checked_every_line();
   expr_labels_ = helper_->expr_labels();
   if (threads == 0) {
     direct_ = true;

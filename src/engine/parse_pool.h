@@ -45,6 +45,7 @@ class ParsePool {
   const std::vector<std::string>& expr_labels() const { return expr_labels_; }
   const std::vector<uint64_t>& expr_mismatches() const { return mismatches_; }
   const std::vector<std::string>& checked_fields() const { return checked_; }
+  const std::vector<uint8_t>& checked_every_line() const { return every_line_; }
   ParsePool(const ParsePool&) = delete;
   ParsePool& operator=(const ParsePool&) = delete;
 
@@ -155,6 +156,7 @@ class ParsePool {
   uint64_t blocks_ = 0;
   std::vector<uint8_t> seen_;  // EventParser::fields_seen, merged (under mu_ until Stop)
   std::vector<std::string> checked_;  // EventParser::checked_fields
+  std::vector<uint8_t> every_line_;   // EventParser::checked_every_line
   std::vector<std::string> expr_labels_;
   std::vector<uint64_t> mismatches_;  // merged as seen_ is
   void MergeSeen(const EventParser& p);

@@ -686,6 +686,25 @@ Status Expr::Parse(std::string_view text, Expr* out) {
   }
   e.slots_.resize(e.paths_.size());
   for (size_t i = 0; i < e.slots_.size(); ++i) e.slots_[i] = static_cast<int>(i);
+  const Node& root = e.nodes_[e.root_];
+  if (root.op >= Op::kEq && root.op <= Op::kGe) {
+    const Node& a = e.nodes_[root.args[0]];
+    const Node& b = e.nodes_[root.args[1]];
+    const auto is_number = [](const Node& n) {
+      return n.op == Op::kLiteral && n.literal.type == ValueType::kNumber;
+    };
+    int op = static_cast<int>(root.op) - static_cast<int>(Op::kEq);
+    if (a.op == Op::kField && is_number(b)) {
+      e.compare_field_ = a.index;
+      e.compare_number_ = b.literal;
+    } else if (b.op == Op::kField && is_number(a)) {
+      static constexpr int kMirror[] = {0, 1, 4, 5, 2, 3};  // 5 < x is x > 5
+      e.compare_field_ = b.index;
+      e.compare_number_ = a.literal;
+      op = kMirror[op];
+    }
+    e.compare_op_ = op;
+  }
   *out = std::move(e);
   return Status::Ok();
 }

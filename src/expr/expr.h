@@ -50,7 +50,10 @@ class Expr {
   // Evaluates over one event's values. The result's strings stay valid until the next Eval.
   ValueRef Eval(const ValueRef* values);
   // Whether the expression is true for this event (false and null are not).
-  bool Test(const ValueRef* values) { return Eval(values).type == ValueType::kTrue; }
+  bool Test(const ValueRef* values) {
+    if (compare_field_ >= 0) return TestCompare(values[slots_[compare_field_]]);
+    return Eval(values).type == ValueType::kTrue;
+  }
   // Type mismatches met so far by Eval.
   uint64_t type_errors() const { return type_errors_; }
 
@@ -68,6 +71,7 @@ class Expr {
     return ValueRef::Null();
   }
   void CanonicalNode(int n, std::string* out) const;
+  bool TestCompare(const ValueRef& v) const;
 
   std::vector<Node> nodes_;
   int root_ = -1;
@@ -75,6 +79,29 @@ class Expr {
   std::vector<int> slots_;
   std::vector<std::unique_ptr<re2::RE2>> regexes_;
   uint64_t type_errors_ = 0;
+  // When the expression is a field compared with a number (status >= 500, the most common
+  // filter), Test does not walk the nodes: the field's path, the operator as seen with the
+  // field on the left (0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >=) and the number.
+  int compare_field_ = -1;
+  int compare_op_ = 0;
+  ValueRef compare_number_;
 };
+
+// Eval(...).type == kTrue for `field OP number`: a null field makes the comparison null, a
+// value of another type is only unequal (expr.cc, CompareHolds).
+inline bool Expr::TestCompare(const ValueRef& v) const {
+  if (v.type != ValueType::kNumber) return v.type != ValueType::kNull && compare_op_ == 1;
+  const int c = v.is_int && compare_number_.is_int
+                    ? (v.i > compare_number_.i) - (v.i < compare_number_.i)
+                    : CompareValues(v, compare_number_);
+  switch (compare_op_) {
+    case 0: return c == 0;
+    case 1: return c != 0;
+    case 2: return c < 0;
+    case 3: return c <= 0;
+    case 4: return c > 0;
+    default: return c >= 0;
+  }
+}
 
 }  // namespace logtide

@@ -136,6 +136,7 @@ struct FieldExtractor::Impl {
     int slot = -1;  // >= 0 for a leaf
     std::vector<int> children;
     bool keep_text = false;    // keep a number's source text (ValueRef::s)
+    bool deferred = false;     // a scalar value is found, not read (FieldExtractor::Defer)
     std::vector<Key> keys;     // the children, for matching raw keys
     std::bitset<65536> heads;  // the children's first two bytes (the quote after a 1-byte name)
     // What the key of each of the first kMemoFields fields of this object matched in the last
@@ -150,6 +151,21 @@ struct FieldExtractor::Impl {
   };
   std::vector<Node> nodes{Node{}};
   uint64_t line_number = 0;  // lines walked, for Node::seen_in
+  // Deferred leaves (FieldExtractor::Defer), and per slot where the value is that a walk found
+  // there: its token, or kRead for an object or array read at once (into `raw`). An entry
+  // whose `line` is not the line walked last is absent.
+  struct Deferred {
+    int slot;
+    bool keep_text;
+  };
+  struct Pending {
+    uint64_t line = 0;
+    uint32_t token = 0;
+    ValueRef raw;
+  };
+  static constexpr uint32_t kRead = UINT32_MAX;
+  std::vector<Deferred> deferred;
+  std::vector<Pending> pending;  // per slot
 
   int FindChild(int node, std::string_view name) const {
     for (int c : nodes[node].children) {
@@ -531,6 +547,9 @@ struct FieldExtractor::Impl {
 
   // Walks the object whose '{' is token k, reading the fields on registered paths below `node`
   // and skipping the others; *next is the token after its '}'.
+  // kDefer: some leaves are deferred (a separate instance, so that a query without deferred
+  // leaves does not test for them).
+  template <bool kDefer>
   bool WalkObject(uint32_t k, int node, std::vector<ValueRef>* values, uint32_t* next) {
     // Locals, so that the stores of values do not make the compiler reload them.
     const uint8_t* const b = buf;
@@ -569,7 +588,7 @@ struct FieldExtractor::Impl {
         // not spelled out.
         if (!kScalarStart[c]) return false;
         after = v + 1;
-      } else if (!Field(node, child, b + at, v, values, &after) || after >= count) {
+      } else if (!Field<kDefer>(node, child, b + at, v, values, &after) || after >= count) {
         return false;
       }
       const uint8_t t = b[ix[after]];
@@ -584,6 +603,7 @@ struct FieldExtractor::Impl {
 
   // The rest of WalkObject: the value at token v of the field of `node` whose key (for which
   // FindChildRaw gave `child`) starts at `key`.
+  template <bool kDefer>
   __attribute__((noinline)) bool Field(int node, int child, const uint8_t* key, uint32_t v,
                                        std::vector<ValueRef>* values, uint32_t* after) {
     if (child == -2) {
@@ -596,27 +616,80 @@ struct FieldExtractor::Impl {
     if (child < 0) return Skip(v, after);
     Node& nd = nodes[child];
     if (nd.children.empty()) [[likely]] {  // a leaf (a node is a leaf or a parent, or both)
+      if constexpr (kDefer) {
+        if (nd.deferred) return Defer(nd.slot, v, after);
+      }
       return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
     }
     {
       if (nd.seen_in == line_number) {
-        for (int slot : nd.below) (*values)[slot] = ValueRef::Null();
+        for (int slot : nd.below) {
+          (*values)[slot] = ValueRef::Null();
+          if (kDefer && !Drop(slot)) return false;
+        }
       }
       nd.seen_in = line_number;
       // The paths below an object; the object itself too, when a path reads it whole.
       if (Token(v) == '{') {
-        if (!WalkObject(v, child, values, after)) return false;
+        if (!WalkObject<kDefer>(v, child, values, after)) return false;
         if (nd.slot < 0) return true;
       }
     }
-    if (nd.slot >= 0) return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
+    if (nd.slot >= 0) {
+      if (kDefer && nd.deferred) return Defer(nd.slot, v, after);
+      return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
+    }
     return Skip(v, after);  // not an object: its sub-paths stay null
+  }
+
+  // Notes the value at token v as slot's, for ReadDeferred; an object or array is read now
+  // (rare: its canonical text is made while the line's other raw values are).
+  bool Defer(int slot, uint32_t v, uint32_t* after) {
+    if (!Drop(slot)) return false;  // a key met twice: the last value counts
+    Pending& p = pending[slot];
+    p.line = line_number;
+    const uint8_t c = Token(v);
+    if (c == '{' || c == '[') {
+      p.token = kRead;
+      return ReadRaw(v, &p.raw, after);
+    }
+    if (!kScalarStart[c]) return false;
+    p.token = v;
+    *after = v + 1;
+    return true;
+  }
+
+  // Forgets slot's pending value of this line, if any. It is read first: an eager walk reads
+  // every value of a path, also one replaced later, and fails the line on a bad one.
+  bool Drop(int slot) { return pending[slot].line != line_number || DropRead(slot); }
+  __attribute__((noinline)) bool DropRead(int slot) {
+    Pending& p = pending[slot];
+    p.line = 0;
+    ValueRef unused;
+    uint32_t next;
+    return p.token == kRead || ReadValue(p.token, false, &unused, &next);
+  }
+
+  // Reads the values Defer noted in the last walk (the others stay null).
+  bool ReadDeferred(std::vector<ValueRef>* values) {
+    for (const Deferred& d : deferred) {
+      const Pending& p = pending[d.slot];
+      if (p.line != line_number) continue;
+      if (p.token == kRead) {
+        (*values)[d.slot] = p.raw;
+        continue;
+      }
+      uint32_t next;
+      if (!ReadValue(p.token, d.keep_text, &(*values)[d.slot], &next)) return false;
+    }
+    return true;
   }
 
   // Walks the line [line, line + size) with the tokens of `ix`; false when it is not one valid
   // JSON object.
   // REQUIRES: ix->Covers(line, size).
-  bool Walk(StructuralIndex* ix, const char* line, size_t size, std::vector<ValueRef>* values) {
+  __attribute__((always_inline)) bool Walk(StructuralIndex* ix, const char* line, size_t size,
+                                            std::vector<ValueRef>* values) {
     if (scratch_size < size + 2 * kPadding) {
       scratch_size = std::max(size + 2 * kPadding, 2 * scratch_size);
       scratch.reset(new uint8_t[scratch_size]);
@@ -629,6 +702,7 @@ struct FieldExtractor::Impl {
     canon.clear();
     raw_values.clear();
     ++line_number;
+    const bool defer = !deferred.empty();
     const auto begin = static_cast<uint32_t>(line - ix->data());
     const auto end = static_cast<uint32_t>(begin + size);
     limit = end;
@@ -637,7 +711,8 @@ struct FieldExtractor::Impl {
     // A walk may read a token or two past the line (the run goes on), but a line is good only
     // when its object closes inside it and nothing but spaces follows.
     if (first >= n || idx[first] >= end || Token(first) != '{' ||
-        !WalkObject(first, 0, values, &next) || idx[next - 1] >= end ||
+        !(defer ? WalkObject<true>(first, 0, values, &next)
+                : WalkObject<false>(first, 0, values, &next)) || idx[next - 1] >= end ||
         (next < n && idx[next] < end))
       return false;
     ix->set_cursor(next);
@@ -677,7 +752,8 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
-      impl_->nodes.push_back(Impl::Node{std::string(seg), -1, {}, false, {}, {}, {}, {}, 0});
+      impl_->nodes.emplace_back();
+      impl_->nodes.back().name = std::string(seg);
       impl_->nodes[node].children.push_back(child);
     }
     node = child;
@@ -712,7 +788,17 @@ Status FieldExtractor::Finish() {
     }
   }
   impl_->IndexKeys();
+  for (const Impl::Node& n : impl_->nodes) {
+    if (n.deferred) impl_->deferred.push_back(Impl::Deferred{n.slot, n.keep_text});
+  }
+  if (!impl_->deferred.empty()) impl_->pending.assign(paths_.size(), Impl::Pending{});
   return Status::Ok();
+}
+
+void FieldExtractor::Defer(int slot) {
+  for (Impl::Node& n : impl_->nodes) {
+    if (n.slot == slot) n.deferred = true;
+  }
 }
 
 namespace {
@@ -745,13 +831,20 @@ Status DescribeBadLine(simdjson::dom::parser& parser, const char* line, size_t s
 Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
                                std::vector<ValueRef>* values, StructuralIndex* index) {
   (void)capacity;  // the padding is for reading keys and strings eight bytes at a time
-  values->assign(paths_.size(), ValueRef::Null());
+  // Not assign(): kept inline (no call per line).
+  if (values->size() != paths_.size()) values->resize(paths_.size());
+  std::fill(values->begin(), values->end(), ValueRef::Null());
   if (index == nullptr || !index->Find(line, size)) {
     index = &impl_->own;
     if (!index->Build(line, size)) return DescribeBadLine(impl_->raw_checker, line, size);
   }
   if (!impl_->Walk(index, line, size, values))
     return DescribeBadLine(impl_->raw_checker, line, size);
+  return Status::Ok();
+}
+
+Status FieldExtractor::ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values) {
+  if (!impl_->ReadDeferred(values)) return DescribeBadLine(impl_->raw_checker, line, size);
   return Status::Ok();
 }
 

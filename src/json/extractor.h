@@ -43,8 +43,15 @@ class FieldExtractor {
     paths_.emplace_back();
   }
 
-  // Checks the registered paths: no path may be a prefix of another ("req" and "req.id").
-  // REQUIRES: called once, after the last AddPath and before the first Extract.
+  // Defers reading `slot`'s value: Extract then only notes where the value is (when it is a
+  // string, number or atom; an object or array is still read), and ExtractRest reads it. So a
+  // caller that can decide from a few fields that it needs no more of a line (a filter) does
+  // not pay for reading the rest. A slot no path fills (AddPlaceholder) is left as it is.
+  // REQUIRES: called before Finish.
+  void Defer(int slot);
+
+  // Prepares the registered paths for Extract.
+  // REQUIRES: called once, after the last AddPath and Defer and before the first Extract.
   Status Finish();
 
   int num_slots() const { return static_cast<int>(paths_.size()); }
@@ -59,6 +66,12 @@ class FieldExtractor {
   // REQUIRES: the `capacity` bytes at `line` are readable, capacity >= size + kPadding.
   Status Extract(const char* line, size_t size, size_t capacity, std::vector<ValueRef>* values,
                  StructuralIndex* index = nullptr);
+
+  // Reads the deferred slots' values of the line the last Extract walked, into the same
+  // `values`: the line then reads as one Extract without deferred slots would have read it
+  // (a value that is not valid JSON fails here instead, with the same message).
+  // REQUIRES: the last Extract succeeded, on this line, and the line's bytes are unchanged.
+  Status ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values);
 
   // Bytes that must be readable past the end of a line (simdjson's padding).
   static const size_t kPadding;

@@ -3,6 +3,9 @@
 #include "expr/expr.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -139,6 +142,40 @@ TEST_CASE("expr: comparisons type as JSON") {
   CHECK(Eval("s in [404, \"500\", 500.0]", {{"s", I(500)}}) == "true");
   CHECK(Eval("s in [404, \"500\"]", {{"s", I(500)}}) == "false");
   CHECK(Eval("s in []", {{"s", I(500)}}) == "false");
+}
+
+// Test() has its own path for a field compared with a number (the common filter): it must agree
+// with Eval() for every operator, either side, and every kind of value.
+TEST_CASE("expr: Test of field against number agrees with Eval") {
+  const std::vector<ValueRef> values = {
+      I(499), I(500), I(501), D(499.5), D(500.0), D(1e300), I(INT64_MAX), I(INT64_MIN),
+      S("500"), ValueRef::Bool(true), ValueRef::Raw("[500]"), kNull};
+  for (const char* op : {"==", "!=", "<", "<=", ">", ">="}) {
+    for (const char* number : {"500", "500.0", "499.5", "9223372036854775807", "-1e19"}) {
+      for (const bool left : {false, true}) {
+        const std::string text = left ? fmt::format("{} {} s", number, op)
+                                      : fmt::format("s {} {}", op, number);
+        Expr e;
+        REQUIRE(Expr::Parse(text, &e).ok());
+        for (const ValueRef& v : values) {
+          std::string shown;
+          AppendJsonValue(v, &shown);
+          INFO(text << " with s = " << shown);
+          CHECK(e.Test(&v) == (e.Eval(&v).type == ValueType::kTrue));
+        }
+      }
+    }
+  }
+  // And a few by hand, to be sure both are not wrong alike.
+  Expr e;
+  REQUIRE(Expr::Parse("500 <= s", &e).ok());
+  const ValueRef hi = I(501), lo = D(499.9), text = S("600");
+  CHECK(e.Test(&hi));
+  CHECK_FALSE(e.Test(&lo));
+  CHECK_FALSE(e.Test(&text));
+  REQUIRE(Expr::Parse("s != 5", &e).ok());
+  CHECK(e.Test(&text));
+  CHECK_FALSE(e.Test(&kNull));
 }
 
 TEST_CASE("expr: null is unknown, as in SQL") {
