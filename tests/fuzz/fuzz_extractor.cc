@@ -9,7 +9,8 @@
 //    more, which On-Demand refuses); a line it refuses that On-Demand accepts is invalid JSON
 //    (On-Demand does not look inside values nobody reads);
 //  - the lines as one run indexed piece by piece (StructuralIndex::SetRun/Find): every line gives
-//    the same status, message and values as alone.
+//    the same status, message and values as alone; and so does an extractor that defers every
+//    other path (FieldExtractor::Defer, as --where does), read with Extract then ExtractRest.
 // ASan checks that no line is read outside its bytes and the padding the contract promises.
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +32,7 @@ const char* const kPaths[] = {"ts",   "service", "host",   "status", "bytes", "l
 
 struct Extractor {
   FieldExtractor ex;
+  FieldExtractor lazy;  // every other path deferred
   Reference ref;
   JsonChecker checker;
   StructuralIndex index;
@@ -41,8 +43,11 @@ struct Extractor {
       // The time field keeps its numbers' text, as the engine asks (exact epoch times).
       FUZZ_CHECK(ex.AddPath(p, &slot, std::string_view(p) == "ts").ok(), "path %s", p);
       ref.Add(p, slot);
+      FUZZ_CHECK(lazy.AddPath(p, &slot, std::string_view(p) == "ts").ok(), "path %s", p);
+      if (slot % 2 == 1) lazy.Defer(slot);
     }
     FUZZ_CHECK(ex.Finish().ok(), "the paths are refused");
+    FUZZ_CHECK(lazy.Finish().ok(), "the paths are refused");
     n = ex.num_slots();
   }
 };
@@ -141,6 +146,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                alone_status[i].message().c_str(), Quoted(text.substr(off, len)).c_str());
     if (s.ok()) {
       FUZZ_CHECK(Show(got) == alone_values[i], "line %zu: in a run %s, alone %s", i + 1,
+                 Show(got).c_str(), alone_values[i].c_str());
+    }
+  }
+  e->index.SetRun(run.data(), run_size);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& [off, len] = lines[i];
+    std::vector<ValueRef> got;
+    Status s = e->lazy.Extract(run.data() + off, len, run.size() - off, &got, &e->index);
+    if (s.ok()) s = e->lazy.ExtractRest(run.data() + off, len, &got);
+    FUZZ_CHECK(s.ok() == alone_status[i].ok() && s.message() == alone_status[i].message(),
+               "line %zu: deferred \"%s\", eager \"%s\": %s", i + 1, s.message().c_str(),
+               alone_status[i].message().c_str(), Quoted(text.substr(off, len)).c_str());
+    if (s.ok()) {
+      FUZZ_CHECK(Show(got) == alone_values[i], "line %zu: deferred %s, eager %s", i + 1,
                  Show(got).c_str(), alone_values[i].c_str());
     }
   }
