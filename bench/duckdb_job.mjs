@@ -1,7 +1,8 @@
 // Runs one benchmark job in DuckDB (npm @duckdb/node-api) and prints its result rows as
 // tab-separated lines: window start, window end, key, then the job's values. Jobs 1-6: count,
 // sum, avg (empty when not computed). Job 7 (7a, 7d, 7c, 7ref): p50, p95, p99 of latency_ms and
-// the distinct users; 7ref adds the count of events. Job 8 (8ref): the distinct users.
+// the distinct users; 7ref adds the count of events. Job 8 (8ref): the distinct users. Job 9:
+// count, sum, avg of the 5xx events (WHERE); 9f: count and the 5xx count (FILTER).
 // Usage: node duckdb_job.mjs JOB FILE THREADS
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -56,6 +57,15 @@ queries['8ref'] = `
   WITH m AS (SELECT DISTINCT time_bucket(INTERVAL 1 MINUTE, ts) AS m, service, user FROM ${src})
   SELECT m - INTERVAL 1 MINUTE * k AS ws, ws + INTERVAL 1 HOUR AS we, service, count(DISTINCT user)
   FROM m, range(0, 60) t(k) GROUP BY ALL`;
+// Job 9 (issue 19) reads status too; jobs 1-8 keep their column list.
+const src9 = `read_ndjson('${file}', columns={ts:'TIMESTAMP', service:'VARCHAR', status:'BIGINT', bytes:'BIGINT', latency_ms:'DOUBLE'})`;
+// 9: job 1 on the 5xx events only, as `--where 'status >= 500'`.
+queries['9'] = `SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS ws, ws + INTERVAL 1 MINUTE AS we, service, count(*), sum(bytes), avg(latency_ms)
+        FROM ${src9} WHERE status >= 500 GROUP BY ALL`;
+// 9f: every event's count and the 5xx count, as `--agg 'count,errors=count() filter status >= 500'`
+// (the error ratio is errors / count).
+queries['9f'] = `SELECT time_bucket(INTERVAL 1 MINUTE, ts) AS ws, ws + INTERVAL 1 MINUTE AS we, service, count(*), count(*) FILTER (WHERE status >= 500)
+        FROM ${src9} GROUP BY ALL`;
 const db = await DuckDBInstance.create(':memory:', { threads: String(threads) });
 const con = await db.connect();
 const reader = await con.runAndReadAll(queries[job]);

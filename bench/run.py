@@ -3,19 +3,21 @@
 simdjson parse-only floor, on the same generated logs, rounds interleaved. Before any number is
 printed, every tool's result for every job is checked against logtide's; for the sketches of
 jobs 7 and 8 (issue 18), logtide's estimates are checked against exact values, within their
-guarantees.
+guarantees. Job 9 (issue 19) is job 1 with `--where` and a filter aggregate, against DuckDB's
+WHERE and FILTER and against jq and Miller filtering for logtide in a pipeline.
 
 Usage: bench/run.py [--build DIR] [--lines N] [--rounds R] [--duckdb DIR] [--jobs LIST]
   --duckdb DIR: a folder where `npm install @duckdb/node-api` was run (default /tmp/logtide-duckdb;
   installed there if missing). jq and Miller run job 1 on the first 200k lines only (~20 MB/s).
   --jobs LIST: the jobs to check and time, e.g. 1,3 (default: all). jq, Miller, the simdjson
-  floor and the linear-growth check come with job 1.
+  floor and the linear-growth check come with job 1; job 9's ratios to job 1 need both.
 Prints a markdown table of medians, MB/s, peak RSS and ratios, then the linear-growth check.
 """
 import argparse
 import datetime
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,9 +33,16 @@ JOBS = {
     5: ("count per host per second", ["--window", "tumbling:1s", "--by", "host", "--agg", "count"]),
     7: ("tumbling 1m by service: p50, p95, p99 of latency, approx distinct users", ["--window", "tumbling:1m", "--by", "service", "--agg", "p50(latency_ms),p95(latency_ms),p99(latency_ms),approx_count_distinct(user)"]),
     8: ("sliding 1h every 1m by service: approx distinct users", ["--window", "sliding:1h:1m", "--by", "service", "--agg", "approx_count_distinct(user)"]),
+    9: ("job 1 on the 5xx events (--where)", ["--window", "tumbling:1m", "--by", "service", "--where", "status >= 500", "--agg", "count", "--agg", "sum(bytes)", "--agg", "avg(latency_ms)"]),
 }
 # Job 8 exactly, timed in the same rounds: the count_distinct the sketch stands in for.
 JOB8_EXACT = ["--window", "sliding:1h:1m", "--by", "service", "--agg", "count_distinct(user)"]
+# Job 9's second half, timed in the same rounds: every event counted and the 5xx ones apart with
+# a filter aggregate, for an error ratio (errors / count) per service per minute.
+JOB9_FILTER = ["--window", "tumbling:1m", "--by", "service", "--agg", "count,errors=count() filter status >= 500"]
+# Job 9's filter for jq and Miller, whose output logtide reads with job 1's flags.
+JQ9 = ["jq", "-c", "select(.status >= 500)"]
+MLR9 = ["mlr", "--ijsonl", "--ojsonl", "filter", "$status >= 500"]
 ALL_JOBS = sorted(JOBS) + [6]  # 6: a one-line input, timed on its own
 
 
@@ -112,6 +121,27 @@ def check_job7(name, est, ref):
             sys.exit("job 7 (%s): %s of logtide is %.3f%% off the exact value in %s (bound %.0f%%)" % (
                 name, what, 100 * e, group, 100 * bound))
     return errs
+
+
+def window_rows(records):
+    """[(window start, window end, key, value, ...)] with times as text and values as JSON numbers
+    or their text -> sorted, times in epoch ms, values int or float."""
+    def num(v):
+        v = str(v)
+        return int(v) if v.lstrip("-").isdigit() else float(v)
+    return sorted((ms(ws), ms(we), key) + tuple(num(v) for v in values) for ws, we, key, *values in records)
+
+
+def same_rows(got, want):
+    """None when both hold the same groups with equal integers and floats within 1e-9 (sums of
+    doubles in another order), else the first difference."""
+    if len(got) != len(want):
+        return "%d rows against %d" % (len(got), len(want))
+    for g, w in zip(got, want):
+        if g[:3] != w[:3] or len(g) != len(w) or any(
+                (x != y) if isinstance(x, int) and isinstance(y, int) else rel_err(x, y) > 1e-9 for x, y in zip(g[3:], w[3:])):
+            return "%s against %s" % (g, w)
+    return None
 
 
 def logtide_rows(text, keyname):
@@ -194,8 +224,13 @@ def main():
     big_mb, small_mb = os.path.getsize(big) / 1e6, os.path.getsize(small) / 1e6
 
     def lt(job, path, threads=None):
-        args = JOB8_EXACT if job == "8x" else JOBS[job][1]
+        args = {"8x": JOB8_EXACT, "9f": JOB9_FILTER}[job] if job in ("8x", "9f") else JOBS[job][1]
         return [logtide, "-q"] + (["--threads", str(threads)] if threads else []) + args + [path]
+
+    def piped(filter_cmd, path):
+        """filter_cmd on path, its output read by logtide with job 1's flags: one bash pipeline
+        (GNU time adds up the CPU time of both processes)."""
+        return ["bash", "-o", "pipefail", "-c", "%s | %s" % (shlex.join(filter_cmd + [path]), shlex.join(lt(1, "-")))]
 
     def duck(job, path, threads):
         return ["node", duck_script, str(job), path, str(threads)]
@@ -292,6 +327,36 @@ def main():
                 label, len(exact), d[0], d[-1], 100 * e, group, "" if full else ", which agrees with DuckDB"))
         print()
 
+    # Job 9: --where and the filter aggregate against DuckDB's WHERE and FILTER, on the small input
+    # (DuckDB on 1 and 2 threads) and on the full one; jq and Miller filtering for logtide must
+    # give the bytes of logtide's --where on the small input. Outputs are kept: every timed run
+    # must give their bytes.
+    if 9 in jobs:
+        fields = {9: ["count", "sum_bytes", "avg_latency_ms"], "9f": ["count", "errors"]}
+        for label, path, full in (("%d lines" % 200_000, small, False), ("the full input", big, True)):
+            for job in (9, "9f"):
+                text = lt_out(job, path)
+                want = window_rows([(r["window_start"], r["window_end"], r["service"]) + tuple(r[f] for f in fields[job])
+                                    for r in map(json.loads, text.splitlines())])
+                for threads in (2,) if full else (1, 2):
+                    diff = same_rows(window_rows(line.split("\t") for line in duck_out(job, path, threads).splitlines()), want)
+                    if diff:
+                        sys.exit("job %s: DuckDB (%d threads) disagrees with logtide on %s: %s" % (job, threads, label, diff))
+                reference[(job, full)] = text
+                if job == 9:
+                    n5xx = sum(r[3] for r in want)
+                else:
+                    n, errors = sum(r[3] for r in want), sum(r[4] for r in want)
+            for name, cmd in (("jq", JQ9), ("Miller", MLR9)):
+                if not full and subprocess.run(piped(cmd, path), capture_output=True, text=True, check=True).stdout != reference[(9, False)]:
+                    sys.exit("job 9: %s | logtide differs from logtide --where" % name)
+            print("check: job 9 on %s, %d groups, %d of %d events with status >= 500: --where and the filter aggregate agree with DuckDB's WHERE and FILTER%s" % (
+                label, len(want), errors, n, "" if full else "; jq | logtide and Miller | logtide give logtide --where's bytes"))
+            if n5xx != errors:
+                sys.exit("job 9: --where kept %d events, the filter aggregate counted %d" % (n5xx, errors))
+        reference[9], reference["9f"] = reference[(9, True)], reference[("9f", True)]
+        print()
+
     # ---- timing, rounds interleaved -----------------------------------------------------------
     runs = {}
     quarter_runs = []
@@ -323,6 +388,21 @@ def main():
                 if open(out_many).read() != reference["8x"]:
                     sys.exit("job 8: logtide's count_distinct differs from the one checked")
                 continue
+            if job == 9:
+                add("logtide filter aggregate 1 thread", job, big_mb, lt("9f", big, 1), out_one)
+                add("logtide filter aggregate", job, big_mb, lt("9f", big), out_many)
+                if subprocess.run(["cmp", "-s", out_one, out_many]).returncode != 0:
+                    sys.exit("job 9: the filter aggregate with %d threads differs from one thread's" % default_threads)
+                if open(out_many).read() != reference["9f"]:
+                    sys.exit("job 9: the filter aggregate's output differs from the one checked")
+                for name, query in (("WHERE", 9), ("FILTER", "9f")):
+                    add("duckdb %s 1 thread" % name, job, big_mb, duck(query, big, 1), env=duck_env)
+                    add("duckdb %s 2 threads" % name, job, big_mb, duck(query, big, 2), env=duck_env)
+                for name, cmd in (("jq | logtide", JQ9), ("Miller | logtide", MLR9)):
+                    add(name, job, small_mb, piped(cmd, small), out_many)
+                    if open(out_many).read() != reference[(9, False)]:
+                        sys.exit("job 9: %s gave other bytes than the ones checked" % name)
+                continue
             if job == 7:
                 for name, query in (("approx", "7a"), ("quantile_disc", "7d"), ("quantile_cont", "7c")):
                     add("duckdb %s 1 thread" % name, job, big_mb, duck(query, big, 1), env=duck_env)
@@ -347,7 +427,7 @@ def main():
     print("|---|---|---:|---:|---:|---:|---:|")
     for (name, job) in sorted(runs, key=lambda k: (k[1], not k[0].startswith("logtide"), k[0])):
         s, mbs, rss = med(name, job)
-        print("| %d | %s | %.0f | %.3f | %.1f | %.1f | %.2f |" % (job, name, runs[(name, job)][0][2], s, mbs, rss, med_cpu(name, job)))
+        print("| %d | %s | %.0f | %.3f | %.1f | %.1f | %.2f |" % (job, name.replace("|", "\\|"), runs[(name, job)][0][2], s, mbs, rss, med_cpu(name, job)))
     print("\n(logtide: the default, --threads %d (%d worker thread%s, the main thread parsing when it has nothing to apply, and the output thread) on %d cores; logtide 1 thread: --threads 1; outputs identical)" % (default_threads, default_threads - 1, "" if default_threads == 2 else "s", cores))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
         lt1 = med(name, 1)[1]
@@ -371,8 +451,28 @@ def main():
             print("job 8, %s: approx_count_distinct takes %.2fx the time of count_distinct (%.3f s against %.3f s; CPU %.2f s against %.2f s), peak RSS %.1f MB against %.1f MB" % (
                 name, med(name, 8)[0] / med(exact_name, 8)[0], med(name, 8)[0], med(exact_name, 8)[0],
                 med_cpu(name, 8), med_cpu(exact_name, 8), med(name, 8)[2], med(exact_name, 8)[2]))
+    if 9 in jobs:
+        for what, name in (("--where", "logtide"), ("filter aggregate", "logtide filter aggregate")):
+            for threads in (" 1 thread", ""):
+                lt9 = med(name + threads, 9)[1]
+                if 1 in jobs:
+                    # As job 7: per round and by CPU time too.
+                    per_round = [100 * one[0] / nine[0] for one, nine in zip(runs[("logtide" + threads, 1)], runs[(name + threads, 9)])]
+                    print("job 9 (%s) runs at %.0f%% of job 1's speed (%s; rounds %.0f%%-%.0f%%; by median CPU time %.0f%%)" % (
+                        what, 100 * lt9 / med("logtide" + threads, 1)[1], name + threads, min(per_round), max(per_round),
+                        100 * med_cpu("logtide" + threads, 1) / med_cpu(name + threads, 9)))
+                duck_name = "duckdb %s" % ("WHERE" if name == "logtide" else "FILTER")
+                print("job 9 (%s), %s: / %s 2 threads %.2fx, / %s 1 thread %.2fx" % (
+                    what, name + threads, duck_name, lt9 / med(duck_name + " 2 threads", 9)[1], duck_name, lt9 / med(duck_name + " 1 thread", 9)[1]))
+        print("job 9 on %d lines (%.0f MB): jq | logtide %.1f MB/s, Miller | logtide %.1f MB/s; logtide --where on the full input: %.0fx and %.0fx as fast (%.0fx and %.0fx on one thread)" % (
+            200_000, small_mb, med("jq | logtide", 9)[1], med("Miller | logtide", 9)[1],
+            med("logtide", 9)[1] / med("jq | logtide", 9)[1], med("logtide", 9)[1] / med("Miller | logtide", 9)[1],
+            med("logtide 1 thread", 9)[1] / med("jq | logtide", 9)[1], med("logtide 1 thread", 9)[1] / med("Miller | logtide", 9)[1]))
     for job in jobs:
         print("job %d: the default threads run %.2fx as fast as one thread" % (job, med("logtide 1 thread", job)[0] / med("logtide", job)[0]))
+    if 9 in jobs:
+        print("job 9 (filter aggregate): the default threads run %.2fx as fast as one thread" % (
+            med("logtide filter aggregate 1 thread", 9)[0] / med("logtide filter aggregate", 9)[0]))
     for name in ("logtide 1 thread", "logtide") if 1 in jobs else ():
         if 2 in jobs:
             print("job 2 takes %.2fx the time of job 1 (%s)" % (med(name, 2)[0] / med(name, 1)[0], name))
