@@ -169,7 +169,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->type_name("FILE");
 
   app.add_option("FILE", o.files, "Input files; none or '-' reads standard input");
-  app.add_option("--time", o.time_field, "Event-time field, a dotted path (default ts)")
+  app.add_option("--time", o.time_field, "Event-time field, a path as for --by (default ts)")
       ->type_name("FIELD");
   app.add_option(
          "--time-format", o.time_format,
@@ -179,8 +179,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
                  "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
       ->type_name("SPEC");
   app.add_option("--by", o.by,
-                 "Group key: a field's dotted path, or NAME=EXPR for a derived key; several "
-                 "separated by commas, or --by again")
+                 "Group key: a field path (req.method, .\"log.level\", tags[0]), or NAME=EXPR for "
+                 "a derived key; several separated by commas, or --by again")
       ->allow_extra_args(false)
       ->type_name("KEYS");
   app.add_option("--agg", o.aggs,

@@ -7,6 +7,7 @@
 
 #include "expr/expr.h"
 #include "json/extractor.h"
+#include "json/field_path.h"
 
 namespace logtide {
 namespace {
@@ -241,10 +242,11 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
     return bad(fmt::format("{} needs a field, as in {}(bytes)", fn, fn));
   }
   if (spec.name.empty()) {
+    const std::string field = FieldPathName(spec.field);  // sum(."a.b") is sum_a.b
     if (spec.kind == AggKind::kQuantile && fn != "median") {
-      spec.name = fmt::format("p{}_{}", QuantileNameDigits(q_digits, q_one), spec.field);
+      spec.name = fmt::format("p{}_{}", QuantileNameDigits(q_digits, q_one), field);
     } else {
-      spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, spec.field);
+      spec.name = spec.field.empty() ? std::string(fn) : fmt::format("{}_{}", fn, field);
     }
     if (!spec.filter.empty()) spec.name += "_filtered";
   }

@@ -85,4 +85,8 @@ struct EngineConfig {
 // by a run with the same query.
 std::string QueryText(const EngineConfig& config);
 
+// The output fields' names of the group key, per --by: a derived key's NAME, or the path's
+// name (json/field_path.h: ."log.level" gives "log.level").
+std::vector<std::string> KeyNames(const EngineConfig& config);
+
 }  // namespace logtide

@@ -197,7 +197,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   }
   // Output column names must be unique.
   std::vector<std::string> names = {"window_start", "window_end"};
-  names.insert(names.end(), c.by.begin(), c.by.end());
+  for (const std::string& k : KeyNames(c)) names.push_back(k);
   for (const AggSpec& a : c.aggs) names.push_back(a.name);
   if (c.emit == EmitMode::kUpdate) names.push_back("revision");
   for (size_t i = 0; i < names.size(); ++i) {
@@ -205,7 +205,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
       if (names[i] == names[j]) {
         return Status::InvalidArgument(
             fmt::format("two output fields are named \"{}\"; rename an aggregate with NAME=SPEC "
-                        "(e.g. --agg total=sum(bytes))",
+                        "(e.g. --agg total=sum(bytes)) or a key with NAME=EXPR (e.g. --by "
+                        "level=.\"log.level\")",
                         names[i]));
       }
     }
@@ -266,7 +267,7 @@ Status Engine::Impl::Open() {
     outputs.set_write_budget(&write_budget);
   }
   writer = std::make_unique<RecordWriter>(
-      config.format, config.by,
+      config.format, KeyNames(config),
       [&] {
         std::vector<std::string> n;
         for (const AggSpec& a : config.aggs) n.push_back(a.name);

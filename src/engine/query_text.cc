@@ -1,9 +1,19 @@
 #include <fmt/format.h>
 
 #include "engine/config.h"
+#include "json/field_path.h"
 #include "time/duration.h"
 
 namespace logtide {
+
+std::vector<std::string> KeyNames(const EngineConfig& c) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
+    names.push_back(derived ? c.by[i] : FieldPathName(c.by[i]));
+  }
+  return names;
+}
 
 std::string QueryText(const EngineConfig& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default

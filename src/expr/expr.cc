@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "json/field_path.h"
 #include "json/json_text.h"
 
 namespace logtide {
@@ -461,39 +462,47 @@ class Expr::Parser {
     return Status::Ok();
   }
 
-  // A path: .a.b, ."log level", .["x"], or a bare a.b. At its first segment (after any '.').
+  // A path: .a.b, ."log.level", .["x"], .tags[0], .tags[-1], or a bare a.b. At its first
+  // segment (after any '.').
   Status Path(bool dotted, int* out) {
-    std::string dotted_path;
+    FieldPath path;
     bool first = true;
     while (true) {
-      std::string seg;
+      PathSegment seg;
       Skip();
       if (pos_ < s_.size() && s_[pos_] == '"') {
-        if (Status st = String(&seg); !st.ok()) return st;
+        if (Status st = String(&seg.key); !st.ok()) return st;
       } else if (pos_ < s_.size() && s_[pos_] == '[') {
         ++pos_;
         Skip();
         if (pos_ < s_.size() && s_[pos_] == '"') {
-          if (Status st = String(&seg); !st.ok()) return st;
-          if (!Eat("]")) return Error("expected ']'");
+          if (Status st = String(&seg.key); !st.ok()) return st;
         } else {
-          return Error("array elements (.tags[0]) cannot be addressed yet: only object keys");
+          const size_t start = pos_;
+          if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+          while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+          const auto [end, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, seg.index);
+          if (ec != std::errc() || end != s_.data() + pos_) {
+            pos_ = start;
+            return Error("expected an array index (0, 1, -1 for the last) or a quoted key");
+          }
+          if (first) {
+            pos_ = start;
+            return Error("a path starts with a key: every line is an object, not an array");
+          }
+          seg.is_index = true;
         }
+        if (!Eat("]")) return Error("expected ']'");
       } else if (pos_ < s_.size() && IsIdentStart(s_[pos_])) {
         const size_t start = pos_;
         while (pos_ < s_.size() && IsIdentChar(s_[pos_])) ++pos_;
-        seg = std::string(s_.substr(start, pos_ - start));
+        seg.key = std::string(s_.substr(start, pos_ - start));
       } else {
         return Error(first && dotted ? "expected a field name after '.'"
                                      : "expected a field name");
       }
-      if (seg.empty()) return Error("a field name cannot be empty");
-      if (seg.find('.') != std::string::npos) {
-        return Error(fmt::format("the key \"{}\" holds a '.', which a path cannot address yet",
-                                 seg));
-      }
-      if (!dotted_path.empty()) dotted_path.push_back('.');
-      dotted_path += seg;
+      if (!seg.is_index && seg.key.empty()) return Error("a field name cannot be empty");
+      path.push_back(std::move(seg));
       first = false;
       // Another segment: .name, ."name" or ["name"] (no space before a bracket).
       if (pos_ < s_.size() && s_[pos_] == '[') continue;
@@ -504,13 +513,14 @@ class Expr::Parser {
       }
       break;
     }
+    const std::string text = FieldPathText(path);
     Node n{Op::kField};
     for (size_t i = 0; i < e_->paths_.size() && n.index < 0; ++i) {
-      if (e_->paths_[i] == dotted_path) n.index = static_cast<int>(i);
+      if (e_->paths_[i] == text) n.index = static_cast<int>(i);
     }
     if (n.index < 0) {
       n.index = static_cast<int>(e_->paths_.size());
-      e_->paths_.push_back(dotted_path);
+      e_->paths_.push_back(text);
     }
     *out = Add(std::move(n));
     return Status::Ok();
@@ -953,14 +963,15 @@ void Expr::CanonicalNode(int idx, std::string* out) const {
                                                  "in",  "+",  "-",  "*",  "/", "%"};
   switch (n.op) {
     case Op::kField: {
-      const std::string& p = paths_[n.index];
-      size_t pos = 0;
-      while (true) {
-        const size_t dot = p.find('.', pos);
-        AppendSegment(std::string_view(p).substr(pos, dot == std::string::npos ? dot : dot - pos),
-                      out);
-        if (dot == std::string::npos) break;
-        pos = dot + 1;
+      FieldPath path;
+      size_t at;
+      if (!ParseFieldPath(paths_[n.index], &path, &at).ok()) return;  // (Path made it)
+      for (const PathSegment& seg : path) {
+        if (seg.is_index) {
+          fmt::format_to(std::back_inserter(*out), "[{}]", seg.index);
+        } else {
+          AppendSegment(seg.key, out);
+        }
       }
       return;
     }

@@ -41,8 +41,8 @@ class Expr {
   // expected an operand".
   static Status Parse(std::string_view text, Expr* out);
 
-  // The field paths the expression reads, in the order first written, as dotted paths
-  // (NormalizeFieldPath's form).
+  // The field paths the expression reads, in the order first written, in canonical text
+  // (json/field_path.h).
   const std::vector<std::string>& paths() const { return paths_; }
   // Tells where path i's value will be in the values Eval reads: values[slots[i]].
   void Bind(const std::vector<int>& slots) { slots_ = slots; }

@@ -10,6 +10,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "json/field_path.h"
+
 namespace logtide {
 
 namespace od = simdjson::ondemand;
@@ -132,7 +134,10 @@ struct FieldExtractor::Impl {
   static constexpr size_t kMemoFields = 32;
 
   struct Node {
-    std::string name;
+    std::string name;     // an object key; or, when is_index, an array element:
+    bool is_index = false;
+    int64_t index = 0;    // ... its index, negative from the end
+    bool has_index_children = false;
     int slot = -1;  // >= 0 for a leaf
     std::vector<int> children;
     bool keep_text = false;    // keep a number's source text (ValueRef::s)
@@ -169,7 +174,14 @@ struct FieldExtractor::Impl {
 
   int FindChild(int node, std::string_view name) const {
     for (int c : nodes[node].children) {
-      if (nodes[c].name == name) return c;
+      if (!nodes[c].is_index && nodes[c].name == name) return c;
+    }
+    return -1;
+  }
+  int FindChild(int node, const PathSegment& seg) const {
+    if (!seg.is_index) return FindChild(node, seg.key);
+    for (int c : nodes[node].children) {
+      if (nodes[c].is_index && nodes[c].index == seg.index) return c;
     }
     return -1;
   }
@@ -243,6 +255,7 @@ struct FieldExtractor::Impl {
       n.memo.assign(kMemoFields, Memo{});
       n.keys.clear();
       for (int c : n.children) {
+        if (nodes[c].is_index) continue;  // WalkArray's
         const std::string& name = nodes[c].name;
         Key k;
         k.len = name.size();
@@ -274,6 +287,7 @@ struct FieldExtractor::Impl {
   size_t scratch_size = 0;
   uint8_t* scratch_end = nullptr;
   std::vector<char> open;             // brackets of the container being skipped
+  std::vector<uint32_t> elements;     // WalkArray's
   od::parser number_parser;           // integers of 19 digits or more, numbers out of range
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
   // The current line's objects and arrays read as values, in canonical form, and where.
@@ -614,6 +628,13 @@ struct FieldExtractor::Impl {
       child = Unescape(key, &name) ? FindChild(node, name) : -1;
     }
     if (child < 0) return Skip(v, after);
+    return Value<kDefer>(child, v, values, after);
+  }
+
+  // Reads the value at token v of node `child` (a field's or an array element's).
+  template <bool kDefer>
+  __attribute__((always_inline)) bool Value(int child, uint32_t v, std::vector<ValueRef>* values,
+                                            uint32_t* after) {
     Node& nd = nodes[child];
     if (nd.children.empty()) [[likely]] {  // a leaf (a node is a leaf or a parent, or both)
       if constexpr (kDefer) {
@@ -633,6 +654,9 @@ struct FieldExtractor::Impl {
       if (Token(v) == '{') {
         if (!WalkObject<kDefer>(v, child, values, after)) return false;
         if (nd.slot < 0) return true;
+      } else if (Token(v) == '[' && nd.has_index_children) {
+        if (!WalkArray<kDefer>(v, child, values, after)) return false;
+        if (nd.slot < 0) return true;
       }
     }
     if (nd.slot >= 0) {
@@ -640,6 +664,45 @@ struct FieldExtractor::Impl {
       return ReadValue(v, nd.keep_text, &(*values)[nd.slot], after);
     }
     return Skip(v, after);  // not an object: its sub-paths stay null
+  }
+
+  // Walks the array whose '[' is token k, reading the elements that `node`'s index children
+  // name; *next is the token after its ']'. The elements' first tokens are pushed on `elements`
+  // (shared by nested arrays: each walk pops its own).
+  template <bool kDefer>
+  __attribute__((noinline)) bool WalkArray(uint32_t k, int node, std::vector<ValueRef>* values,
+                                           uint32_t* next) {
+    const size_t base = elements.size();
+    uint32_t j = k + 1;
+    if (j < n && idx[j] < limit && Token(j) == ']') {
+      *next = j + 1;
+    } else {
+      while (true) {
+        if (j >= n || idx[j] >= limit) return false;
+        elements.push_back(j);
+        uint32_t after;
+        if (!Skip(j, &after) || after >= n) return false;
+        const uint8_t t = Token(after);
+        if (t == ']') {
+          *next = after + 1;
+          break;
+        }
+        if (t != ',') return false;
+        j = after + 1;
+      }
+    }
+    const auto count = static_cast<int64_t>(elements.size() - base);
+    bool ok = true;
+    for (const int c : nodes[node].children) {
+      if (!ok) break;
+      if (!nodes[c].is_index) continue;
+      const int64_t i = nodes[c].index >= 0 ? nodes[c].index : count + nodes[c].index;
+      if (i < 0 || i >= count) continue;  // no such element: null
+      uint32_t after;
+      ok = Value<kDefer>(c, elements[base + static_cast<size_t>(i)], values, &after);
+    }
+    elements.resize(base);
+    return ok;
   }
 
   // Notes the value at token v as slot's, for ReadDeferred; an object or array is read now
@@ -703,6 +766,7 @@ struct FieldExtractor::Impl {
     raw_values.clear();
     ++line_number;
     const bool defer = !deferred.empty();
+    elements.clear();
     const auto begin = static_cast<uint32_t>(line - ix->data());
     const auto end = static_cast<uint32_t>(begin + size);
     limit = end;
@@ -729,9 +793,9 @@ struct FieldExtractor::Impl {
 FieldExtractor::FieldExtractor() : impl_(std::make_unique<Impl>()) {}
 FieldExtractor::~FieldExtractor() = default;
 
-Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_number_text) {
+Status FieldExtractor::AddPath(std::string_view text, int* slot, bool keep_number_text) {
   for (size_t i = 0; i < paths_.size(); ++i) {
-    if (paths_[i] == dotted) {
+    if (paths_[i] == text) {
       *slot = static_cast<int>(i);
       for (auto& n : impl_->nodes) {
         if (n.slot == *slot) n.keep_text |= keep_number_text;
@@ -739,37 +803,40 @@ Status FieldExtractor::AddPath(std::string_view dotted, int* slot, bool keep_num
       return Status::Ok();
     }
   }
+  FieldPath path;
+  size_t at = 0;
+  if (Status s = ParseFieldPath(text, &path, &at); !s.ok()) {
+    return Status::InvalidArgument(fmt::format("field path \"{}\": {}", text, s.message()));
+  }
+  if (FieldPathText(path) != text) {
+    return Status::InvalidArgument(fmt::format(
+        "field path \"{}\" is not in canonical form (\"{}\")", text, FieldPathText(path)));
+  }
   int node = 0;
-  size_t pos = 0;
-  while (true) {
-    size_t dot = dotted.find('.', pos);
-    std::string_view seg =
-        dotted.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
-    if (seg.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "field path \"{}\" has an empty segment (write paths like req.method)", dotted));
-    }
+  for (const PathSegment& seg : path) {
     int child = impl_->FindChild(node, seg);
     if (child < 0) {
       child = static_cast<int>(impl_->nodes.size());
       impl_->nodes.emplace_back();
-      impl_->nodes.back().name = std::string(seg);
+      Impl::Node& c = impl_->nodes.back();
+      c.name = seg.key;
+      c.is_index = seg.is_index;
+      c.index = seg.index;
       impl_->nodes[node].children.push_back(child);
+      impl_->nodes[node].has_index_children |= seg.is_index;
     }
     node = child;
-    if (dot == std::string_view::npos) break;
-    pos = dot + 1;
   }
   *slot = static_cast<int>(paths_.size());
   impl_->nodes[node].slot = *slot;
   impl_->nodes[node].keep_text = keep_number_text;
-  paths_.emplace_back(dotted);
+  paths_.emplace_back(text);
   return Status::Ok();
 }
 
 Status FieldExtractor::Finish() {
   for (const auto& n : impl_->nodes) {
-    if (n.name.find_first_of("\"\\") != std::string::npos) {
+    if (!n.is_index && n.name.find_first_of("\"\\") != std::string::npos) {
       return Status::InvalidArgument(fmt::format(
           "field name \"{}\" contains a quote or a backslash, which logtide cannot address",
           n.name));
@@ -777,14 +844,14 @@ Status FieldExtractor::Finish() {
   }
   // Each node's slots below it.
   for (size_t i = 0; i < paths_.size(); ++i) {
+    if (paths_[i].empty()) continue;  // a placeholder
+    FieldPath path;
+    size_t at;
+    if (!ParseFieldPath(paths_[i], &path, &at).ok()) continue;  // (AddPath parsed it)
     int node = 0;
-    std::string_view rest = paths_[i];
-    while (true) {
-      const size_t dot = rest.find('.');
-      node = impl_->FindChild(node, rest.substr(0, dot));
-      if (dot == std::string_view::npos) break;
-      impl_->nodes[node].below.push_back(static_cast<int>(i));
-      rest.remove_prefix(dot + 1);
+    for (size_t k = 0; k < path.size(); ++k) {
+      node = impl_->FindChild(node, path[k]);
+      if (k + 1 < path.size()) impl_->nodes[node].below.push_back(static_cast<int>(i));
     }
   }
   impl_->IndexKeys();
@@ -862,31 +929,26 @@ Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::str
     while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
     return s;
   };
-  std::string_view path = trim(text);
+  const std::string_view path = trim(text);
   if (!path.empty() && path.front() == '$') {
     return Status::InvalidArgument(fmt::format(
         "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
         flag, trim(path.substr(1))));
   }
-  if (!path.empty() && path.front() == '.') path.remove_prefix(1);  // jq: .req.method
-  out->clear();
-  size_t pos = 0;
-  while (true) {
-    const size_t dot = path.find('.', pos);
-    const std::string_view seg =
-        trim(path.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos));
-    if (seg.empty()) {
-      return Status::InvalidArgument(
-          path.empty() ? fmt::format("{}: empty field name", flag)
-                       : fmt::format("{} \"{}\": the path has an empty segment (write paths like "
-                                     "req.method)",
-                                     flag, text));
-    }
-    if (!out->empty()) out->push_back('.');
-    out->append(seg);
-    if (dot == std::string_view::npos) return Status::Ok();
-    pos = dot + 1;
+  if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
+  FieldPath parsed;
+  size_t at = 0;
+  const Status s = ParseFieldPath(path, &parsed, &at);
+  if (s.message() == "empty field name") {
+    return Status::InvalidArgument(fmt::format(
+        "{} \"{}\": the path has an empty segment (write paths like req.method)", flag, text));
   }
+  if (!s.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(), at + 1));
+  }
+  *out = FieldPathText(parsed);
+  return Status::Ok();
 }
 
 }  // namespace logtide

@@ -77,6 +77,19 @@ TEST_CASE("expr: paths as jq writes them") {
   CHECK(Canonical(".[\"user agent\"]") == ".\"user agent\"");
   CHECK(Canonical(".req[\"method\"]") == ".req.method");
   CHECK(Canonical(".\"and\" == 1") == "(.\"and\" == 1)");
+  // Keys holding dots, and array elements (negative: from the end).
+  CHECK(Canonical(".\"log.level\"") == ".\"log.level\"");
+  CHECK(Canonical(".[\"log.level\"]") == ".\"log.level\"");
+  CHECK(Canonical(".tags[0]") == ".tags[0]");
+  CHECK(Canonical("tags[-1]") == ".tags[-1]");
+  CHECK(Canonical(".a[0][1].b") == ".a[0][1].b");
+  CHECK(Canonical(".a.[2]") == ".a[2]");
+  {
+    Expr p;
+    REQUIRE(Expr::Parse(".\"log.level\" == tags[-1] and .log.level == .a[0][1].b", &p).ok());
+    CHECK(p.paths() ==
+          std::vector<std::string>{"[\"log.level\"]", "tags[-1]", "log.level", "a[0][1].b"});
+  }
   Expr e;
   REQUIRE(Expr::Parse("a.b == 1 or a.b == 2 or c > 0", &e).ok());
   CHECK(e.paths() == std::vector<std::string>{"a.b", "c"});
@@ -103,10 +116,13 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("a in [b]") ==
         "position 7: the list after in holds literals only (numbers, strings, true, false, null)");
   CHECK(Error("a in 1") == "position 6: expected '[' after in, as in status in [500, 503]");
-  CHECK(Error(".tags[0] == 1") ==
-        "position 7: array elements (.tags[0]) cannot be addressed yet: only object keys");
-  CHECK(Error(".\"log.level\" == 1") ==
-        "position 13: the key \"log.level\" holds a '.', which a path cannot address yet");
+  CHECK(Error(".tags[x] == 1") ==
+        "position 7: expected an array index (0, 1, -1 for the last) or a quoted key");
+  CHECK(Error(".tags[1 == 1") == "position 9: expected ']'");
+  CHECK(Error(".[0] == 1") ==
+        "position 3: a path starts with a key: every line is an object, not an array");
+  CHECK(Error(".tags[99999999999999999999] == 1") ==
+        "position 7: expected an array index (0, 1, -1 for the last) or a quoted key");
   CHECK(Error("") == "position 1: expected an operand");
   CHECK(Error("a and") == "position 6: expected an operand");
   CHECK(Error("a b") == "position 3: unexpected \"b\"");
