@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/field_path.h"
 #include "json/value.h"
 
 namespace logtide {
@@ -18,34 +19,38 @@ namespace logtide {
 namespace od = simdjson::ondemand;
 
 // The reference: every field of the object walked with On-Demand, registered paths (a tree of
-// names) read as scalars or raw text, the last duplicate winning.
+// names and array indices) read as scalars or raw text, the last duplicate winning.
 struct Reference {
   struct Node {
     std::string name;
     int slot = -1;
     std::vector<int> children;
+    bool is_index = false;
+    int64_t index = 0;
   };
   std::vector<Node> nodes{Node{}};
   od::parser parser;
   simdjson::dom::parser dom_parser;  // numbers' values (Scalar)
 
-  void Add(const std::string& dotted, int slot) {
+  // `path` in canonical text (json/field_path.h).
+  void Add(const std::string& path, int slot) {
+    FieldPath segs;
+    size_t at;
+    if (!ParseFieldPath(path, &segs, &at).ok()) std::abort();
     int node = 0;
-    size_t pos = 0;
-    while (true) {
-      const size_t dot = dotted.find('.', pos);
-      const std::string seg = dotted.substr(pos, dot == std::string::npos ? dot : dot - pos);
+    for (const PathSegment& seg : segs) {
       int child = -1;
-      for (int c : nodes[node].children)
-        if (nodes[c].name == seg) child = c;
+      for (int c : nodes[node].children) {
+        if (nodes[c].is_index == seg.is_index &&
+            (seg.is_index ? nodes[c].index == seg.index : nodes[c].name == seg.key))
+          child = c;
+      }
       if (child < 0) {
         child = static_cast<int>(nodes.size());
-        nodes.push_back(Node{seg, -1, {}});
+        nodes.push_back(Node{seg.key, -1, {}, seg.is_index, seg.index});
         nodes[node].children.push_back(child);
       }
       node = child;
-      if (dot == std::string::npos) break;
-      pos = dot + 1;
     }
     nodes[node].slot = slot;
   }
@@ -135,22 +140,45 @@ struct Reference {
       int child = -1;
       if (!field.unescaped_key().get(key)) {
         for (int c : nodes[node].children)
-          if (nodes[c].name == key) child = c;
+          if (!nodes[c].is_index && nodes[c].name == key) child = c;
       }
       if (child < 0) continue;
-      od::value val = field.value();
       // A later copy of a parent replaces the earlier one: its paths start again from null.
       NullBelow(child, values);
-      if (nodes[child].slot >= 0) {
-        if (auto e = Scalar(val, &(*values)[nodes[child].slot])) return e;
-        continue;
-      }
-      od::json_type type;
-      if (auto e = val.type().get(type)) return e;
-      if (type != od::json_type::object) continue;
+      if (auto e = Value(field.value(), child, values)) return e;
+    }
+    return simdjson::SUCCESS;
+  }
+
+  // The value of node `child` (a field's or an array element's).
+  simdjson::error_code Value(od::value val, int child, std::vector<ValueRef>* values) {
+    if (nodes[child].slot >= 0) return Scalar(val, &(*values)[nodes[child].slot]);
+    od::json_type type;
+    if (auto e = val.type().get(type)) return e;
+    if (type == od::json_type::object) {
       od::object sub;
       if (auto e = val.get_object().get(sub)) return e;
-      if (auto e = Walk(sub, child, values)) return e;
+      return Walk(sub, child, values);
+    }
+    bool indices = false;  // (an array no index reads is skipped, as by the extractor)
+    for (int c : nodes[child].children) indices |= nodes[c].is_index;
+    if (type != od::json_type::array || !indices) return simdjson::SUCCESS;
+    od::array arr;
+    if (auto e = val.get_array().get(arr)) return e;
+    size_t count;
+    if (auto e = arr.count_elements().get(count)) return e;
+    int64_t i = 0;
+    for (auto element : arr) {
+      od::value v;
+      if (auto e = element.get(v)) return e;
+      for (int c : nodes[child].children) {
+        const int64_t at = nodes[c].index;
+        if (nodes[c].is_index && (at == i || at == i - static_cast<int64_t>(count))) {
+          if (auto e = Value(v, c, values)) return e;
+          break;
+        }
+      }
+      ++i;
     }
     return simdjson::SUCCESS;
   }
