@@ -550,6 +550,10 @@ std::string Renderer::Render() {
       "come out as JSON. A batch query has no watermark: an event logtide drops as late (it "
       "comes after the watermark passed the end + lateness of its windows) counts here like any "
       "other." +
+      (HasExpressions(p_)
+           ? " Expressions compute with doubles: the same as logtide's exact integers below "
+             "2^53; objects and arrays compare as their JSON text."
+           : "") +
       (p_.emit == EmitMode::kUpdate
            ? " In update mode this is revision 0 of each window, which logtide writes when "
              "the watermark passes the window's end: an event that comes after that (within "

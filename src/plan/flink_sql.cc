@@ -401,6 +401,14 @@ std::string Renderer::Render() {
       "event at exactly the watermark is late in Flink and on time in logtide; records come out "
       "in the order the windows fire, not sorted by key; late events are dropped "
       "(counted only in a metric), with no side output; bad lines are skipped without a count.";
+  if (HasExpressions(p_)) {
+    notes +=
+        " Expressions: a field an expression reads is a STRING column, typed by its text, so a "
+        "string that reads as a number, true, false, an object or an array is taken as one; "
+        "numbers are doubles; lower and upper change every letter (logtide's ASCII letters "
+        "only); matches takes a Java regular expression (logtide's is RE2: the same for "
+        "common patterns).";
+  }
   if (p_.lateness > 0 && !late_fire) {
     notes += " --lateness " + FormatDuration(p_.lateness) +
              " in final mode is the watermark's lag (delay + lateness): each window is written "

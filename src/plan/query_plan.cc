@@ -237,6 +237,13 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return out;
 }
 
+bool HasExpressions(const QueryPlan& p) {
+  bool any = !p.where.empty();
+  for (const std::vector<std::string>& path : p.key_paths) any |= path.empty();
+  for (const PlanAggregate& a : p.aggs) any |= !a.filter.empty();
+  return any;
+}
+
 std::string CommandLine(const EngineConfig& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);

@@ -123,6 +123,9 @@ QueryPlan BuildQueryPlan(const EngineConfig& config);
 bool SplitPath(const std::string& path, std::vector<std::string>* segments);
 std::vector<std::string> SplitPath(const std::string& path);
 
+// Returns whether `plan` has an expression: --where, a filter aggregate or a derived key.
+bool HasExpressions(const QueryPlan& plan);
+
 // Returns the window kind, size, slide and gap as the logtide flag spells them, and the flags
 // that change results, as one logtide command line.
 std::string CommandLine(const EngineConfig& config);
