@@ -192,28 +192,16 @@ class Renderer : private SqlExprWriter {
 
 std::string Renderer::Access(const std::vector<std::string>& path, bool* json,
                              bool* extracted) const {
-  const std::vector<SourceField>* level = &p_.fields;
+  const FieldColumn c = FindColumn(p_.fields, path);
   std::string sql;
-  std::string json_path;
-  const SourceField* node = nullptr;
-  *extracted = false;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (node != nullptr && node->use != FieldUse::kRecord) {
-      // Inside a field read as JSON text: the rest of the path is a JSON path.
-      json_path = "$";
-      for (size_t j = i; j < path.size(); ++j) json_path += "." + DoubleQuotedIdent(path[j]);
-      *extracted = true;
-      *json = true;
-      return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
-    }
-    for (const SourceField& f : *level) {
-      if (f.name == path[i]) node = &f;
-    }
-    sql += (i ? "." : "") + DoubleQuotedIdent(path[i]);
-    level = &node->children;
-  }
-  *json = node->use != FieldUse::kNumber;
-  return sql;
+  for (size_t i = 0; i < c.columns.size(); ++i) sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i]);
+  *extracted = !c.inside.empty();
+  *json = *extracted || c.field->use != FieldUse::kNumber;
+  if (!*extracted) return sql;
+  // Inside a field read as JSON: the rest of the path is a JSON path.
+  std::string json_path = "$";
+  for (const std::string& segment : c.inside) json_path += "." + DoubleQuotedIdent(segment);
+  return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
 }
 
 std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a) {

@@ -292,35 +292,19 @@ std::string Renderer::ColumnType(const SourceField& f) const {
 }
 
 std::string Renderer::Access(const std::vector<std::string>& path) const {
-  const std::vector<SourceField>* level = &p_.fields;
-  const SourceField* node = nullptr;
+  const FieldColumn c = FindColumn(p_.fields, path);
   std::string sql;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (node != nullptr && node->use != FieldUse::kRecord) {
-      std::string json_path = "$";
-      for (size_t j = i; j < path.size(); ++j) json_path += "." + path[j];
-      return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
-    }
-    for (const SourceField& f : *level) {
-      if (f.name == path[i]) node = &f;
-    }
-    sql += (i ? "." : "") + BacktickIdent(path[i]);
-    level = &node->children;
-  }
-  return sql;
+  for (size_t i = 0; i < c.columns.size(); ++i) sql += (i ? "." : "") + BacktickIdent(c.columns[i]);
+  if (c.inside.empty()) return sql;
+  // Inside a field read as its JSON text: the rest of the path is a JSON path.
+  std::string json_path = "$";
+  for (const std::string& segment : c.inside) json_path += "." + segment;
+  return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
 }
 
 bool Renderer::IsText(const std::vector<std::string>& path) const {
-  const std::vector<SourceField>* level = &p_.fields;
-  const SourceField* node = nullptr;
-  for (const std::string& segment : path) {
-    if (node != nullptr && node->use != FieldUse::kRecord) return true;  // JSON_VALUE
-    for (const SourceField& f : *level) {
-      if (f.name == segment) node = &f;
-    }
-    level = &node->children;
-  }
-  return node->use != FieldUse::kNumber;
+  const FieldColumn c = FindColumn(p_.fields, path);
+  return !c.inside.empty() || c.field->use != FieldUse::kNumber;
 }
 
 std::string Renderer::AggType(const PlanAggregate& a) const {
