@@ -989,9 +989,9 @@ void Expr::CanonicalNode(int idx, std::string* out) const {
 // ---- the structure, read-only ----
 
 Expr::NodeView Expr::node(int idx) const {
-  static constexpr std::string_view kOpNames[] = {
-      "field", "literal", "not", "and", "or", "==", "!=", "<", "<=", ">", ">=", "in",
-      "+",     "-",       "*",   "/",   "%",  "neg"};
+  static constexpr std::string_view kOpNames[] = {"field", "literal", "not", "and", "or", "==",
+                                                  "!=",    "<",       "<=",  ">",   ">=", "in",
+                                                  "+",     "-",       "*",   "/",   "%",  "neg"};
   const Node& n = nodes_[idx];
   NodeView v;
   v.op = n.op >= Op::kExists ? kFns[static_cast<int>(n.op) - static_cast<int>(Op::kExists)].name

@@ -83,11 +83,11 @@ class Expr {
     // "field", "literal", "not", "and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-",
     // "*", "/", "%", "neg" (unary minus), or a function's name ("exists" ... "substr").
     std::string_view op;
-    std::vector<int> args;        // the operands' node numbers
-    int path = -1;                // field: the index in paths()
-    ValueRef literal;             // literal
-    std::vector<ValueRef> list;   // in: the literals
-    std::string_view pattern;     // matches: the regular expression (also args[1], a literal)
+    std::vector<int> args;       // the operands' node numbers
+    int path = -1;               // field: the index in paths()
+    ValueRef literal;            // literal
+    std::vector<ValueRef> list;  // in: the literals
+    std::string_view pattern;    // matches: the regular expression (also args[1], a literal)
   };
   // Returns the number of the node the whole expression is. REQUIRES: Parse succeeded.
   int root() const { return root_; }

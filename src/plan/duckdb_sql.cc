@@ -194,7 +194,8 @@ std::string Renderer::Access(const std::vector<std::string>& path, bool* json,
                              bool* extracted) const {
   const FieldColumn c = FindColumn(p_.fields, path);
   std::string sql;
-  for (size_t i = 0; i < c.columns.size(); ++i) sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i]);
+  for (size_t i = 0; i < c.columns.size(); ++i)
+    sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i]);
   *extracted = !c.inside.empty();
   *json = *extracted || c.field->use != FieldUse::kNumber;
   if (!*extracted) return sql;

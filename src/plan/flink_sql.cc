@@ -168,8 +168,7 @@ class Renderer : private SqlExprWriter {
   std::string FieldAs(const std::string& f, Type t) override {
     switch (t) {
       case Type::kNumber:
-        return fmt::format("CASE WHEN {} THEN CAST({} AS DOUBLE) END", KindIs(f, Kind::kNumber),
-                           f);
+        return fmt::format("CASE WHEN {} THEN CAST({} AS DOUBLE) END", KindIs(f, Kind::kNumber), f);
       case Type::kString:
         return fmt::format("CASE WHEN {} THEN {} END", KindIs(f, Kind::kString), f);
       case Type::kBool:

@@ -110,16 +110,36 @@ PlanExpr ToPlan(const Expr& e, int n) {
   using Op = PlanExpr::Op;
   using Type = PlanExpr::Type;
   static constexpr std::pair<std::string_view, Op> kOps[] = {
-      {"field", Op::kField},   {"literal", Op::kLiteral},     {"not", Op::kNot},
-      {"and", Op::kAnd},       {"or", Op::kOr},               {"==", Op::kEq},
-      {"!=", Op::kNe},         {"<", Op::kLt},                {"<=", Op::kLe},
-      {">", Op::kGt},          {">=", Op::kGe},               {"in", Op::kIn},
-      {"+", Op::kAdd},         {"-", Op::kSub},               {"*", Op::kMul},
-      {"/", Op::kDiv},         {"%", Op::kMod},               {"neg", Op::kNeg},
-      {"exists", Op::kExists}, {"startswith", Op::kStartsWith}, {"endswith", Op::kEndsWith},
-      {"contains", Op::kContains}, {"matches", Op::kMatches}, {"floor", Op::kFloor},
-      {"ceil", Op::kCeil},     {"round", Op::kRound},         {"abs", Op::kAbs},
-      {"lower", Op::kLower},   {"upper", Op::kUpper},         {"len", Op::kLen},
+      {"field", Op::kField},
+      {"literal", Op::kLiteral},
+      {"not", Op::kNot},
+      {"and", Op::kAnd},
+      {"or", Op::kOr},
+      {"==", Op::kEq},
+      {"!=", Op::kNe},
+      {"<", Op::kLt},
+      {"<=", Op::kLe},
+      {">", Op::kGt},
+      {">=", Op::kGe},
+      {"in", Op::kIn},
+      {"+", Op::kAdd},
+      {"-", Op::kSub},
+      {"*", Op::kMul},
+      {"/", Op::kDiv},
+      {"%", Op::kMod},
+      {"neg", Op::kNeg},
+      {"exists", Op::kExists},
+      {"startswith", Op::kStartsWith},
+      {"endswith", Op::kEndsWith},
+      {"contains", Op::kContains},
+      {"matches", Op::kMatches},
+      {"floor", Op::kFloor},
+      {"ceil", Op::kCeil},
+      {"round", Op::kRound},
+      {"abs", Op::kAbs},
+      {"lower", Op::kLower},
+      {"upper", Op::kUpper},
+      {"len", Op::kLen},
       {"substr", Op::kSubstr},
   };
   auto literal = [](const ValueRef& v) {
@@ -274,7 +294,8 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
   };
   check_path("--time", c.time_field);
   for (size_t i = 0; i < c.by.size(); ++i) {
-    if (i >= c.by_expr.size() || c.by_expr[i].empty()) check_path("--by " + ShellWord(c.by[i]), c.by[i]);
+    if (i >= c.by_expr.size() || c.by_expr[i].empty())
+      check_path("--by " + ShellWord(c.by[i]), c.by[i]);
   }
   for (const AggSpec& a : c.aggs) {
     if (!a.field.empty()) check_path("--agg " + ShellWord(a.text), a.field);
@@ -293,8 +314,8 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
       }
     }
     const PlanExpr tree = ToPlan(e, e.root());
-    for (const auto& [op, name] : {std::pair{PlanExpr::Op::kLen, "len"},
-                                   std::pair{PlanExpr::Op::kSubstr, "substr"}}) {
+    for (const auto& [op, name] :
+         {std::pair{PlanExpr::Op::kLen, "len"}, std::pair{PlanExpr::Op::kSubstr, "substr"}}) {
       if (dialect == SqlDialect::kFlink && Uses(tree, op)) {
         out.push_back(flag + ": " + name +
                       " counts code points, where Flink's CHAR_LENGTH and SUBSTRING count UTF-16 "

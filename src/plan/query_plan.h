@@ -55,10 +55,37 @@ struct PlanLiteral {
 // An expression (expr/expr.h) as a tree the renderers print, each in its dialect.
 struct PlanExpr {
   enum class Op {
-    kField, kLiteral, kNot, kAnd, kOr, kEq, kNe, kLt, kLe, kGt, kGe, kIn,
-    kAdd, kSub, kMul, kDiv, kMod, kNeg,
-    kExists, kStartsWith, kEndsWith, kContains, kMatches,
-    kFloor, kCeil, kRound, kAbs, kLower, kUpper, kLen, kSubstr,
+    kField,
+    kLiteral,
+    kNot,
+    kAnd,
+    kOr,
+    kEq,
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kIn,
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kMod,
+    kNeg,
+    kExists,
+    kStartsWith,
+    kEndsWith,
+    kContains,
+    kMatches,
+    kFloor,
+    kCeil,
+    kRound,
+    kAbs,
+    kLower,
+    kUpper,
+    kLen,
+    kSubstr,
   };
   // What the node gives, known before reading any event: a field can hold any JSON value (or
   // null); the rest give one type or null.
@@ -68,10 +95,10 @@ struct PlanExpr {
   Type type = Type::kNull;
   std::vector<PlanExpr> args;
   std::vector<std::string> path;  // kField: the segments
-  PlanLiteral literal;             // kLiteral
-  std::vector<PlanLiteral> list;   // kIn
-  std::string pattern;             // kMatches: the RE2 pattern (args holds the string only)
-  std::string text;                // the whole expression's canonical text, on roots only
+  PlanLiteral literal;            // kLiteral
+  std::vector<PlanLiteral> list;  // kIn
+  std::string pattern;            // kMatches: the RE2 pattern (args holds the string only)
+  std::string text;               // the whole expression's canonical text, on roots only
 };
 
 // One aggregate and how faithfully each engine computes it. A note is empty when the engine's

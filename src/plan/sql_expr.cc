@@ -168,9 +168,9 @@ std::string SqlExprWriter::Compare(const PlanExpr& e) {
   if (a.type == Type::kAny && b.type == Type::kAny) {
     const std::string f = Field(a.path), g = Field(b.path);
     std::string s = "CASE";
-    for (const auto& [kind, type] : {std::pair{Kind::kNumber, Type::kNumber},
-                                     std::pair{Kind::kString, Type::kString},
-                                     std::pair{Kind::kBool, Type::kBool}}) {
+    for (const auto& [kind, type] :
+         {std::pair{Kind::kNumber, Type::kNumber}, std::pair{Kind::kString, Type::kString},
+          std::pair{Kind::kBool, Type::kBool}}) {
       if (kind == Kind::kBool && IsOrdering(e.op)) continue;
       s += fmt::format(" WHEN {} AND {} THEN {} {} {}", KindIs(f, kind), KindIs(g, kind),
                        Convert(f, type), op, Convert(g, type));
@@ -220,9 +220,9 @@ std::string SqlExprWriter::In(const PlanExpr& e) {
   }
   const std::string f = Field(a.path);
   std::string s = "CASE";
-  for (const auto& [kind, type] : {std::pair{Kind::kNumber, Type::kNumber},
-                                   std::pair{Kind::kString, Type::kString},
-                                   std::pair{Kind::kBool, Type::kBool}}) {
+  for (const auto& [kind, type] :
+       {std::pair{Kind::kNumber, Type::kNumber}, std::pair{Kind::kString, Type::kString},
+        std::pair{Kind::kBool, Type::kBool}}) {
     const std::string list = items(type);
     if (!list.empty())
       s += fmt::format(" WHEN {} THEN {} IN ({})", KindIs(f, kind), Convert(f, type), list);

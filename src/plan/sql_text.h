@@ -3,7 +3,6 @@
 
 #include <string>
 #include <string_view>
-
 #include <vector>
 
 #include "plan/query_plan.h"
@@ -23,8 +22,8 @@ std::string SqlComment(std::string_view text, std::string_view indent = "");
 // A field path as the source table reads it: the column and the record fields down to a field
 // read whole, then the segments inside that field (read as JSON or as its text), if any.
 struct FieldColumn {
-  std::vector<std::string> columns;  // the column, then record fields below it
-  std::vector<std::string> inside;   // the rest of the path, inside the field read whole
+  std::vector<std::string> columns;    // the column, then record fields below it
+  std::vector<std::string> inside;     // the rest of the path, inside the field read whole
   const SourceField* field = nullptr;  // the field `columns` ends at
 };
 // Returns where `path` is in `fields`. REQUIRES: the plan holds the path (BuildQueryPlan

@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "expr/expr.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
-#include "expr/expr.h"
 #include "plan/sql_text.h"
 #include "time/duration.h"
 
@@ -120,8 +120,9 @@ TEST_CASE("a field compared with a literal is compared only when it holds the li
   CHECK(Has(DuckDbSql(p),
             "WHERE CASE WHEN logtide_kind(\"status\") = 'number' THEN logtide_double(\"status\") "
             ">= 500 WHEN logtide_kind(\"status\") IS NOT NULL THEN FALSE END"));
-  CHECK(Has(FlinkSql(p), "THEN CAST(`status` AS DOUBLE) >= 500 WHEN `status` IS NOT NULL THEN "
-                         "FALSE END;"));
+  CHECK(Has(FlinkSql(p),
+            "THEN CAST(`status` AS DOUBLE) >= 500 WHEN `status` IS NOT NULL THEN "
+            "FALSE END;"));
 }
 
 TEST_CASE("values of types known to differ: only != holds, and null stays unknown") {
@@ -135,8 +136,9 @@ TEST_CASE("values of types known to differ: only != holds, and null stays unknow
 }
 
 TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
-  EngineConfig c = Config("tumbling:1m", {}, {"errors=count filter status >= 500",
-                                             "sum(bytes) filter exists(user)", "first(user) filter ok"});
+  EngineConfig c = Config("tumbling:1m", {},
+                          {"errors=count filter status >= 500", "sum(bytes) filter exists(user)",
+                           "first(user) filter ok"});
   for (AggSpec& a : c.aggs) a.filter = Canonical(a.filter.c_str());
   const QueryPlan p = BuildQueryPlan(c);
   REQUIRE(p.aggs[0].filter.size() == 1);
@@ -148,8 +150,9 @@ TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
   const std::string f = FlinkSql(p);
   CHECK(Has(f, "COUNT(CASE WHEN CASE WHEN REGEXP(`status`"));
   CHECK(Has(f, "SUM(CASE WHEN (`user` IS NOT NULL) THEN"));
-  CHECK(Has(f, "FIRST_VALUE(CASE WHEN CASE `ok` WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE "
-               "END THEN `user` END)"));
+  CHECK(Has(f,
+            "FIRST_VALUE(CASE WHEN CASE `ok` WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE "
+            "END THEN `user` END)"));
 }
 
 TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the Flink sink") {
@@ -157,8 +160,9 @@ TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the
   c.by_expr = {Canonical("floor(status / 100)")};
   const QueryPlan p = BuildQueryPlan(c);
   const std::string d = DuckDbSql(p);
-  CHECK(Has(d, "logtide_value(to_json(floor(logtide_finite(logtide_double(\"status\") / CAST(100 "
-               "AS DOUBLE))))) AS \"key_1\""));
+  CHECK(Has(d,
+            "logtide_value(to_json(floor(logtide_finite(logtide_double(\"status\") / CAST(100 "
+            "AS DOUBLE))))) AS \"key_1\""));
   CHECK(Has(d, "\"key_1\" AS \"class\""));
   const std::string f = FlinkSql(p);
   CHECK(Has(f, "`class` DOUBLE,"));
