@@ -75,6 +75,10 @@ std::string SqlExprWriter::WhenNotNull(const std::vector<std::string>& operands,
   return "CASE WHEN " + cond + " THEN " + value + " END";
 }
 
+bool SqlExprWriter::AlwaysNull(const PlanExpr& e, Type t) {
+  return e.type == Type::kNull || (e.type != Type::kAny && e.type != t);
+}
+
 std::string SqlExprWriter::As(const PlanExpr& e, Type t) {
   if (e.type == Type::kAny) return FieldAs(Field(e.path), t);
   if (e.type != t) return Null(t);  // null, or a value of another type: null
@@ -115,10 +119,13 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
     case Op::kMul:
     case Op::kDiv:
     case Op::kMod:
+      if (AlwaysNull(e.args[0], Type::kNumber) || AlwaysNull(e.args[1], Type::kNumber))
+        return Null(Type::kNumber);
       return Arith(e.op, As(e.args[0], Type::kNumber), As(e.args[1], Type::kNumber),
                    e.args[1].op == Op::kLiteral && e.args[1].type == Type::kNumber &&
                        e.args[1].literal.d != 0);
     case Op::kNeg:
+      if (AlwaysNull(e.args[0], Type::kNumber)) return Null(Type::kNumber);
       return "(-" + As(e.args[0], Type::kNumber) + ")";
     case Op::kExists:
       return "(" + Present(Field(e.args[0].path)) + ")";
@@ -142,6 +149,8 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
       default:
         break;
     }
+    // A null operand, or one of another type, makes the call null.
+    if (AlwaysNull(e.args[i], t)) return Null(e.type);
     args.push_back(As(e.args[i], t));
   }
   return Call(e, args);

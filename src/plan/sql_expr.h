@@ -54,6 +54,8 @@ class SqlExprWriter {
   std::string Null(Type t) { return "CAST(NULL AS " + TypeName(t) + ")"; }
 
  private:
+  // Whether `e` as type `t` is NULL whatever the event: null, or a value of another type.
+  static bool AlwaysNull(const PlanExpr& e, Type t);
   std::string Typed(const PlanExpr& e);
   std::string Compare(const PlanExpr& e);
   std::string In(const PlanExpr& e);
