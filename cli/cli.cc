@@ -349,13 +349,14 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
   if (explain == "sql:duckdb" || explain == "sql:flink") {
-    const std::vector<std::string> missing = Untranslated(engine->config());
+    const std::vector<std::string> missing = Untranslated(
+        engine->config(), explain == "sql:duckdb" ? SqlDialect::kDuckDb : SqlDialect::kFlink);
     if (!missing.empty()) {
       std::string list;
-      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      for (const std::string& m : missing) list += (list.empty() ? "" : "; ") + m;
       return UsageError(app, "--explain=" + explain +
-                                 " does not translate expressions to SQL yet, and without them "
-                                 "the SQL would give other results: " +
+                                 " cannot translate these faithfully (the SQL would give "
+                                 "other results): " +
                                  list);
     }
   }

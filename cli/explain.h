@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/config.h"
+#include "plan/query_plan.h"
 
 namespace logtide {
 
@@ -11,7 +12,6 @@ namespace logtide {
 // results are written and what happens to late events.
 std::string Explain(const EngineConfig& config);
 
-enum class SqlDialect { kDuckDb, kFlink };
 // Returns the query as SQL of `dialect`, from its logical plan (plan/query_plan.h): a DuckDB
 // batch query over the same files, or a Flink SQL job.
 std::string ExplainSql(const EngineConfig& config, SqlDialect dialect);

@@ -19,8 +19,8 @@
 //   count_distinct:       u32 count, then count x bytes (EncodeValue form)
 //   first, last:          u8 has, i64 time, u64 seq, then the value: u8 type, u8 is_int, i64 i,
 //                         f64 d, bytes text
-//   quantile:             the sketch (QuantileSketch::Snapshot), once per field: the other
-//                         quantiles of the same field write nothing
+//   quantile:             the sketch (QuantileSketch::Snapshot), once per field and filter:
+//                         the other quantiles of the same field and filter write nothing
 //   approx_count_distinct: DistinctSketch::Snapshot
 //   top_k:                TopKSketch::Snapshot
 // A sketch's form starts with its own version byte.
@@ -481,7 +481,9 @@ Accumulators::Accumulators(const std::vector<AggSpec>& specs) {
     const AggSpec& s = specs[i];
     const AggColumn* owner = nullptr;
     for (size_t j = 0; j < i && s.kind == AggKind::kQuantile; ++j) {
-      if (specs[j].kind == AggKind::kQuantile && specs[j].field == s.field && !owner) {
+      // Only over the same events: a filter aggregate's quantiles have their own sketch.
+      if (specs[j].kind == AggKind::kQuantile && specs[j].field == s.field &&
+          specs[j].filter == s.filter && !owner) {
         owner = columns_[j].get();
       }
     }

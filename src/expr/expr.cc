@@ -1016,4 +1016,22 @@ void Expr::CanonicalNode(int idx, std::string* out) const {
   out->push_back(')');
 }
 
+// ---- the structure, read-only ----
+
+Expr::NodeView Expr::node(int idx) const {
+  static constexpr std::string_view kOpNames[] = {"field", "literal", "not", "and", "or", "==",
+                                                  "!=",    "<",       "<=",  ">",   ">=", "in",
+                                                  "+",     "-",       "*",   "/",   "%",  "neg"};
+  const Node& n = nodes_[idx];
+  NodeView v;
+  v.op = n.op >= Op::kExists ? kFns[static_cast<int>(n.op) - static_cast<int>(Op::kExists)].name
+                             : kOpNames[static_cast<int>(n.op)];
+  v.args = n.args;
+  if (n.op == Op::kField) v.path = n.index;
+  if (n.op == Op::kLiteral) v.literal = n.literal;
+  if (n.op == Op::kIn) v.list = n.list;
+  if (n.op == Op::kMatches) v.pattern = n.text;
+  return v;
+}
+
 }  // namespace logtide

@@ -61,6 +61,24 @@ class Expr {
   // parentheses) and literals written in one form. Equal texts mean the same expression.
   std::string Canonical() const;
 
+  // A read-only view of one parsed node, for translating the expression into another language
+  // (plan/query_plan.h). Operands come before the nodes that use them.
+  struct NodeView {
+    // "field", "literal", "not", "and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-",
+    // "*", "/", "%", "neg" (unary minus), or a function's name ("exists" ... "substr").
+    std::string_view op;
+    std::vector<int> args;       // the operands' node numbers
+    int path = -1;               // field: the index in paths()
+    ValueRef literal;            // literal
+    std::vector<ValueRef> list;  // in: the literals
+    std::string_view pattern;    // matches: the regular expression (also args[1], a literal)
+  };
+  // Returns the number of the node the whole expression is. REQUIRES: Parse succeeded.
+  int root() const { return root_; }
+  // Returns node `n`. Its strings stay valid as long as this Expr. REQUIRES: 0 <= n < the
+  // number of nodes (a node number from root() or from args).
+  NodeView node(int n) const;
+
  private:
   enum class Op : uint8_t;
   struct Node;

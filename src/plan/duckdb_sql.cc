@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "plan/sql_expr.h"
 #include "plan/sql_text.h"
 #include "time/duration.h"
 
@@ -52,6 +53,37 @@ constexpr Macro kMacros[] = {
      "            AND abs(CAST(j AS DOUBLE)) < 9.2e18 THEN CAST(CAST(CAST(j AS DOUBLE) AS BIGINT) "
      "AS JSON)\n"
      "       ELSE j END;\n"},
+    {"logtide_kind",
+     "-- The kind of a JSON value, as expressions compare them; NULL for null and absent.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_kind(j) AS\n"
+     "  CASE json_type(j) WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' "
+     "THEN 'number'\n"
+     "                    WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean'\n"
+     "                    WHEN 'OBJECT' THEN 'other' WHEN 'ARRAY' THEN 'other' END;\n"},
+    {"logtide_string",
+     "-- A JSON value as a string when it is one, else NULL.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_string(j) AS CASE WHEN json_type(j) = 'VARCHAR' THEN "
+     "j->>'$' END;\n"},
+    {"logtide_bool",
+     "-- A JSON value as a boolean when it is one, else NULL.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_bool(j) AS CASE WHEN json_type(j) = 'BOOLEAN' THEN "
+     "CAST(j AS BOOLEAN) END;\n"},
+    {"logtide_finite",
+     "-- An arithmetic result, NULL when it is not finite (a division by zero, an overflow), as "
+     "logtide's.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_finite(x) AS CASE WHEN isfinite(x) THEN x END;\n"},
+    {"logtide_substr",
+     "-- substr(s, start, len) as logtide's: code points from 0, a negative start counts from the "
+     "end; a start\n-- or len that is not an integer, or a negative len, gives NULL.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_is_int(x) AS\n"
+     "  x = trunc(x) AND x >= -9223372036854775808.0 AND x < 9223372036854775808.0;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_substr_from(s, start) AS\n"
+     "  CASE WHEN start < 0 THEN greatest(0, length(s) + start) ELSE least(start, length(s)) END;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_substr(s, start, len) AS\n"
+     "  CASE WHEN logtide_is_int(start) AND logtide_is_int(len) AND len >= 0\n"
+     "       THEN substring(s, CAST(logtide_substr_from(s, start) AS BIGINT) + 1,\n"
+     "                      CAST(least(length(s) - logtide_substr_from(s, start), len) AS BIGINT)) "
+     "END;\n"},
     {"logtide_rfc3339_ns",
      "-- An RFC 3339 string as nanoseconds since 1970; NULL (a bad line) for anything else.\n"
      "CREATE OR REPLACE TEMP MACRO logtide_rfc3339_ns(j) AS\n"
@@ -96,13 +128,50 @@ std::string ColumnType(const SourceField& f) {
   return s + ")";
 }
 
-class Renderer {
+class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
 
   std::string Render();
 
  private:
+  // SqlExprWriter: fields are JSON values, typed by json_type.
+  std::string Field(const std::vector<std::string>& path) override {
+    bool json, extracted;
+    return Access(path, &json, &extracted);
+  }
+  std::string Present(const std::string& f) override {
+    return Use("logtide_kind") + "(" + f + ") IS NOT NULL";
+  }
+  std::string KindIs(const std::string& f, Kind k) override {
+    static constexpr const char* kNames[] = {"number", "string", "boolean", "other"};
+    return fmt::format("{}({}) = '{}'", Use("logtide_kind"), f, kNames[static_cast<int>(k)]);
+  }
+  std::string FieldAs(const std::string& f, Type t) override {
+    switch (t) {
+      case Type::kNumber:
+        Use("logtide_is_number");
+        return Use("logtide_double") + "(" + f + ")";
+      case Type::kString:
+        return Use("logtide_string") + "(" + f + ")";
+      case Type::kBool:
+        return Use("logtide_bool") + "(" + f + ")";
+      default:
+        return Null(t);
+    }
+  }
+  std::string TypeName(Type t) override {
+    return t == Type::kBool ? "BOOLEAN" : t == Type::kNumber ? "DOUBLE" : "VARCHAR";
+  }
+  std::string Arith(Op op, const std::string& a, const std::string& b, bool) override {
+    static constexpr const char* kOps[] = {"+", "-", "*", "/", "%"};
+    return fmt::format("{}({} {} {})", Use("logtide_finite"), a,
+                       kOps[static_cast<int>(op) - static_cast<int>(Op::kAdd)], b);
+  }
+  std::string Call(const PlanExpr& e, const std::vector<std::string>& a) override;
+  // A derived key's value as JSON, as logtide writes it.
+  std::string KeyValue(const PlanExpr& e);
+
   // The expression for a field: struct access down the records, then json_extract inside a
   // field read as JSON. *json says whether it is JSON (else DOUBLE); *extracted whether it came
   // out of json_extract (where JSON null is not SQL NULL).
@@ -110,7 +179,8 @@ class Renderer {
   std::string JsonValue(const std::vector<std::string>& path);
   std::string NumberValue(const std::vector<std::string>& path);
   std::string TimeNs();
-  std::string AggExpr(const PlanAggregate& a, const std::string& col);
+  // `filter`: the column of a filter aggregate's condition, or empty.
+  std::string AggExpr(const PlanAggregate& a, const std::string& col, const std::string& filter);
   std::string Use(const char* macro) {
     used_.insert(macro);
     return macro;
@@ -122,28 +192,66 @@ class Renderer {
 
 std::string Renderer::Access(const std::vector<std::string>& path, bool* json,
                              bool* extracted) const {
-  const std::vector<SourceField>* level = &p_.fields;
+  const FieldColumn c = FindColumn(p_.fields, path);
   std::string sql;
-  std::string json_path;
-  const SourceField* node = nullptr;
-  *extracted = false;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (node != nullptr && node->use != FieldUse::kRecord) {
-      // Inside a field read as JSON text: the rest of the path is a JSON path.
-      json_path = "$";
-      for (size_t j = i; j < path.size(); ++j) json_path += "." + DoubleQuotedIdent(path[j]);
-      *extracted = true;
-      *json = true;
-      return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
-    }
-    for (const SourceField& f : *level) {
-      if (f.name == path[i]) node = &f;
-    }
-    sql += (i ? "." : "") + DoubleQuotedIdent(path[i]);
-    level = &node->children;
+  for (size_t i = 0; i < c.columns.size(); ++i)
+    sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i]);
+  *extracted = !c.inside.empty();
+  *json = *extracted || c.field->use != FieldUse::kNumber;
+  if (!*extracted) return sql;
+  // Inside a field read as JSON: the rest of the path is a JSON path.
+  std::string json_path = "$";
+  for (const std::string& segment : c.inside) json_path += "." + DoubleQuotedIdent(segment);
+  return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
+}
+
+std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a) {
+  constexpr const char* kUpper = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
+  constexpr const char* kLower = "'abcdefghijklmnopqrstuvwxyz'";
+  switch (e.op) {
+    case Op::kStartsWith:
+      return "starts_with(" + a[0] + ", " + a[1] + ")";
+    case Op::kEndsWith:
+      return "ends_with(" + a[0] + ", " + a[1] + ")";
+    case Op::kContains:
+      return "contains(" + a[0] + ", " + a[1] + ")";
+    case Op::kMatches:  // RE2, as logtide's, matching anywhere in the string
+      return "regexp_matches(" + a[0] + ", " + SqlString(e.pattern) + ")";
+    case Op::kFloor:
+      return "floor(" + a[0] + ")";
+    case Op::kCeil:
+      return "ceil(" + a[0] + ")";
+    case Op::kRound:  // halves away from zero on doubles, as logtide's
+      return "round(" + a[0] + ")";
+    case Op::kAbs:
+      return "abs(" + a[0] + ")";
+    case Op::kLower:  // ASCII letters only, as logtide's (DuckDB's lower changes every letter)
+      return fmt::format("translate({}, {}, {})", a[0], kUpper, kLower);
+    case Op::kUpper:
+      return fmt::format("translate({}, {}, {})", a[0], kLower, kUpper);
+    case Op::kLen:  // code points
+      return "length(" + a[0] + ")";
+    case Op::kSubstr:
+      Use("logtide_substr");
+      return fmt::format("logtide_substr({}, {}, {})", a[0], a[1],
+                         a.size() > 2 ? a[2] : "length(" + a[0] + ")");
+    default:
+      return "";
   }
-  *json = node->use != FieldUse::kNumber;
-  return sql;
+}
+
+std::string Renderer::KeyValue(const PlanExpr& e) {
+  switch (e.type) {
+    case Type::kAny:
+      return Use("logtide_value") + "(" + Field(e.path) + ")";
+    case Type::kNull:
+      return "CAST(NULL AS JSON)";
+    case Type::kNumber:
+      // An integral number as an integer, as logtide writes it.
+      return Use("logtide_value") + "(to_json(" + As(e, Type::kNumber) + "))";
+    default:
+      return "to_json(" + As(e, e.type) + ")";
+  }
 }
 
 std::string Renderer::JsonValue(const std::vector<std::string>& path) {
@@ -223,32 +331,35 @@ std::string Renderer::TimeNs() {
   return "";
 }
 
-std::string Renderer::AggExpr(const PlanAggregate& a, const std::string& col) {
+std::string Renderer::AggExpr(const PlanAggregate& a, const std::string& col,
+                              const std::string& filter) {
+  const std::string only = filter.empty() ? "" : " FILTER (WHERE " + filter + ")";
   switch (a.spec.kind) {
     case AggKind::kCount:
-      return "count(*)";
+      return "count(*)" + only;
     case AggKind::kCountField:
-      return "count(" + col + ")";
+      return "count(" + col + ")" + only;
     case AggKind::kSum:
-      return "sum(" + col + ")";
+      return "sum(" + col + ")" + only;
     case AggKind::kMin:
-      return "min(" + col + ")";
+      return "min(" + col + ")" + only;
     case AggKind::kMax:
-      return "max(" + col + ")";
+      return "max(" + col + ")" + only;
     case AggKind::kAvg:
-      return "avg(" + col + ")";
+      return "avg(" + col + ")" + only;
     case AggKind::kCountDistinct:
-      return "count(DISTINCT " + col + ")";
+      return "count(DISTINCT " + col + ")" + only;
     case AggKind::kFirst:
-      return "arg_min(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
     case AggKind::kLast:
-      return "arg_max(" + col + ", (event_ns, line)) FILTER (WHERE " + col + " IS NOT NULL)";
+      return fmt::format("{}({}, (event_ns, line)) FILTER (WHERE {} IS NOT NULL{})",
+                         a.spec.kind == AggKind::kFirst ? "arg_min" : "arg_max", col, col,
+                         filter.empty() ? "" : " AND " + filter);
     case AggKind::kQuantile:
-      return fmt::format("quantile_disc({}, {})", col, a.spec.q);
+      return fmt::format("quantile_disc({}, {}){}", col, a.spec.q, only);
     case AggKind::kApproxDistinct:
       // Exact: logtide's is too up to 1024 values, and DuckDB's approx_count_distinct is not
       // even on a few values (3 for 5).
-      return "count(DISTINCT " + col + ")";
+      return "count(DISTINCT " + col + ")" + only;
     case AggKind::kTopK:
       Use("logtide_key_order");
       Use("logtide_is_number");
@@ -257,11 +368,11 @@ std::string Renderer::AggExpr(const PlanAggregate& a, const std::string& col) {
       // [{"value","count","error"}]; [] when there is no value.
       return fmt::format(
           "COALESCE(to_json(list_transform(list_slice(list_sort(list_transform(\n"
-          "      map_entries(histogram({})),\n"
+          "      map_entries(histogram({}){}),\n"
           "      e -> {{'count': -CAST(e.value AS BIGINT), 'order': logtide_key_order(e.key), "
           "'value': e.key}})), 1, {}),\n"
           "      e -> {{'value': e.value, 'count': -e.count, 'error': 0}})), '[]'::JSON)",
-          col, a.spec.k);
+          col, only, a.spec.k);
   }
   return "";
 }
@@ -277,7 +388,11 @@ std::string Renderer::Render() {
   q += "WITH events AS (\n  SELECT\n    " + TimeNs() + " AS event_ns";
   for (size_t i = 0; i < p_.keys.size(); ++i) {
     key_cols.push_back(DoubleQuotedIdent(fmt::format("key_{}", i + 1)));
-    q += ",\n    " + JsonValue(p_.key_paths[i]) + " AS " + key_cols.back();
+    const bool derived = p_.key_paths[i].empty();
+    q += ",\n";
+    if (derived) q += SqlComment(p_.keys[i] + "=" + p_.key_exprs[i].text, "    ");
+    q += "    " + (derived ? KeyValue(p_.key_exprs[i]) : JsonValue(p_.key_paths[i])) + " AS " +
+         key_cols.back();
   }
   for (size_t i = 0; i < p_.aggs.size(); ++i) {
     const PlanAggregate& a = p_.aggs[i];
@@ -287,6 +402,14 @@ std::string Renderer::Render() {
                          a.spec.kind == AggKind::kMax || a.spec.kind == AggKind::kAvg ||
                          a.spec.kind == AggKind::kQuantile;
     q += ",\n    " + (numeric ? NumberValue(a.path) : JsonValue(a.path)) + " AS " + agg_cols.back();
+  }
+  // A filter aggregate's condition: whether the event counts in it.
+  std::vector<std::string> filter_cols(p_.aggs.size());
+  for (size_t i = 0; i < p_.aggs.size(); ++i) {
+    if (p_.aggs[i].filter.empty()) continue;
+    filter_cols[i] = DoubleQuotedIdent(fmt::format("filter_{}", i + 1));
+    q += ",\n" + SqlComment(p_.aggs[i].spec.name + " filter " + p_.aggs[i].filter[0].text, "    ") +
+         "    " + Bool(p_.aggs[i].filter[0]) + " AS " + filter_cols[i];
   }
   // first and last take, among events with the same time, the first and last read: the line's
   // place in the input (WITH ORDINALITY).
@@ -305,14 +428,20 @@ std::string Renderer::Render() {
     columns += (i ? ", " : "") + DoubleQuotedIdent(p_.fields[i].name) + ": " +
                SqlString(ColumnType(p_.fields[i]));
   }
+  std::string where;
+  for (const PlanExpr& w : p_.where) {
+    where += (where.empty() ? "\n  -- --where: events for which every condition is true.\n  WHERE "
+                            : "\n    AND ") +
+             Bool(w) + "  -- " + w.text;
+  }
   fmt::format_to(out,
                  "\n  -- Lines that are not JSON objects, and fields of another type than "
                  "declared, read as NULL.\n"
                  "  FROM read_ndjson([{}],\n"
                  "                   columns = {{{}}},\n"
-                 "                   format = 'newline_delimited', ignore_errors = true){}\n"
+                 "                   format = 'newline_delimited', ignore_errors = true){}{}\n"
                  "),\n",
-                 files, columns, first_last ? " WITH ORDINALITY" : "");
+                 files, columns, first_last ? " WITH ORDINALITY" : "", where);
 
   std::string keys_list;
   for (const std::string& k : key_cols) keys_list += ", " + k;
@@ -385,7 +514,7 @@ std::string Renderer::Render() {
     const PlanAggregate& a = p_.aggs[i];
     q += ",\n";
     if (!a.duckdb_note.empty()) q += SqlComment(a.duckdb_note, "  ");
-    q += "  " + AggExpr(a, agg_cols[i]) + " AS " + DoubleQuotedIdent(a.spec.name);
+    q += "  " + AggExpr(a, agg_cols[i], filter_cols[i]) + " AS " + DoubleQuotedIdent(a.spec.name);
   }
   if (p_.emit == EmitMode::kUpdate) q += ",\n  0 AS \"revision\"";
   std::string order = fmt::format("{}, {}", end, start);
@@ -410,6 +539,10 @@ std::string Renderer::Render() {
       "come out as JSON. A batch query has no watermark: an event logtide drops as late (it "
       "comes after the watermark passed the end + lateness of its windows) counts here like any "
       "other." +
+      (HasExpressions(p_)
+           ? " Expressions compute with doubles: the same as logtide's exact integers below "
+             "2^53; objects and arrays compare as their JSON text."
+           : "") +
       (p_.emit == EmitMode::kUpdate
            ? " In update mode this is revision 0 of each window, which logtide writes when "
              "the watermark passes the window's end: an event that comes after that (within "

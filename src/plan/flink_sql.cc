@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/sql_expr.h"
 #include "plan/sql_text.h"
 #include "time/duration.h"
 
@@ -135,16 +136,122 @@ std::string JavaPattern(const std::string& pattern, bool* exact) {
   return out;
 }
 
-class Renderer {
+// The JSON text of a number, for telling numbers apart in a STRING column.
+constexpr const char* kNumberText = "'^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$'";
+// Text that is not a number, true, false, an object or an array: a string's.
+constexpr const char* kStringText =
+    "'^(-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$|true$|false$|[\\[{])'";
+
+class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
   std::string Render();
 
  private:
+  // SqlExprWriter: a field an expression reads is a STRING column, its value's text (Flink's
+  // JSON format reads any value into a STRING), typed by what the text looks like.
+  std::string Field(const std::vector<std::string>& path) override { return Access(path); }
+  std::string Present(const std::string& f) override { return f + " IS NOT NULL"; }
+  std::string KindIs(const std::string& f, Kind k) override {
+    switch (k) {
+      case Kind::kNumber:
+        return fmt::format("REGEXP({}, {})", f, kNumberText);
+      case Kind::kString:
+        return fmt::format("NOT REGEXP({}, {})", f, kStringText);
+      case Kind::kBool:
+        return f + " IN ('true', 'false')";
+      case Kind::kOther:
+        break;
+    }
+    return fmt::format("REGEXP({}, '^[\\[{{]')", f);
+  }
+  std::string FieldAs(const std::string& f, Type t) override {
+    switch (t) {
+      case Type::kNumber:
+        return fmt::format("CASE WHEN {} THEN CAST({} AS DOUBLE) END", KindIs(f, Kind::kNumber), f);
+      case Type::kString:
+        return fmt::format("CASE WHEN {} THEN {} END", KindIs(f, Kind::kString), f);
+      case Type::kBool:
+        return fmt::format("CASE {} WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END", f);
+      default:
+        return Null(t);
+    }
+  }
+  std::string Convert(const std::string& f, Type t) override {
+    switch (t) {
+      case Type::kNumber:
+        return "CAST(" + f + " AS DOUBLE)";
+      case Type::kBool:
+        return "(" + f + " = 'true')";
+      default:
+        return f;
+    }
+  }
+  std::string TypeName(Type t) override {
+    return t == Type::kBool ? "BOOLEAN" : t == Type::kNumber ? "DOUBLE" : "STRING";
+  }
+  std::string Arith(Op op, const std::string& a, const std::string& b, bool nonzero) override {
+    switch (op) {
+      case Op::kAdd:
+        return "(" + a + " + " + b + ")";
+      case Op::kSub:
+        return "(" + a + " - " + b + ")";
+      case Op::kMul:
+        return "(" + a + " * " + b + ")";
+      case Op::kDiv:
+        if (nonzero) return "(" + a + " / " + b + ")";
+        return fmt::format("CASE WHEN {1} <> 0 THEN {0} / {1} END", a, b);
+      default:
+        // The remainder with the dividend's sign, as logtide's (Flink's MOD takes integers).
+        if (nonzero) return fmt::format("({0} - {1} * TRUNCATE({0} / {1}, 0))", a, b);
+        return fmt::format("CASE WHEN {1} <> 0 THEN {0} - {1} * TRUNCATE({0} / {1}, 0) END", a, b);
+    }
+  }
+  std::string Call(const PlanExpr& e, const std::vector<std::string>& a) override {
+    switch (e.op) {
+      case Op::kStartsWith:
+        return "(POSITION(" + a[1] + " IN " + a[0] + ") = 1)";
+      case Op::kEndsWith:
+        return "(POSITION(REVERSE(" + a[1] + ") IN REVERSE(" + a[0] + ")) = 1)";
+      case Op::kContains:
+        return "(POSITION(" + a[1] + " IN " + a[0] + ") > 0)";
+      case Op::kMatches:  // a Java regular expression, found anywhere in the string
+        return "REGEXP(" + a[0] + ", " + SqlString(e.pattern) + ")";
+      case Op::kFloor:
+        return "FLOOR(" + a[0] + ")";
+      case Op::kCeil:
+        return "CEIL(" + a[0] + ")";
+      case Op::kRound:
+        return "ROUND(" + a[0] + ", 0)";
+      case Op::kAbs:
+        return "ABS(" + a[0] + ")";
+      case Op::kLower:
+        return "LOWER(" + a[0] + ")";
+      case Op::kUpper:
+        return "UPPER(" + a[0] + ")";
+      default:  // len and substr: refused (Untranslated)
+        return Null(e.type);
+    }
+  }
+  // A key's value: a plain key's field, or a derived key's expression.
+  std::string Key(size_t i) {
+    const PlanExpr& e = p_.key_exprs[i];
+    if (!p_.key_paths[i].empty()) return Access(p_.key_paths[i]);
+    if (e.type == Type::kAny) return Field(e.path);
+    return As(e, e.type == Type::kNull ? Type::kString : e.type);
+  }
+  std::string KeyType(size_t i) {
+    if (!p_.key_paths[i].empty()) return "STRING";
+    const Type t = p_.key_exprs[i].type;
+    return t == Type::kNumber ? "DOUBLE" : t == Type::kBool ? "BOOLEAN" : "STRING";
+  }
+  // Whether the field at `path` is read as a STRING (its text), not as a DOUBLE.
+  bool IsText(const std::vector<std::string>& path) const;
+
   std::string ColumnType(const SourceField& f) const;
   std::string Access(const std::vector<std::string>& path) const;
   std::string TimeColumnType() const;
-  std::string AggExpr(const PlanAggregate& a) const;
+  std::string AggExpr(const PlanAggregate& a);
   std::string AggType(const PlanAggregate& a) const;
 
   const QueryPlan& p_;
@@ -184,22 +291,19 @@ std::string Renderer::ColumnType(const SourceField& f) const {
 }
 
 std::string Renderer::Access(const std::vector<std::string>& path) const {
-  const std::vector<SourceField>* level = &p_.fields;
-  const SourceField* node = nullptr;
+  const FieldColumn c = FindColumn(p_.fields, path);
   std::string sql;
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (node != nullptr && node->use != FieldUse::kRecord) {
-      std::string json_path = "$";
-      for (size_t j = i; j < path.size(); ++j) json_path += "." + path[j];
-      return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
-    }
-    for (const SourceField& f : *level) {
-      if (f.name == path[i]) node = &f;
-    }
-    sql += (i ? "." : "") + BacktickIdent(path[i]);
-    level = &node->children;
-  }
-  return sql;
+  for (size_t i = 0; i < c.columns.size(); ++i) sql += (i ? "." : "") + BacktickIdent(c.columns[i]);
+  if (c.inside.empty()) return sql;
+  // Inside a field read as its JSON text: the rest of the path is a JSON path.
+  std::string json_path = "$";
+  for (const std::string& segment : c.inside) json_path += "." + segment;
+  return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
+}
+
+bool Renderer::IsText(const std::vector<std::string>& path) const {
+  const FieldColumn c = FindColumn(p_.fields, path);
+  return !c.inside.empty() || c.field->use != FieldUse::kNumber;
 }
 
 std::string Renderer::AggType(const PlanAggregate& a) const {
@@ -223,11 +327,21 @@ std::string Renderer::AggType(const PlanAggregate& a) const {
   return "STRING";
 }
 
-std::string Renderer::AggExpr(const PlanAggregate& a) const {
-  const std::string f = a.path.empty() ? "" : Access(a.path);
+std::string Renderer::AggExpr(const PlanAggregate& a) {
+  std::string f = a.path.empty() ? "" : Access(a.path);
+  const bool numeric = a.spec.kind == AggKind::kSum || a.spec.kind == AggKind::kMin ||
+                       a.spec.kind == AggKind::kMax || a.spec.kind == AggKind::kAvg;
+  // A field also read as text (a key, an expression's): its numbers only, as logtide's.
+  if (numeric && IsText(a.path)) f = FieldAs(f, Type::kNumber);
+  // A filter aggregate: the value only where the condition is true (NULL, which aggregates
+  // skip, elsewhere).
+  if (!a.filter.empty()) {
+    f = fmt::format("CASE WHEN {} THEN {} END", Bool(a.filter[0]),
+                    a.spec.kind == AggKind::kCount ? "1" : f);
+  }
   switch (a.spec.kind) {
     case AggKind::kCount:
-      return "COUNT(*)";
+      return a.filter.empty() ? "COUNT(*)" : "COUNT(" + f + ")";
     case AggKind::kCountField:
       return "COUNT(" + f + ")";
     case AggKind::kSum:
@@ -270,6 +384,14 @@ std::string Renderer::Render() {
       "event at exactly the watermark is late in Flink and on time in logtide; records come out "
       "in the order the windows fire, not sorted by key; late events are dropped "
       "(counted only in a metric), with no side output; bad lines are skipped without a count.";
+  if (HasExpressions(p_)) {
+    notes +=
+        " Expressions: a field an expression reads is a STRING column, typed by its text, so a "
+        "string that reads as a number, true, false, an object or an array is taken as one; "
+        "numbers are doubles; lower and upper change every letter (logtide's ASCII letters "
+        "only); matches takes a Java regular expression (logtide's is RE2: the same for "
+        "common patterns).";
+  }
   if (p_.lateness > 0 && !late_fire) {
     notes += " --lateness " + FormatDuration(p_.lateness) +
              " in final mode is the watermark's lag (delay + lateness): each window is written "
@@ -381,15 +503,20 @@ std::string Renderer::Render() {
   // Lines without a usable event time are bad lines: logtide skips them.
   s += "\nCREATE TEMPORARY VIEW `logtide_events` AS\n"
        "  SELECT * FROM `logtide_source` WHERE " +
-       rowtime +
-       " IS NOT NULL;  -- a line without a "
-       "usable time is skipped\n";
+       rowtime + " IS NOT NULL" + (p_.where.empty() ? ";" : "") +
+       "  -- a line without a usable time is skipped\n";
+  for (size_t i = 0; i < p_.where.size(); ++i) {
+    s += SqlComment("--where " + p_.where[i].text, "    ");
+    s += "    AND " + Bool(p_.where[i]) + (i + 1 == p_.where.size() ? ";\n" : "\n");
+  }
 
   // The sink: logtide's record, column for column.
   s += "\nCREATE TABLE `logtide_sink` (\n";
   s += "  `window_start` TIMESTAMP(3),  -- logtide writes RFC 3339 text\n";
   s += "  `window_end` TIMESTAMP(3),\n";
-  for (const std::string& k : p_.keys) fmt::format_to(out, "  {} STRING,\n", BacktickIdent(k));
+  for (size_t i = 0; i < p_.keys.size(); ++i) {
+    fmt::format_to(out, "  {} {},\n", BacktickIdent(p_.keys[i]), KeyType(i));
+  }
   for (size_t i = 0; i < p_.aggs.size(); ++i) {
     fmt::format_to(out, "  {} {}{}\n", BacktickIdent(p_.aggs[i].spec.name), AggType(p_.aggs[i]),
                    i + 1 < p_.aggs.size() || late_fire ? "," : "");
@@ -421,7 +548,7 @@ std::string Renderer::Render() {
   // The query.
   const bool group_window = w.is_session() || late_fire;
   std::string keys_sql;
-  for (size_t i = 0; i < p_.key_paths.size(); ++i) keys_sql += ", " + Access(p_.key_paths[i]);
+  for (size_t i = 0; i < p_.keys.size(); ++i) keys_sql += ", " + Key(i);
   std::string start, end, from, group;
   if (group_window) {
     std::string fn, args;
@@ -470,11 +597,14 @@ std::string Renderer::Render() {
                  "`window_end`",
                  start, end);
   for (size_t i = 0; i < p_.keys.size(); ++i) {
-    fmt::format_to(out, ",\n  {} AS {}", Access(p_.key_paths[i]), BacktickIdent(p_.keys[i]));
+    s += ",\n";
+    if (p_.key_paths[i].empty()) s += SqlComment(p_.keys[i] + "=" + p_.key_exprs[i].text, "  ");
+    fmt::format_to(out, "  {} AS {}", Key(i), BacktickIdent(p_.keys[i]));
   }
   for (const PlanAggregate& a : p_.aggs) {
     s += ",\n";
     if (!a.flink_note.empty()) s += SqlComment(a.flink_note, "  ");
+    if (!a.filter.empty()) s += SqlComment(a.spec.name + " filter " + a.filter[0].text, "  ");
     fmt::format_to(out, "  {} AS {}", AggExpr(a), BacktickIdent(a.spec.name));
   }
   fmt::format_to(out, "\nFROM {}\nGROUP BY {};\n", from, group);

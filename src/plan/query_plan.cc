@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agg/sketches.h"
+#include "expr/expr.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -104,6 +105,121 @@ void Annotate(PlanAggregate* a) {
   }
 }
 
+// Returns node `n` of `e` as a plan tree, with the type each node gives.
+PlanExpr ToPlan(const Expr& e, int n) {
+  using Op = PlanExpr::Op;
+  using Type = PlanExpr::Type;
+  static constexpr std::pair<std::string_view, Op> kOps[] = {
+      {"field", Op::kField},
+      {"literal", Op::kLiteral},
+      {"not", Op::kNot},
+      {"and", Op::kAnd},
+      {"or", Op::kOr},
+      {"==", Op::kEq},
+      {"!=", Op::kNe},
+      {"<", Op::kLt},
+      {"<=", Op::kLe},
+      {">", Op::kGt},
+      {">=", Op::kGe},
+      {"in", Op::kIn},
+      {"+", Op::kAdd},
+      {"-", Op::kSub},
+      {"*", Op::kMul},
+      {"/", Op::kDiv},
+      {"%", Op::kMod},
+      {"neg", Op::kNeg},
+      {"exists", Op::kExists},
+      {"startswith", Op::kStartsWith},
+      {"endswith", Op::kEndsWith},
+      {"contains", Op::kContains},
+      {"matches", Op::kMatches},
+      {"floor", Op::kFloor},
+      {"ceil", Op::kCeil},
+      {"round", Op::kRound},
+      {"abs", Op::kAbs},
+      {"lower", Op::kLower},
+      {"upper", Op::kUpper},
+      {"len", Op::kLen},
+      {"substr", Op::kSubstr},
+  };
+  auto literal = [](const ValueRef& v) {
+    PlanLiteral l;
+    l.type = v.type;
+    l.is_int = v.is_int;
+    l.i = v.i;
+    l.d = v.is_int ? static_cast<double>(v.i) : v.d;
+    if (v.type == ValueType::kString) l.s = std::string(v.s);
+    return l;
+  };
+  const Expr::NodeView v = e.node(n);
+  PlanExpr p;
+  for (const auto& [name, op] : kOps) {
+    if (name == v.op) p.op = op;
+  }
+  for (int a : v.args) p.args.push_back(ToPlan(e, a));
+  switch (p.op) {
+    case Op::kField:
+      p.type = Type::kAny;
+      p.path = SplitPath(e.paths()[v.path]);
+      break;
+    case Op::kLiteral:
+      p.literal = literal(v.literal);
+      p.type = v.literal.type == ValueType::kNull     ? Type::kNull
+               : v.literal.type == ValueType::kNumber ? Type::kNumber
+               : v.literal.type == ValueType::kString ? Type::kString
+                                                      : Type::kBool;
+      break;
+    case Op::kIn:
+      for (const ValueRef& item : v.list) p.list.push_back(literal(item));
+      p.type = Type::kBool;
+      break;
+    case Op::kMatches:
+      p.pattern = std::string(v.pattern);
+      p.args.resize(1);  // the pattern's literal is in `pattern`
+      p.type = Type::kBool;
+      break;
+    case Op::kAdd:
+    case Op::kSub:
+    case Op::kMul:
+    case Op::kDiv:
+    case Op::kMod:
+    case Op::kNeg:
+    case Op::kFloor:
+    case Op::kCeil:
+    case Op::kRound:
+    case Op::kAbs:
+    case Op::kLen:
+      p.type = Type::kNumber;
+      break;
+    case Op::kLower:
+    case Op::kUpper:
+    case Op::kSubstr:
+      p.type = Type::kString;
+      break;
+    default:
+      p.type = Type::kBool;
+  }
+  return p;
+}
+
+bool Uses(const PlanExpr& e, PlanExpr::Op op) {
+  if (e.op == op) return true;
+  for (const PlanExpr& a : e.args) {
+    if (Uses(a, op)) return true;
+  }
+  return false;
+}
+
+// Returns the plan tree of the canonical expression `text`, its fields added to `fields`.
+PlanExpr ExprPlan(const std::string& text, std::vector<SourceField>* fields) {
+  Expr e;
+  Expr::Parse(text, &e);  // canonical text, parsed once already
+  for (const std::string& path : e.paths()) AddField(fields, SplitPath(path), FieldUse::kAny);
+  PlanExpr p = ToPlan(e, e.root());
+  p.text = text;
+  return p;
+}
+
 // Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
 std::string ShellWord(const std::string& s) {
   bool plain = !s.empty();
@@ -121,24 +237,44 @@ std::string ShellWord(const std::string& s) {
 
 }  // namespace
 
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> out;
+bool SplitPath(const std::string& path, std::vector<std::string>* segments) {
+  segments->clear();
+  // An index (tags[0]) or a quoted key (["log.level"]): not translated yet.
+  if (path.find_first_of("[]\"") != std::string::npos) return false;
   size_t start = 0;
   while (true) {
     const size_t dot = path.find('.', start);
-    out.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) return out;
+    segments->push_back(
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return true;
     start = dot + 1;
   }
+}
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> out;
+  SplitPath(path, &out);
+  return out;
+}
+
+bool HasExpressions(const QueryPlan& p) {
+  bool any = !p.where.empty();
+  for (const std::vector<std::string>& path : p.key_paths) any |= path.empty();
+  for (const PlanAggregate& a : p.aggs) any |= !a.filter.empty();
+  return any;
 }
 
 std::string CommandLine(const EngineConfig& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
-  for (const std::string& k : c.by) s += " --by " + ShellWord(k);
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
+    s += " --by " + ShellWord(derived ? c.by[i] + "=" + c.by_expr[i] : c.by[i]);
+  }
   for (const AggSpec& a : c.aggs)
     s += " --agg " + ShellWord(a.text.empty() ? CanonicalAggText(a) : a.text);
+  for (const std::string& w : c.where) s += " --where " + ShellWord(w);
   if (c.delay > 0) s += " --delay " + FormatDuration(c.delay);
   if (c.lateness > 0) s += " --lateness " + FormatDuration(c.lateness);
   if (c.idle_timeout > 0) s += " --idle-timeout " + FormatDuration(c.idle_timeout);
@@ -147,14 +283,54 @@ std::string CommandLine(const EngineConfig& c) {
   return s;
 }
 
-std::vector<std::string> Untranslated(const EngineConfig& c) {
+std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect) {
   std::vector<std::string> out;
-  for (const std::string& w : c.where) out.push_back("--where " + ShellWord(w));
-  for (size_t i = 0; i < c.by_expr.size(); ++i) {
-    if (!c.by_expr[i].empty()) out.push_back("--by " + ShellWord(c.by[i] + "=" + c.by_expr[i]));
+  std::vector<std::string> segments;
+  auto check_path = [&](const std::string& flag, const std::string& path) {
+    if (!SplitPath(path, &segments)) {
+      out.push_back(flag + ": the path " + path +
+                    " has an array index or a quoted key, which the SQL does not address yet");
+    }
+  };
+  check_path("--time", c.time_field);
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    if (i >= c.by_expr.size() || c.by_expr[i].empty())
+      check_path("--by " + ShellWord(c.by[i]), c.by[i]);
   }
   for (const AggSpec& a : c.aggs) {
-    if (!a.filter.empty()) out.push_back("--agg " + ShellWord(a.text));
+    if (!a.field.empty()) check_path("--agg " + ShellWord(a.text), a.field);
+  }
+  auto check_expr = [&](const std::string& flag, const std::string& text) {
+    Expr e;
+    if (!Expr::Parse(text, &e).ok()) {
+      out.push_back(flag + ": not an expression");  // not after Engine::Create
+      return;
+    }
+    for (const std::string& p : e.paths()) {
+      check_path(flag, p);
+      if (dialect == SqlDialect::kFlink && p == c.time_field) {
+        out.push_back(flag + ": it reads the --time field " + p +
+                      ", which the Flink source table reads as a TIMESTAMP");
+      }
+    }
+    const PlanExpr tree = ToPlan(e, e.root());
+    for (const auto& [op, name] :
+         {std::pair{PlanExpr::Op::kLen, "len"}, std::pair{PlanExpr::Op::kSubstr, "substr"}}) {
+      if (dialect == SqlDialect::kFlink && Uses(tree, op)) {
+        out.push_back(flag + ": " + name +
+                      " counts code points, where Flink's CHAR_LENGTH and SUBSTRING count UTF-16 "
+                      "code units, and the Flink SQL grammar the translation is checked with "
+                      "does not take CHAR_LENGTH");
+      }
+    }
+  };
+  for (const std::string& w : c.where) check_expr("--where " + ShellWord(w), w);
+  for (size_t i = 0; i < c.by_expr.size(); ++i) {
+    if (!c.by_expr[i].empty())
+      check_expr("--by " + ShellWord(c.by[i] + "=" + c.by_expr[i]), c.by_expr[i]);
+  }
+  for (const AggSpec& a : c.aggs) {
+    if (!a.filter.empty()) check_expr("--agg " + ShellWord(a.text), a.filter);
   }
   return out;
 }
@@ -188,10 +364,17 @@ QueryPlan BuildQueryPlan(const EngineConfig& c) {
   }
   AddField(&p.fields, p.time.path, FieldUse::kTime);
 
-  for (const std::string& k : c.by) {
-    p.keys.push_back(k);
-    p.key_paths.push_back(SplitPath(k));
-    AddField(&p.fields, p.key_paths.back(), FieldUse::kAny);
+  for (const std::string& w : c.where) p.where.push_back(ExprPlan(w, &p.fields));
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    p.keys.push_back(c.by[i]);
+    if (i < c.by_expr.size() && !c.by_expr[i].empty()) {
+      p.key_paths.emplace_back();
+      p.key_exprs.push_back(ExprPlan(c.by_expr[i], &p.fields));
+    } else {
+      p.key_paths.push_back(SplitPath(c.by[i]));
+      p.key_exprs.emplace_back();
+      AddField(&p.fields, p.key_paths.back(), FieldUse::kAny);
+    }
   }
   for (const AggSpec& spec : c.aggs) {
     PlanAggregate a;
@@ -200,6 +383,7 @@ QueryPlan BuildQueryPlan(const EngineConfig& c) {
       a.path = SplitPath(spec.field);
       AddField(&p.fields, a.path, IsNumeric(spec.kind) ? FieldUse::kNumber : FieldUse::kAny);
     }
+    if (!spec.filter.empty()) a.filter.push_back(ExprPlan(spec.filter, &p.fields));
     Annotate(&a);
     p.aggs.push_back(std::move(a));
   }

@@ -9,6 +9,7 @@
 
 #include "agg/agg_spec.h"
 #include "engine/config.h"
+#include "json/value.h"
 #include "time/timestamp.h"
 #include "window/window_operator.h"
 #include "window/window_spec.h"
@@ -42,6 +43,64 @@ struct PlanTime {
   std::string format;             // --time-format as given
 };
 
+// A literal of an expression: a JSON scalar.
+struct PlanLiteral {
+  ValueType type = ValueType::kNull;  // kNull, kFalse, kTrue, kNumber or kString
+  bool is_int = false;                // kNumber: integral and within int64 (in `i`)
+  int64_t i = 0;
+  double d = 0;   // kNumber: the value
+  std::string s;  // kString: the text
+};
+
+// An expression (expr/expr.h) as a tree the renderers print, each in its dialect.
+struct PlanExpr {
+  enum class Op {
+    kField,
+    kLiteral,
+    kNot,
+    kAnd,
+    kOr,
+    kEq,
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kIn,
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kMod,
+    kNeg,
+    kExists,
+    kStartsWith,
+    kEndsWith,
+    kContains,
+    kMatches,
+    kFloor,
+    kCeil,
+    kRound,
+    kAbs,
+    kLower,
+    kUpper,
+    kLen,
+    kSubstr,
+  };
+  // What the node gives, known before reading any event: a field can hold any JSON value (or
+  // null); the rest give one type or null.
+  enum class Type { kAny, kNull, kBool, kNumber, kString };
+
+  Op op = Op::kLiteral;
+  Type type = Type::kNull;
+  std::vector<PlanExpr> args;
+  std::vector<std::string> path;  // kField: the segments
+  PlanLiteral literal;            // kLiteral
+  std::vector<PlanLiteral> list;  // kIn
+  std::string pattern;            // kMatches: the RE2 pattern (args holds the string only)
+  std::string text;               // the whole expression's canonical text, on roots only
+};
+
 // One aggregate and how faithfully each engine computes it. A note is empty when the engine's
 // function gives logtide's value exactly; otherwise it says how it differs.
 struct PlanAggregate {
@@ -50,6 +109,7 @@ struct PlanAggregate {
   std::string duckdb_note;
   std::string flink_note;
   bool flink_supported = true;  // false: Flink has no equivalent; the column is NULL
+  std::vector<PlanExpr> filter;  // a filter aggregate's condition (one), or none
 };
 
 struct QueryPlan {
@@ -60,24 +120,38 @@ struct QueryPlan {
   Nanos lateness = 0;
   Nanos idle_timeout = 0;
   WindowSpec window;
-  std::vector<std::string> keys;                    // --by paths as written: output names
-  std::vector<std::vector<std::string>> key_paths;  // their segments
+  std::vector<std::string> keys;                    // --by as written: output names
+  std::vector<std::vector<std::string>> key_paths;  // a plain key's segments; empty if derived
+  std::vector<PlanExpr> key_exprs;  // a derived key's expression (kNull literal if plain)
+  std::vector<PlanExpr> where;      // --where: an event counts when all are true
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
   std::string command;  // the logtide command line this plan stands for, for comments
 };
 
-// Returns the parts of `config` the plan does not translate to SQL yet, as flags ("--where
-// 'status >= 500'"): --where, filter aggregates and derived keys (expr/expr.h). Empty when the
-// plan is the whole query. A SQL rendering that left them out would give other results.
-std::vector<std::string> Untranslated(const EngineConfig& config);
+enum class SqlDialect { kDuckDb, kFlink };
+
+// Returns the parts of `config` that `dialect` cannot run as logtide does, each as its flag and
+// the reason ("--where 'len(.path) > 3': len: ..."): expressions (--where, filter aggregates,
+// derived keys) reading a field through an array index or a quoted key, and in Flink SQL, len
+// and substr (code points there are UTF-16 code units, and the grammar checked does not take
+// CHAR_LENGTH) and expressions reading the --time field (a TIMESTAMP column there). Empty when
+// the SQL is the whole query.
+std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
 
 // Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
-// paths normalized) and Untranslated(config) is empty.
+// paths normalized, expressions in canonical text) and Untranslated(config, d) is empty for
+// the dialect it is rendered in.
 QueryPlan BuildQueryPlan(const EngineConfig& config);
 
-// Returns the segments of a normalized field path ("req.method" -> {"req", "method"}).
+// Returns the segments of a normalized field path ("req.method" -> {"req", "method"}), or
+// false when the path addresses an array element (no SQL translation yet). The one place that
+// reads a path's text.
+bool SplitPath(const std::string& path, std::vector<std::string>* segments);
 std::vector<std::string> SplitPath(const std::string& path);
+
+// Returns whether `plan` has an expression: --where, a filter aggregate or a derived key.
+bool HasExpressions(const QueryPlan& plan);
 
 // Returns the window kind, size, slide and gap as the logtide flag spells them, and the flags
 // that change results, as one logtide command line.

@@ -1,10 +1,11 @@
-// Small helpers the SQL renderers share: quoting, durations as SQL intervals, comments.
+// Small helpers the SQL renderers share: quoting, comments, and finding a field's column.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "time/timestamp.h"
+#include "plan/query_plan.h"
 
 namespace logtide {
 
@@ -17,5 +18,17 @@ std::string SqlString(std::string_view s);
 // Returns `text` as SQL line comments, each line starting with `indent` and "-- ", folded at
 // about 100 columns.
 std::string SqlComment(std::string_view text, std::string_view indent = "");
+
+// A field path as the source table reads it: the column and the record fields down to a field
+// read whole, then the segments inside that field (read as JSON or as its text), if any.
+struct FieldColumn {
+  std::vector<std::string> columns;    // the column, then record fields below it
+  std::vector<std::string> inside;     // the rest of the path, inside the field read whole
+  const SourceField* field = nullptr;  // the field `columns` ends at
+};
+// Returns where `path` is in `fields`. REQUIRES: the plan holds the path (BuildQueryPlan
+// adds every path it uses).
+FieldColumn FindColumn(const std::vector<SourceField>& fields,
+                       const std::vector<std::string>& path);
 
 }  // namespace logtide

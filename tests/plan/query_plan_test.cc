@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "expr/expr.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/sql_text.h"
@@ -69,6 +70,130 @@ TEST_CASE("the time field keeps its reading when it is also a key") {
 TEST_CASE("paths split into their segments") {
   CHECK(SplitPath("a") == std::vector<std::string>{"a"});
   CHECK(SplitPath("req.headers.host") == std::vector<std::string>{"req", "headers", "host"});
+}
+
+TEST_CASE("a path with an index or a quoted key does not split") {
+  std::vector<std::string> segments;
+  CHECK(SplitPath("req.method", &segments));
+  CHECK_FALSE(SplitPath("tags[0]", &segments));
+  CHECK_FALSE(SplitPath("[\"log.level\"]", &segments));
+}
+
+// Returns `text` in canonical form, as the flags store expressions.
+std::string Canonical(const char* text) {
+  Expr e;
+  REQUIRE(Expr::Parse(text, &e).ok());
+  return e.Canonical();
+}
+
+TEST_CASE("expressions become typed trees, their fields source fields") {
+  EngineConfig c = Config("tumbling:1m", {"service", "class"}, {"count"});
+  c.where = {Canonical("status >= 500 and not startswith(req.path, \"/x\")")};
+  c.by_expr = {"", Canonical("floor(status / 100)")};
+  const QueryPlan p = BuildQueryPlan(c);
+  REQUIRE(p.where.size() == 1);
+  const PlanExpr& w = p.where[0];
+  CHECK(w.op == PlanExpr::Op::kAnd);
+  CHECK(w.type == PlanExpr::Type::kBool);
+  CHECK(w.args[0].op == PlanExpr::Op::kGe);
+  CHECK(w.args[0].args[0].op == PlanExpr::Op::kField);
+  CHECK(w.args[0].args[0].type == PlanExpr::Type::kAny);
+  CHECK(w.args[0].args[1].literal.is_int);
+  CHECK(w.args[0].args[1].literal.i == 500);
+  CHECK(w.args[1].args[0].args[0].path == std::vector<std::string>{"req", "path"});
+  CHECK(Field(p.fields, "status").use == FieldUse::kAny);
+  CHECK(Field(Field(p.fields, "req").children, "path").use == FieldUse::kAny);
+  // A derived key has no path, its expression instead.
+  CHECK(p.key_paths[0] == std::vector<std::string>{"service"});
+  CHECK(p.key_paths[1].empty());
+  CHECK(p.key_exprs[1].op == PlanExpr::Op::kFloor);
+  CHECK(p.key_exprs[1].type == PlanExpr::Type::kNumber);
+  CHECK(p.key_exprs[1].text == "floor((.status / 100))");
+  CHECK(HasExpressions(p));
+  CHECK_FALSE(HasExpressions(BuildQueryPlan(Config("tumbling:1m", {"k"}, {"count"}))));
+}
+
+TEST_CASE("a field compared with a literal is compared only when it holds the literal's type") {
+  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  c.where = {Canonical("status >= 500")};
+  const QueryPlan p = BuildQueryPlan(c);
+  CHECK(Has(DuckDbSql(p),
+            "WHERE CASE WHEN logtide_kind(\"status\") = 'number' THEN logtide_double(\"status\") "
+            ">= 500 WHEN logtide_kind(\"status\") IS NOT NULL THEN FALSE END"));
+  CHECK(Has(FlinkSql(p),
+            "THEN CAST(`status` AS DOUBLE) >= 500 WHEN `status` IS NOT NULL THEN "
+            "FALSE END;"));
+}
+
+TEST_CASE("values of types known to differ: only != holds, and null stays unknown") {
+  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  c.where = {Canonical("\"a\" != 1"), Canonical("lower(s) == 1"), Canonical("x == null")};
+  const std::string s = DuckDbSql(BuildQueryPlan(c));
+  CHECK(Has(s, "WHERE TRUE  --"));
+  CHECK(Has(s, "AND CASE WHEN translate(logtide_string(\"s\")"));
+  CHECK(Has(s, "IS NOT NULL THEN FALSE END  --"));
+  CHECK(Has(s, "AND CAST(NULL AS BOOLEAN)  --"));
+}
+
+TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
+  EngineConfig c = Config("tumbling:1m", {},
+                          {"errors=count filter status >= 500", "sum(bytes) filter exists(user)",
+                           "first(user) filter ok"});
+  for (AggSpec& a : c.aggs) a.filter = Canonical(a.filter.c_str());
+  const QueryPlan p = BuildQueryPlan(c);
+  REQUIRE(p.aggs[0].filter.size() == 1);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "count(*) FILTER (WHERE \"filter_1\") AS \"errors\""));
+  CHECK(Has(d, "sum(\"value_2\") FILTER (WHERE \"filter_2\") AS \"sum_bytes_filtered\""));
+  CHECK(Has(d, "FILTER (WHERE \"value_3\" IS NOT NULL AND \"filter_3\")"));
+  CHECK(Has(d, "(logtide_kind(\"user\") IS NOT NULL) AS \"filter_2\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "COUNT(CASE WHEN CASE WHEN REGEXP(`status`"));
+  CHECK(Has(f, "SUM(CASE WHEN (`user` IS NOT NULL) THEN"));
+  CHECK(Has(f,
+            "FIRST_VALUE(CASE WHEN CASE `ok` WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE "
+            "END THEN `user` END)"));
+}
+
+TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the Flink sink") {
+  EngineConfig c = Config("tumbling:1m", {"class"}, {"count"});
+  c.by_expr = {Canonical("floor(status / 100)")};
+  const QueryPlan p = BuildQueryPlan(c);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d,
+            "logtide_value(to_json(floor(logtide_finite(logtide_double(\"status\") / CAST(100 "
+            "AS DOUBLE))))) AS \"key_1\""));
+  CHECK(Has(d, "\"key_1\" AS \"class\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`class` DOUBLE,"));
+  CHECK(Has(f, "GROUP BY window_start, window_end, FLOOR((CASE WHEN REGEXP(`status`"));
+  CHECK(Has(CommandLine(c), "--by 'class=floor((.status / 100))'"));
+}
+
+TEST_CASE("Flink: division and remainder guard a divisor that may be zero") {
+  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  c.where = {Canonical("a / b > 1"), Canonical("a % 2 == 1")};
+  const std::string f = FlinkSql(BuildQueryPlan(c));
+  CHECK(Has(f, "CASE WHEN CASE WHEN REGEXP(`b`"));
+  CHECK(Has(f, "<> 0 THEN"));
+  CHECK(Has(f, "TRUNCATE("));
+}
+
+TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and why") {
+  EngineConfig c = Config("tumbling:1m", {"n"}, {"count"});
+  c.by_expr = {Canonical("len(path)")};
+  c.where = {Canonical("substr(path, -3) == \"tml\""), Canonical("ts > 0")};
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  const std::vector<std::string> flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 3);
+  CHECK_THAT(flink[0], Catch::StartsWith("--where 'substr(.path,(-3)) == \"tml\"'") ||
+                           Catch::StartsWith("--where '(substr(.path,-3) == \"tml\")': substr"));
+  CHECK_THAT(flink[1], Catch::Contains("the --time field ts"));
+  CHECK_THAT(flink[2], Catch::StartsWith("--by 'n=len(.path)': len counts code points"));
+  c.where = {Canonical("a == 1")};
+  c.by_expr = {""};
+  c.by = {"tags[0]"};
+  CHECK_THAT(Untranslated(c, SqlDialect::kDuckDb).at(0), Catch::Contains("an array index"));
 }
 
 TEST_CASE("aggregates say where each engine differs") {

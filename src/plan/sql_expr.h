@@ -1,0 +1,71 @@
+// Expressions (PlanExpr) as SQL. logtide's typing and null rules are written here once: a value
+// of another type than an operation takes is null, values of different types are not equal and
+// do not order, and null is SQL's unknown. The dialects (duckdb_sql.cc, flink_sql.cc) supply how
+// a field's value is tested for its type and read as one, and their spelling of operators and
+// functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plan/query_plan.h"
+
+namespace logtide {
+
+class SqlExprWriter {
+ public:
+  using Type = PlanExpr::Type;
+  using Op = PlanExpr::Op;
+  virtual ~SqlExprWriter() = default;
+
+  // Returns `e` as SQL of type `t` (kBool, kNumber, kString): logtide's value when it is of
+  // that type, else NULL (null, or a value of another type, which logtide counts as a mismatch
+  // and takes as null).
+  std::string As(const PlanExpr& e, Type t);
+  // Returns `e` as a SQL BOOLEAN: true, false, or NULL where logtide's is null or not boolean.
+  // An event passes a --where or filter when it is TRUE.
+  std::string Bool(const PlanExpr& e) { return As(e, Type::kBool); }
+
+ protected:
+  // The kinds of JSON value that compare: numbers, strings, booleans, and objects and arrays.
+  enum class Kind { kNumber, kString, kBool, kOther };
+
+  // Returns the value of the field at `path` as the dialect reads it.
+  virtual std::string Field(const std::vector<std::string>& path) = 0;
+  // Returns a condition that holds when the field value `f` (from Field) is present and not null.
+  virtual std::string Present(const std::string& f) = 0;
+  // Returns a condition that holds when `f` is a value of kind `k` (never for null).
+  virtual std::string KindIs(const std::string& f, Kind k) = 0;
+  // Returns `f` as SQL of type `t` when it is of that kind, else NULL.
+  virtual std::string FieldAs(const std::string& f, Type t) = 0;
+  // Returns `f` as SQL of type `t`. REQUIRES: `f` holds a value of that kind (KindIs held).
+  virtual std::string Convert(const std::string& f, Type t) { return FieldAs(f, t); }
+  // Returns the SQL type name of `t` (BOOLEAN, DOUBLE, and the dialect's string type).
+  virtual std::string TypeName(Type t) = 0;
+  // Returns a OP b for two DOUBLE operands (+ - * / %), NULL where logtide's is null (a
+  // division by zero, a result that is not finite). `nonzero`: b is a literal other than 0.
+  virtual std::string Arith(Op op, const std::string& a, const std::string& b, bool nonzero) = 0;
+  // Returns a function's call (startswith .. substr, not exists), its operands already of the
+  // types the function takes; `e` is the call, for its pattern.
+  virtual std::string Call(const PlanExpr& e, const std::vector<std::string>& args) = 0;
+
+  // Returns `v` as the dialect writes a literal (numbers as written, for comparisons).
+  std::string Literal(const PlanLiteral& v);
+  std::string Null(Type t) { return "CAST(NULL AS " + TypeName(t) + ")"; }
+
+ private:
+  // Whether `e` as type `t` is NULL whatever the event: null, or a value of another type.
+  static bool AlwaysNull(const PlanExpr& e, Type t);
+  std::string Typed(const PlanExpr& e);
+  std::string Compare(const PlanExpr& e);
+  std::string In(const PlanExpr& e);
+  // An operand of a comparison of its own type: a literal as written, else Typed.
+  std::string Operand(const PlanExpr& e);
+  // Returns `value` when every one of `operands` (SQL) is not null, else NULL.
+  std::string WhenNotNull(const std::vector<std::string>& operands, const std::string& value);
+};
+
+// Returns `d` as a SQL number literal: the shortest text that reads back as `d`.
+std::string SqlNumber(double d);
+
+}  // namespace logtide
