@@ -54,9 +54,11 @@ void PrintStats(const Engine& engine, double seconds) {
            : fmt::format(
                  ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{},"
                  "\"job\":{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},"
-                 "\"windows_emitted\":{},\"ignored_values\":{{{}}}}}",
+                 "\"windows_emitted\":{},\"ignored_values\":{{{}}}{}}}",
                  st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows, job.lines,
-                 job.events, job.bad_lines, job.late_events, job.windows_emitted, ignored(job)));
+                 job.events, job.bad_lines, job.late_events, job.windows_emitted, ignored(job),
+                 engine.config().where.empty() ? ""
+                                               : fmt::format(",\"filtered\":{}", job.filtered)));
 }
 
 // Prints a usage error, then the help line of the flag it names (or the nearest flag to an

@@ -5,7 +5,8 @@
 namespace logtide {
 
 // Section "counters", version 1: u64 seq, u64 lines, events, bad_lines, late_events,
-// windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported.
+// windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported. Version 2
+// (a query with --where): then u64 filtered.
 Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   ByteWriter w(data);
   w.U64(*seq_);
@@ -15,6 +16,7 @@ Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   w.U32(static_cast<uint32_t>(stats_->ignored_values.size()));
   for (uint64_t v : stats_->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(*reported_));
+  if (filtered_) w.U64(stats_->filtered);
   return Status::Ok();
 }
 
@@ -28,6 +30,7 @@ Status CountersState::Load(std::string_view data, const WindowRows&) {
     return Status::Corruption("the number of aggregates differs");
   for (uint64_t& v : stats_->ignored_values) v = r.U64();
   *reported_ = static_cast<int>(r.U32());
+  if (filtered_) stats_->filtered = r.U64();
   if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
   return Status::Ok();
 }

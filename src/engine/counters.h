@@ -22,7 +22,7 @@ struct EngineStats {
   double checkpoint_seconds = 0;         // spent in them
   uint64_t last_checkpoint_rows = 0;     // window rows written by the last one
   std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
-  uint64_t filtered = 0;                 // by this run: events --where skipped
+  uint64_t filtered = 0;                 // events --where skipped
   // Counts above are for the whole job: a run resumed from --state continues them.
 };
 
@@ -31,12 +31,14 @@ struct EngineStats {
 class CountersState final : public CheckpointComponent {
  public:
   // REQUIRES: the pointees outlive this object; stats->ignored_values is sized.
-  CountersState(EngineStats* stats, uint64_t* seq, int* reported)
-      : stats_(stats), seq_(seq), reported_(reported) {}
+  // `filtered`: the query has a --where, whose skipped events are counted too.
+  CountersState(EngineStats* stats, uint64_t* seq, int* reported, bool filtered)
+      : stats_(stats), seq_(seq), reported_(reported), filtered_(filtered) {}
 
-  static constexpr uint32_t kVersion = 1;
+  // Version 2 adds the filtered count; a query without --where keeps writing version 1, so
+  // its state files stay readable by the versions before.
   std::string_view section() const override { return "counters"; }
-  uint32_t version() const override { return kVersion; }
+  uint32_t version() const override { return filtered_ ? 2 : 1; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
   Status Load(std::string_view data, const WindowRows& rows) override;
 
@@ -44,6 +46,7 @@ class CountersState final : public CheckpointComponent {
   EngineStats* stats_;
   uint64_t* seq_;
   int* reported_;
+  bool filtered_;
 };
 
 }  // namespace logtide

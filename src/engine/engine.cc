@@ -63,7 +63,7 @@ struct Engine::Impl {
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
         idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
-        counters(s, &seq, &reported) {
+        counters(s, &seq, &reported, !c.where.empty()) {
     tracker.set_hold(c.hold);
     c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }
@@ -432,7 +432,8 @@ Status Engine::Impl::CheckUsable() const {
   const uint64_t bad = stats->bad_lines - at_start.bad_lines;
   // An event --where skipped was usable: the filter, not the input, left it out.
   const uint64_t usable = (stats->events - at_start.events) +
-                          (stats->late_events - at_start.late_events) + stats->filtered;
+                          (stats->late_events - at_start.late_events) +
+                          (stats->filtered - at_start.filtered);
   if (bad == 0) return Status::Ok();
   int kind = 0;
   for (int k = 1; k < 4; ++k) {
@@ -897,7 +898,8 @@ void Engine::Impl::WarnUnseenFields() {
   // field skips every event. The other fields are read only in the events it keeps.
   const uint64_t kept = (stats->events - at_start.events) +
                         (stats->late_events - at_start.late_events);
-  if (kept + stats->filtered == 0 || unseen_fields.empty()) return;
+  const uint64_t filtered = stats->filtered - at_start.filtered;
+  if (kept + filtered == 0 || unseen_fields.empty()) return;
   std::set<std::string> have;
   simdjson::dom::parser parser;
   for (const std::string& line : sample_lines) {
@@ -905,7 +907,7 @@ void Engine::Impl::WarnUnseenFields() {
     if (!parser.parse(line).get(e)) CollectPaths(e, "", &have);
   }
   for (const auto& [field, every_line] : unseen_fields) {
-    const uint64_t events = every_line ? kept + stats->filtered : kept;
+    const uint64_t events = every_line ? kept + filtered : kept;
     if (events == 0) continue;
     std::string_view flag = "an expression's";  // of --where, a derived key or a filter
     for (const AggSpec& a : config.aggs) flag = a.field == field ? "--agg" : flag;
@@ -976,6 +978,7 @@ EngineStats Engine::run_stats() const {
   r.bad_lines -= a.bad_lines;
   r.late_events -= a.late_events;
   r.windows_emitted -= a.windows_emitted;
+  r.filtered -= a.filtered;
   for (size_t i = 0; i < r.ignored_values.size() && i < a.ignored_values.size(); ++i)
     r.ignored_values[i] -= a.ignored_values[i];
   return r;  // bytes_read and the checkpoints' counts are this run's already
