@@ -8,7 +8,8 @@
                                              between the output write and the commit, after the commit;
                                              for every query shape, with a file and with a pipe
 
-The queries include the sketches (quantiles, approx_count_distinct, top_k) in each window kind.
+The queries include the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
+expressions: --where (whose fields are read first), a filter aggregate and a derived key.
 Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
 --late-output), and the state file must pass PRAGMA integrity_check after every kill.
 Prints 'N passed, N failed'.
@@ -27,10 +28,12 @@ import time
 QUERIES = [
     ["--window", "tumbling:10s", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--agg", "avg(latency_ms)",
      "--agg", "count_distinct(host)", "--agg", "last(path)", "--agg", "p99(latency_ms)",
-     "--agg", "approx_count_distinct(user)", "--delay", "2s", "--lateness", "5s"],
+     "--agg", "approx_count_distinct(user)", "--agg", "errors=count() filter status >= 500",
+     "--delay", "2s", "--lateness", "5s"],
     ["--window", "session:2s", "--by", "host", "--agg", "count", "--agg", "max(latency_ms)", "--emit", "update",
-     "--agg", "median(latency_ms)", "--agg", "top_k(path, 3)", "--lateness", "3s", "--delay", "1s"],
-    ["--window", "sliding:30s:10s", "--by", "status", "--agg", "count", "--agg", "first(user)",
+     "--agg", "median(latency_ms)", "--agg", "top_k(path, 3)", "--lateness", "3s", "--delay", "1s",
+     "--where", "status != 404 and latency_ms > 1"],
+    ["--window", "sliding:30s:10s", "--by", "class=floor(status / 100)", "--agg", "count", "--agg", "first(user)",
      "--agg", "p50(latency_ms),p95(latency_ms)", "--agg", "approx_count_distinct(latency_ms)", "--agg", "top_k(path, 2)",
      "--delay", "2s"],
 ]
