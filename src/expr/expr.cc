@@ -15,40 +15,6 @@
 
 namespace logtide {
 
-enum class Expr::Op : uint8_t {
-  kField,
-  kLiteral,
-  kNot,
-  kAnd,
-  kOr,
-  kEq,
-  kNe,
-  kLt,
-  kLe,
-  kGt,
-  kGe,
-  kIn,
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMod,
-  kNeg,
-  // functions
-  kExists,
-  kStartsWith,
-  kEndsWith,
-  kContains,
-  kMatches,
-  kFloor,
-  kCeil,
-  kRound,
-  kAbs,
-  kLower,
-  kUpper,
-  kLen,
-  kSubstr,
-};
 
 struct Expr::Node {
   explicit Node(Op o) : op(o) {}
@@ -1019,13 +985,9 @@ void Expr::CanonicalNode(int idx, std::string* out) const {
 // ---- the structure, read-only ----
 
 Expr::NodeView Expr::node(int idx) const {
-  static constexpr std::string_view kOpNames[] = {"field", "literal", "not", "and", "or", "==",
-                                                  "!=",    "<",       "<=",  ">",   ">=", "in",
-                                                  "+",     "-",       "*",   "/",   "%",  "neg"};
   const Node& n = nodes_[idx];
   NodeView v;
-  v.op = n.op >= Op::kExists ? kFns[static_cast<int>(n.op) - static_cast<int>(Op::kExists)].name
-                             : kOpNames[static_cast<int>(n.op)];
+  v.op = n.op;
   v.args = n.args;
   if (n.op == Op::kField) v.path = n.index;
   if (n.op == Op::kLiteral) v.literal = n.literal;

@@ -26,6 +26,43 @@ class RE2;
 
 namespace logtide {
 
+// An expression's operations: operands, operators and functions (in the order of the function
+// table in expr.cc, from kExists).
+enum class ExprOp : uint8_t {
+  kField,
+  kLiteral,
+  kNot,
+  kAnd,
+  kOr,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kIn,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kNeg,
+  // functions
+  kExists,
+  kStartsWith,
+  kEndsWith,
+  kContains,
+  kMatches,
+  kFloor,
+  kCeil,
+  kRound,
+  kAbs,
+  kLower,
+  kUpper,
+  kLen,
+  kSubstr,
+};
+
 // Splits `text` at the commas outside parentheses, brackets and double-quoted strings, so
 // that "a=substr(p, 0, 3),b" is two pieces. Pieces are not trimmed.
 std::vector<std::string_view> SplitTopLevel(std::string_view text);
@@ -64,9 +101,7 @@ class Expr {
   // A read-only view of one parsed node, for translating the expression into another language
   // (plan/query_plan.h). Operands come before the nodes that use them.
   struct NodeView {
-    // "field", "literal", "not", "and", "or", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-",
-    // "*", "/", "%", "neg" (unary minus), or a function's name ("exists" ... "substr").
-    std::string_view op;
+    ExprOp op;
     std::vector<int> args;       // the operands' node numbers
     int path = -1;               // field: the index in paths()
     ValueRef literal;            // literal
@@ -80,7 +115,7 @@ class Expr {
   NodeView node(int n) const;
 
  private:
-  enum class Op : uint8_t;
+  using Op = ExprOp;
   struct Node;
   class Parser;
   ValueRef EvalNode(int n, const ValueRef* values);

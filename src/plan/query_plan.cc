@@ -109,39 +109,6 @@ void Annotate(PlanAggregate* a) {
 PlanExpr ToPlan(const Expr& e, int n) {
   using Op = PlanExpr::Op;
   using Type = PlanExpr::Type;
-  static constexpr std::pair<std::string_view, Op> kOps[] = {
-      {"field", Op::kField},
-      {"literal", Op::kLiteral},
-      {"not", Op::kNot},
-      {"and", Op::kAnd},
-      {"or", Op::kOr},
-      {"==", Op::kEq},
-      {"!=", Op::kNe},
-      {"<", Op::kLt},
-      {"<=", Op::kLe},
-      {">", Op::kGt},
-      {">=", Op::kGe},
-      {"in", Op::kIn},
-      {"+", Op::kAdd},
-      {"-", Op::kSub},
-      {"*", Op::kMul},
-      {"/", Op::kDiv},
-      {"%", Op::kMod},
-      {"neg", Op::kNeg},
-      {"exists", Op::kExists},
-      {"startswith", Op::kStartsWith},
-      {"endswith", Op::kEndsWith},
-      {"contains", Op::kContains},
-      {"matches", Op::kMatches},
-      {"floor", Op::kFloor},
-      {"ceil", Op::kCeil},
-      {"round", Op::kRound},
-      {"abs", Op::kAbs},
-      {"lower", Op::kLower},
-      {"upper", Op::kUpper},
-      {"len", Op::kLen},
-      {"substr", Op::kSubstr},
-  };
   auto literal = [](const ValueRef& v) {
     PlanLiteral l;
     l.type = v.type;
@@ -153,9 +120,7 @@ PlanExpr ToPlan(const Expr& e, int n) {
   };
   const Expr::NodeView v = e.node(n);
   PlanExpr p;
-  for (const auto& [name, op] : kOps) {
-    if (name == v.op) p.op = op;
-  }
+  p.op = v.op;
   for (int a : v.args) p.args.push_back(ToPlan(e, a));
   switch (p.op) {
     case Op::kField:

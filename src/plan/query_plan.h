@@ -9,6 +9,7 @@
 
 #include "agg/agg_spec.h"
 #include "engine/config.h"
+#include "expr/expr.h"
 #include "json/value.h"
 #include "time/timestamp.h"
 #include "window/window_operator.h"
@@ -54,39 +55,7 @@ struct PlanLiteral {
 
 // An expression (expr/expr.h) as a tree the renderers print, each in its dialect.
 struct PlanExpr {
-  enum class Op {
-    kField,
-    kLiteral,
-    kNot,
-    kAnd,
-    kOr,
-    kEq,
-    kNe,
-    kLt,
-    kLe,
-    kGt,
-    kGe,
-    kIn,
-    kAdd,
-    kSub,
-    kMul,
-    kDiv,
-    kMod,
-    kNeg,
-    kExists,
-    kStartsWith,
-    kEndsWith,
-    kContains,
-    kMatches,
-    kFloor,
-    kCeil,
-    kRound,
-    kAbs,
-    kLower,
-    kUpper,
-    kLen,
-    kSubstr,
-  };
+  using Op = ExprOp;  // expr/expr.h
   // What the node gives, known before reading any event: a field can hold any JSON value (or
   // null); the rest give one type or null.
   enum class Type { kAny, kNull, kBool, kNumber, kString };
