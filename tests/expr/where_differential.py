@@ -2,7 +2,8 @@
 """Differential test of expressions: random expressions over random events, evaluated by logtide
 (as --where, and as a derived key's value) and by a straightforward evaluator written here from
 the man page's EXPRESSIONS section. Every expression must keep exactly the events the model keeps,
-and every derived value must equal the model's.
+and every derived value must equal the model's. Paths come in every written form, including a
+key holding a dot and array indices (negative from the end, past the end, into a non-array).
 
 Usage: where_differential.py LOGTIDE_BINARY SEED COUNT
 Prints each disagreement with the expression and the event, then 'N passed, N failed'.
@@ -15,7 +16,31 @@ import subprocess
 import sys
 import tempfile
 
-FIELDS = ["a", "b", "c.d", "e", "missing"]
+FIELDS = ["a", "b", "c.d", "e", "missing", "x.y", "arr[0]", "arr[-1]", "arr[1]"]
+# Each field's path (keys and array indices) and the ways to write it.
+PATHS = {
+    "a": (["a"], ["a", ".a"]),
+    "b": (["b"], ["b", ".b"]),
+    "c.d": (["c", "d"], ["c.d", ".c.d", '.c["d"]']),
+    "e": (["e"], ["e", ".e"]),
+    "missing": (["missing"], ["missing", ".missing"]),
+    "x.y": (["x.y"], ['."x.y"', '.["x.y"]']),  # a key holding a dot
+    "arr[0]": (["arr", 0], ["arr[0]", ".arr[0]"]),
+    "arr[-1]": (["arr", -1], [".arr[-1]", "arr[-1]"]),
+    "arr[1]": (["arr", 1], [".arr[1]", '.["arr"][1]']),
+}
+
+
+def lookup(rec, name):
+    v = rec
+    for part in PATHS[name][0]:
+        if isinstance(part, int):
+            if not isinstance(v, list) or not -len(v) <= part < len(v):
+                return None
+            v = v[part]
+        else:
+            v = v.get(part) if isinstance(v, dict) else None
+    return v
 
 
 def is_num(v):
@@ -79,9 +104,7 @@ def arith(op, x, y):
 def ev(node, rec):
     t = node[0]
     if t == "field":
-        v = rec
-        for part in node[1].split("."):
-            v = v.get(part) if isinstance(v, dict) else None
+        v = lookup(rec, node[1])
         return None if isinstance(v, (dict, list)) else (canon(v) if is_num(v) else v)
     if t == "lit":
         return canon(node[1])
@@ -146,10 +169,7 @@ def ev(node, rec):
 
 def ev_raw_exists(path_node, rec):
     # exists() of an object or array value: present and not null.
-    v = rec
-    for part in path_node[1].split("."):
-        v = v.get(part) if isinstance(v, dict) else None
-    return v is not None
+    return lookup(rec, path_node[1]) is not None
 
 
 # ---- random expressions -------------------------------------------------------------------
@@ -197,7 +217,7 @@ def text(node, rng):
     t = node[0]
     sp = " " if rng.random() < 0.8 else ""
     if t == "field":
-        return rng.choice(["", "."]) + node[1]
+        return rng.choice(PATHS[node[1]][1])
     if t == "lit":
         v = node[1]
         s = lit_text(v)
@@ -239,6 +259,13 @@ def make_events(rng, n):
                 rec[f] = rng.choice([True, False])
         if rng.random() < 0.7:
             rec["c"] = {"d": rng.choice([0, 1, 2, "ab", None, 2.5])}
+        if rng.random() < 0.6:
+            rec["x.y"] = rng.choice([0, 1, 2, "ab", None, 2.5])
+        r = rng.random()
+        if r < 0.6:
+            rec["arr"] = [rng.choice([0, 1, 2, "ab", None, 2.5]) for _ in range(rng.randrange(0, 4))]
+        elif r < 0.7:
+            rec["arr"] = rng.choice(["ab", 1, {"0": 1}])  # not an array: every index is null
         out.append(rec)
     return out
 
