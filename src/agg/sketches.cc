@@ -354,11 +354,14 @@ void DistinctSketch::AddHash(uint64_t h) {
 }
 
 void DistinctSketch::Merge(const DistinctSketch& o) {
+  if (&o == this) return;  // a set's union with itself
   if (o.dense()) {
     if (!dense()) ToDense();
-    for (uint32_t i = 0; i < kRegisters; ++i) {
-      registers_[i] = std::max(registers_[i], o.registers_[i]);
-    }
+    // Through restrict pointers (two sketches never share registers), so that the compiler
+    // makes it a vector loop: a sliding window's result merges 60 panes' registers.
+    uint8_t* __restrict to = registers_.data();
+    const uint8_t* __restrict from = o.registers_.data();
+    for (uint32_t i = 0; i < kRegisters; ++i) to[i] = std::max(to[i], from[i]);
     return;
   }
   if (dense()) {
