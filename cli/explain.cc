@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "agg/sketches.h"
+#include "expr/expr.h"
+#include "json/field_path.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/query_plan.h"
@@ -12,9 +14,14 @@ namespace logtide {
 namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+// A field path as the user may write it: "req.method" for a plain one, ."log.level" and
+// .tags[0] for the others.
+std::string QuotedPath(const std::string& path) {
+  return path == FieldPathName(path) ? Quoted(path) : PathAsExpr(path);
+}
 
 std::string AggText(const AggSpec& a) {
-  const std::string f = Quoted(a.field);
+  const std::string f = QuotedPath(a.field);
   switch (a.kind) {
     case AggKind::kCount:
       return "the number of events";
@@ -86,7 +93,7 @@ std::string Explain(const EngineConfig& c) {
                    "the file whose latest event time is the earliest.\n",
                    inputs.size());
   }
-  fmt::format_to(out, "Event time: the field {}, read as {}.\n", Quoted(c.time_field),
+  fmt::format_to(out, "Event time: the field {}, read as {}.\n", QuotedPath(c.time_field),
                  TimeFormatText(c.time_format));
 
   const WindowSpec& w = c.window;
@@ -127,8 +134,9 @@ std::string Explain(const EngineConfig& c) {
   } else {
     std::string keys;
     for (size_t i = 0; i < c.by.size(); ++i) {
-      keys += (i ? ", " : "") + Quoted(c.by[i]);
-      if (i < c.by_expr.size() && !c.by_expr[i].empty()) keys += " (the value of " + c.by_expr[i] + ")";
+      const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
+      keys += (i ? ", " : "") + (derived ? Quoted(c.by[i]) : QuotedPath(c.by[i]));
+      if (derived) keys += " (the value of " + c.by_expr[i] + ")";
     }
     fmt::format_to(
         out, "Groups: one result per window and distinct value of {} (an absent field is null).\n",

@@ -67,6 +67,25 @@ void AppendSegment(std::string_view seg, std::string* out) {
   }
 }
 
+}  // namespace
+
+std::string PathAsExpr(std::string_view path) {
+  FieldPath segments;
+  size_t at;
+  if (!ParseFieldPath(path, &segments, &at).ok()) return std::string(path);
+  std::string out;
+  for (const PathSegment& seg : segments) {
+    if (seg.is_index) {
+      fmt::format_to(std::back_inserter(out), "[{}]", seg.index);
+    } else {
+      AppendSegment(seg.key, &out);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 bool IsBool(const ValueRef& v) { return v.type == ValueType::kTrue || v.type == ValueType::kFalse; }
 
 // Same kind for comparing: numbers, strings, booleans, or objects/arrays.
@@ -928,19 +947,9 @@ void Expr::CanonicalNode(int idx, std::string* out) const {
   static constexpr std::string_view kBinary[] = {"and", "or", "==", "!=", "<", "<=", ">", ">=",
                                                  "in",  "+",  "-",  "*",  "/", "%"};
   switch (n.op) {
-    case Op::kField: {
-      FieldPath path;
-      size_t at;
-      if (!ParseFieldPath(paths_[n.index], &path, &at).ok()) return;  // (Path made it)
-      for (const PathSegment& seg : path) {
-        if (seg.is_index) {
-          fmt::format_to(std::back_inserter(*out), "[{}]", seg.index);
-        } else {
-          AppendSegment(seg.key, out);
-        }
-      }
+    case Op::kField:
+      out->append(PathAsExpr(paths_[n.index]));
       return;
-    }
     case Op::kLiteral:
       literal(n.literal);
       return;

@@ -63,6 +63,10 @@ enum class ExprOp : uint8_t {
   kSubstr,
 };
 
+// A field path (canonical text, json/field_path.h) as an expression writes it, in jq's form:
+// .req.method, ."log.level", .tags[0].
+std::string PathAsExpr(std::string_view path);
+
 // Splits `text` at the commas outside parentheses, brackets and double-quoted strings, so
 // that "a=substr(p, 0, 3),b" is two pieces. Pieces are not trimmed.
 std::vector<std::string_view> SplitTopLevel(std::string_view text);
