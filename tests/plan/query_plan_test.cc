@@ -25,7 +25,7 @@ EngineConfig Config(const char* window, std::vector<std::string> by,
 
 const SourceField& Field(const std::vector<SourceField>& fields, const std::string& name) {
   for (const SourceField& f : fields) {
-    if (f.name == name) return f;
+    if (!f.segment.is_index && f.segment.key == name) return f;
   }
   FAIL("no field " << name);
   return fields.front();
@@ -67,16 +67,15 @@ TEST_CASE("the time field keeps its reading when it is also a key") {
   CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
 }
 
-TEST_CASE("paths split into their segments") {
-  CHECK(SplitPath("a") == std::vector<std::string>{"a"});
-  CHECK(SplitPath("req.headers.host") == std::vector<std::string>{"req", "headers", "host"});
-}
-
-TEST_CASE("a path with an index or a quoted key does not split") {
-  std::vector<std::string> segments;
-  CHECK(SplitPath("req.method", &segments));
-  CHECK_FALSE(SplitPath("tags[0]", &segments));
-  CHECK_FALSE(SplitPath("[\"log.level\"]", &segments));
+TEST_CASE("paths split into their segments: keys, quoted keys and indices") {
+  CHECK(SplitPath("a").size() == 1);
+  const FieldPath p = SplitPath("req.headers[\"x.y\"].tags[-1]");
+  REQUIRE(p.size() == 5);
+  CHECK(p[0].key == "req");
+  CHECK(p[2].key == "x.y");
+  CHECK(p[4].is_index);
+  CHECK(p[4].index == -1);
+  CHECK(FieldPathText(p) == "req.headers[\"x.y\"].tags[-1]");
 }
 
 // Returns `text` in canonical form, as the flags store expressions.
@@ -100,11 +99,11 @@ TEST_CASE("expressions become typed trees, their fields source fields") {
   CHECK(w.args[0].args[0].type == PlanExpr::Type::kAny);
   CHECK(w.args[0].args[1].literal.is_int);
   CHECK(w.args[0].args[1].literal.i == 500);
-  CHECK(w.args[1].args[0].args[0].path == std::vector<std::string>{"req", "path"});
+  CHECK(FieldPathText(w.args[1].args[0].args[0].path) == "req.path");
   CHECK(Field(p.fields, "status").use == FieldUse::kAny);
   CHECK(Field(Field(p.fields, "req").children, "path").use == FieldUse::kAny);
   // A derived key has no path, its expression instead.
-  CHECK(p.key_paths[0] == std::vector<std::string>{"service"});
+  CHECK(FieldPathText(p.key_paths[0]) == "service");
   CHECK(p.key_paths[1].empty());
   CHECK(p.key_exprs[1].op == PlanExpr::Op::kFloor);
   CHECK(p.key_exprs[1].type == PlanExpr::Type::kNumber);
@@ -193,7 +192,13 @@ TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and 
   c.where = {Canonical("a == 1")};
   c.by_expr = {""};
   c.by = {"tags[0]"};
-  CHECK_THAT(Untranslated(c, SqlDialect::kDuckDb).at(0), Catch::Contains("an array index"));
+  c.time_field = "ts[-1]";
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  CHECK(Untranslated(c, SqlDialect::kFlink).size() == 1);
+  CHECK_THAT(Untranslated(c, SqlDialect::kFlink).at(0),
+             Catch::StartsWith("--time 'ts[-1]': the field is an array element"));
+  c.time_field = "[\"@timestamp\"]";
+  CHECK(Untranslated(c, SqlDialect::kFlink).empty());
 }
 
 TEST_CASE("aggregates say where each engine differs") {
