@@ -29,7 +29,7 @@ void AddField(std::vector<SourceField>* fields, const FieldPath& path, FieldUse 
   std::vector<SourceField>* level = fields;
   for (size_t i = 0; i < path.size(); ++i) {
     // What this segment's field is used as: the value itself, or what holds the next segment.
-    const FieldUse here = i + 1 == path.size()     ? use
+    const FieldUse here = i + 1 == path.size()   ? use
                           : path[i + 1].is_index ? FieldUse::kArray
                                                  : FieldUse::kRecord;
     SourceField* found = nullptr;

@@ -44,10 +44,10 @@ bool SameSegment(const PathSegment& a, const PathSegment& b);
 struct PlanTime {
   enum class Kind { kRfc3339, kEpoch, kAuto, kPattern };
   Kind kind = Kind::kAuto;
-  FieldPath path;                 // the --time field
-  Nanos epoch_unit = 0;           // kEpoch: nanoseconds per unit (1e9 for epoch_s)
-  std::string pattern;            // kPattern: the strptime pattern as given
-  std::string format;             // --time-format as given
+  FieldPath path;        // the --time field
+  Nanos epoch_unit = 0;  // kEpoch: nanoseconds per unit (1e9 for epoch_s)
+  std::string pattern;   // kPattern: the strptime pattern as given
+  std::string format;    // --time-format as given
 };
 
 // A literal of an expression: a JSON scalar.
@@ -83,7 +83,7 @@ struct PlanAggregate {
   FieldPath path;  // the field; empty for count
   std::string duckdb_note;
   std::string flink_note;
-  bool flink_supported = true;  // false: Flink has no equivalent; the column is NULL
+  bool flink_supported = true;   // false: Flink has no equivalent; the column is NULL
   std::vector<PlanExpr> filter;  // a filter aggregate's condition (one), or none
 };
 
@@ -95,10 +95,10 @@ struct QueryPlan {
   Nanos lateness = 0;
   Nanos idle_timeout = 0;
   WindowSpec window;
-  std::vector<std::string> keys;   // output names: a path's FieldPathName, or a derived key's
+  std::vector<std::string> keys;     // output names: a path's FieldPathName, or a derived key's
   std::vector<FieldPath> key_paths;  // a plain key's path; empty if derived
-  std::vector<PlanExpr> key_exprs;  // a derived key's expression (kNull literal if plain)
-  std::vector<PlanExpr> where;      // --where: an event counts when all are true
+  std::vector<PlanExpr> key_exprs;   // a derived key's expression (kNull literal if plain)
+  std::vector<PlanExpr> where;       // --where: an event counts when all are true
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
   std::string command;  // the logtide command line this plan stands for, for comments

@@ -64,8 +64,8 @@ FieldColumn FindColumn(const std::vector<SourceField>& fields, const FieldPath& 
   for (size_t i = 0; i < path.size(); ++i) {
     if (c.field != nullptr) {
       const bool descend =
-          !c.field->segment.is_index && (c.field->use == FieldUse::kRecord ||
-                                         (elements && c.field->use == FieldUse::kArray));
+          !c.field->segment.is_index &&
+          (c.field->use == FieldUse::kRecord || (elements && c.field->use == FieldUse::kArray));
       if (!descend) {
         c.inside.assign(path.begin() + static_cast<std::ptrdiff_t>(i), path.end());
         return c;

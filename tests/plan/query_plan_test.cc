@@ -78,6 +78,63 @@ TEST_CASE("paths split into their segments: keys, quoted keys and indices") {
   CHECK(FieldPathText(p) == "req.headers[\"x.y\"].tags[-1]");
 }
 
+TEST_CASE("array elements: the array a field of its own, read as JSON in DuckDB, ARRAY in Flink") {
+  const QueryPlan p = BuildQueryPlan(Config(
+      "tumbling:1m", {"tags[0]"}, {"first(tags[-1])", "sum(tags[-3].n)", "count(m[1][-1])"}));
+  const SourceField& tags = Field(p.fields, "tags");
+  CHECK(tags.use == FieldUse::kArray);
+  REQUIRE(tags.children.size() == 3);
+  CHECK(tags.children[0].segment.is_index);
+  CHECK(tags.children[1].segment.index == -1);
+  CHECK(tags.children[2].use == FieldUse::kRecord);
+  CHECK(p.keys[0] == "tags[0]");
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "\"tags\": 'JSON'"));
+  CHECK(Has(d, "logtide_value(json_extract(\"tags\", '$[0]')) AS \"key_1\""));
+  CHECK(Has(d, "json_extract(\"tags\", '$[#-1]')"));
+  CHECK(Has(d, "logtide_double(json_extract(\"tags\", '$[#-3].\"n\"'))"));
+  CHECK(Has(d, "json_extract(\"m\", '$[1][#-1]')"));
+  CHECK(Has(d, "\"key_1\" AS \"tags[0]\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`tags` ARRAY<STRING>,"));
+  CHECK(Has(f, "`tags`[1] AS `tags[0]`"));
+  CHECK(Has(
+      f, "FIRST_VALUE(CASE WHEN CARDINALITY(`tags`) >= 1 THEN `tags`[CARDINALITY(`tags`)] END)"));
+  CHECK(Has(f,
+            "JSON_VALUE(CASE WHEN CARDINALITY(`tags`) >= 3 THEN `tags`[CARDINALITY(`tags`) - 2] "
+            "END, '$.n')"));
+  CHECK(Has(f, "JSON_VALUE(`m`[2], '$[-1]')"));
+}
+
+TEST_CASE("quoted keys are names: quoted identifiers, quoted in JSON paths, named without quotes") {
+  const QueryPlan p =
+      BuildQueryPlan(Config("tumbling:1m", {"[\"log.level\"]"},
+                            {"sum(http[\"req.bytes\"])", "first(o[\"a b\"])", "count(o)"}));
+  CHECK(p.keys[0] == "log.level");
+  CHECK(Field(p.fields, "log.level").use == FieldUse::kAny);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "\"log.level\": 'JSON'"));
+  CHECK(Has(d, "\"http\": 'STRUCT(\"req.bytes\" DOUBLE)'"));
+  CHECK(Has(d, "json_extract(\"o\", '$.\"a b\"')"));
+  CHECK(Has(d, "AS \"sum_http.req.bytes\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`http` ROW<`req.bytes` DOUBLE>,"));
+  CHECK(Has(f, "SUM(`http`.`req.bytes`) AS `sum_http.req.bytes`"));
+  CHECK(Has(f, "JSON_VALUE(`o`, '$[''a b'']')"));
+  CHECK(Has(f, "`log.level` AS `log.level`"));
+}
+
+TEST_CASE("a field used as an object and as an array (in other events) is read whole") {
+  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"a.b"}, {"count(a[0])"}));
+  CHECK(Field(p.fields, "a").use == FieldUse::kAny);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "json_extract(\"a\", '$.\"b\"')"));
+  CHECK(Has(d, "json_extract(\"a\", '$[0]')"));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`a` STRING,"));
+  CHECK(Has(f, "JSON_VALUE(`a`, '$[0]')"));
+}
+
 // Returns `text` in canonical form, as the flags store expressions.
 std::string Canonical(const char* text) {
   Expr e;
@@ -274,8 +331,9 @@ TEST_CASE("Flink: a source field named event_time leaves the name to it") {
 
 TEST_CASE("DuckDB: window arithmetic per kind, ordered as logtide writes") {
   std::string s = DuckDbSql(BuildQueryPlan(Config("sliding:3m:2m", {"k"}, {"count"})));
-  CHECK(Has(s, "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
-               "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
+  CHECK(Has(s,
+            "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
+            "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
   CHECK(Has(s, "ORDER BY start_ns + 180000000000, start_ns, logtide_key_order(\"key_1\");"));
   s = DuckDbSql(BuildQueryPlan(Config("session:30s", {"user"}, {"count"})));
   CHECK(Has(s, "lag(event_ns) OVER (PARTITION BY \"key_1\" ORDER BY event_ns) <= 30000000000"));
