@@ -9,7 +9,8 @@
                                     run by DuckDB give the same records, as values, in the same order
   sql_test.py flink LOGTIDE REPO    the --explain=sql:flink script of every case in cases.txt (also
                                     with lateness in both emit modes), of the random queries (half
-                                    of those with expressions; len and substr must be refused), and
+                                    of those with expressions; len and substr, and a --time field
+                                    in an array, must be refused), and
                                     each Flink golden script (testdata/cases/sql/*/expected of a
                                     cmd with sql:flink), parse with dt-sql-parser's FlinkSQL grammar
 
@@ -322,7 +323,13 @@ def with_flags(args, extra):
 
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
-    SUBSTRING count UTF-16 code units); fails when it is not refused."""
+    SUBSTRING count UTF-16 code units), or a --time field in an array (its elements have one
+    declared type); fails when it is not refused."""
+    time = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--time"]
+    if any(re.search(r"\[-?[0-9]+\]", t) for t in time):
+        if r.returncode != 2 or "the field is an array element" not in r.stderr:
+            sys.exit("FAIL %s: --time in an array not refused: %d %s" % (name, r.returncode, r.stderr))
+        return True
     if not any("len(" in a or "substr(" in a for a in args):
         return False
     if r.returncode != 2 or "Flink's CHAR_LENGTH" not in r.stderr:
