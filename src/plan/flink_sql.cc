@@ -142,6 +142,14 @@ constexpr const char* kNumberText = "'^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0
 constexpr const char* kStringText =
     "'^(-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$|true$|false$|[\\[{])'";
 
+// Returns whether any of `fields`, or of the fields below them, is an array read by element.
+bool HasArray(const std::vector<SourceField>& fields) {
+  for (const SourceField& f : fields) {
+    if (f.use == FieldUse::kArray || HasArray(f.children)) return true;
+  }
+  return false;
+}
+
 class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
@@ -434,6 +442,12 @@ std::string Renderer::Render() {
         "numbers are doubles; lower and upper change every letter (logtide's ASCII letters "
         "only); matches takes a Java regular expression (logtide's is RE2: the same for "
         "common patterns).";
+  }
+  if (HasArray(p_.fields)) {
+    notes +=
+        " Array elements: an array is ARRAY<STRING>, each element its value's text; an index "
+        "past the end gives NULL (Flink 1.11 and later); a path inside an element is read with "
+        "JSON_VALUE, which gives NULL for an object or an array there.";
   }
   if (p_.lateness > 0 && !late_fire) {
     notes += " --lateness " + FormatDuration(p_.lateness) +
