@@ -260,6 +260,29 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
       break;
     }
   }
+  // In Flink SQL the time field is a column of its own type: no other path may read inside it,
+  // or read the object or array holding it (which would make that a STRING column).
+  const FieldPath time = SplitPath(c.time_field);
+  auto check_path = [&](const std::string& flag, const std::string& text) {
+    if (dialect != SqlDialect::kFlink || text == c.time_field) return;
+    const FieldPath path = SplitPath(text);
+    const size_t n = std::min(path.size(), time.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (!SameSegment(path[i], time[i])) return;
+    }
+    out.push_back(flag + ": the path " + text +
+                  (path.size() > time.size() ? " is inside" : " holds") + " the --time field " +
+                  c.time_field +
+                  ", which the Flink source table reads as a column of its own (a TIMESTAMP or a "
+                  "number)");
+  };
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    if (i >= c.by_expr.size() || c.by_expr[i].empty())
+      check_path("--by " + ShellWord(c.by[i]), c.by[i]);
+  }
+  for (const AggSpec& a : c.aggs) {
+    if (!a.field.empty()) check_path("--agg " + ShellWord(a.text), a.field);
+  }
   auto check_expr = [&](const std::string& flag, const std::string& text) {
     Expr e;
     if (!Expr::Parse(text, &e).ok()) {
@@ -271,6 +294,7 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
         out.push_back(flag + ": it reads the --time field " + p +
                       ", which the Flink source table reads as a TIMESTAMP");
       }
+      check_path(flag, p);
     }
     const PlanExpr tree = ToPlan(e, e.root());
     for (const auto& [op, name] :

@@ -258,6 +258,20 @@ TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and 
   CHECK(Untranslated(c, SqlDialect::kFlink).empty());
 }
 
+TEST_CASE("Flink: no other path reads inside the --time field or the field holding it") {
+  EngineConfig c = Config("tumbling:1m", {"req"}, {"count(ts[0])", "count(tsx)"});
+  c.time_field = "req.ts";
+  std::vector<std::string> flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 1);
+  CHECK_THAT(flink[0], Catch::StartsWith("--by req: the path req holds the --time field req.ts"));
+  c.time_field = "ts";
+  c.by = {"req.ts"};
+  flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 1);
+  CHECK_THAT(flink[0], Catch::Contains("the path ts[0] is inside the --time field ts"));
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+}
+
 TEST_CASE("aggregates say where each engine differs") {
   const QueryPlan p = BuildQueryPlan(Config(
       "tumbling:1m", {}, {"count", "avg(v)", "p99(v)", "top_k(u, 3)", "first(u)", "sum(v)"}));
