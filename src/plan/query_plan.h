@@ -109,9 +109,9 @@ enum class SqlDialect { kDuckDb, kFlink };
 // Returns the parts of `config` that `dialect` cannot run as logtide does, each as its flag and
 // the reason ("--where 'len(.path) > 3': len: ..."): in Flink SQL, len and substr (code points
 // there are UTF-16 code units, and the grammar checked does not take CHAR_LENGTH), expressions
-// reading the --time field (a TIMESTAMP column there) and a --time field that is an array
-// element or inside one (an array's elements there have one declared type). Empty when the SQL
-// is the whole query.
+// reading the --time field (a TIMESTAMP column there), a --time field that is an array
+// element or inside one (an array's elements there have one declared type), and paths inside
+// the --time field or holding it. Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
 
 // Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
