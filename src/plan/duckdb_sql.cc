@@ -117,13 +117,16 @@ std::string ColumnType(const SourceField& f) {
       return "DOUBLE";
     case FieldUse::kTime:
     case FieldUse::kAny:
+    case FieldUse::kArray:  // its elements: json_extract with an index, which also gives NULL
+                            // past the end and on a value that is not an array, as logtide
       return "JSON";
     case FieldUse::kRecord:
       break;
   }
   std::string s = "STRUCT(";
   for (size_t i = 0; i < f.children.size(); ++i) {
-    s += (i ? ", " : "") + DoubleQuotedIdent(f.children[i].name) + " " + ColumnType(f.children[i]);
+    s += (i ? ", " : "") + DoubleQuotedIdent(f.children[i].segment.key) + " " +
+         ColumnType(f.children[i]);
   }
   return s + ")";
 }
@@ -136,7 +139,7 @@ class Renderer : private SqlExprWriter {
 
  private:
   // SqlExprWriter: fields are JSON values, typed by json_type.
-  std::string Field(const std::vector<std::string>& path) override {
+  std::string Field(const FieldPath& path) override {
     bool json, extracted;
     return Access(path, &json, &extracted);
   }
@@ -175,9 +178,9 @@ class Renderer : private SqlExprWriter {
   // The expression for a field: struct access down the records, then json_extract inside a
   // field read as JSON. *json says whether it is JSON (else DOUBLE); *extracted whether it came
   // out of json_extract (where JSON null is not SQL NULL).
-  std::string Access(const std::vector<std::string>& path, bool* json, bool* extracted) const;
-  std::string JsonValue(const std::vector<std::string>& path);
-  std::string NumberValue(const std::vector<std::string>& path);
+  std::string Access(const FieldPath& path, bool* json, bool* extracted) const;
+  std::string JsonValue(const FieldPath& path);
+  std::string NumberValue(const FieldPath& path);
   std::string TimeNs();
   // `filter`: the column of a filter aggregate's condition, or empty.
   std::string AggExpr(const PlanAggregate& a, const std::string& col, const std::string& filter);
@@ -190,19 +193,36 @@ class Renderer : private SqlExprWriter {
   std::set<std::string> used_;
 };
 
-std::string Renderer::Access(const std::vector<std::string>& path, bool* json,
-                             bool* extracted) const {
-  const FieldColumn c = FindColumn(p_.fields, path);
+// Returns `path` as a DuckDB JSON path: keys quoted, a quote or backslash in them escaped with
+// a backslash; indices from the start as [N], from the end as [#-N] (-1: the last).
+std::string JsonPath(const FieldPath& path) {
+  std::string out = "$";
+  for (const PathSegment& seg : path) {
+    if (seg.is_index) {
+      out += seg.index >= 0 ? fmt::format("[{}]", seg.index) : fmt::format("[#{}]", seg.index);
+      continue;
+    }
+    out += ".\"";
+    for (char c : seg.key) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out;
+}
+
+std::string Renderer::Access(const FieldPath& path, bool* json, bool* extracted) const {
+  // Arrays are read whole, as JSON: a record's field is never an element.
+  const FieldColumn c = FindColumn(p_.fields, path, /*elements=*/false);
   std::string sql;
   for (size_t i = 0; i < c.columns.size(); ++i)
-    sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i]);
+    sql += (i ? "." : "") + DoubleQuotedIdent(c.columns[i].key);
   *extracted = !c.inside.empty();
   *json = *extracted || c.field->use != FieldUse::kNumber;
   if (!*extracted) return sql;
   // Inside a field read as JSON: the rest of the path is a JSON path.
-  std::string json_path = "$";
-  for (const std::string& segment : c.inside) json_path += "." + DoubleQuotedIdent(segment);
-  return "json_extract(" + sql + ", " + SqlString(json_path) + ")";
+  return "json_extract(" + sql + ", " + SqlString(JsonPath(c.inside)) + ")";
 }
 
 std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a) {
@@ -254,12 +274,12 @@ std::string Renderer::KeyValue(const PlanExpr& e) {
   }
 }
 
-std::string Renderer::JsonValue(const std::vector<std::string>& path) {
+std::string Renderer::JsonValue(const FieldPath& path) {
   bool json, extracted;
   return Use("logtide_value") + "(" + Access(path, &json, &extracted) + ")";
 }
 
-std::string Renderer::NumberValue(const std::vector<std::string>& path) {
+std::string Renderer::NumberValue(const FieldPath& path) {
   bool json, extracted;
   std::string sql = Access(path, &json, &extracted);
   if (!json) return sql;
@@ -425,7 +445,7 @@ std::string Renderer::Render() {
   }
   std::string columns;
   for (size_t i = 0; i < p_.fields.size(); ++i) {
-    columns += (i ? ", " : "") + DoubleQuotedIdent(p_.fields[i].name) + ": " +
+    columns += (i ? ", " : "") + DoubleQuotedIdent(p_.fields[i].segment.key) + ": " +
                SqlString(ColumnType(p_.fields[i]));
   }
   std::string where;

@@ -142,6 +142,14 @@ constexpr const char* kNumberText = "'^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0
 constexpr const char* kStringText =
     "'^(-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$|true$|false$|[\\[{])'";
 
+// Returns whether any of `fields`, or of the fields below them, is an array read by element.
+bool HasArray(const std::vector<SourceField>& fields) {
+  for (const SourceField& f : fields) {
+    if (f.use == FieldUse::kArray || HasArray(f.children)) return true;
+  }
+  return false;
+}
+
 class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
@@ -150,7 +158,7 @@ class Renderer : private SqlExprWriter {
  private:
   // SqlExprWriter: a field an expression reads is a STRING column, its value's text (Flink's
   // JSON format reads any value into a STRING), typed by what the text looks like.
-  std::string Field(const std::vector<std::string>& path) override { return Access(path); }
+  std::string Field(const FieldPath& path) override { return Access(path); }
   std::string Present(const std::string& f) override { return f + " IS NOT NULL"; }
   std::string KindIs(const std::string& f, Kind k) override {
     switch (k) {
@@ -246,10 +254,10 @@ class Renderer : private SqlExprWriter {
     return t == Type::kNumber ? "DOUBLE" : t == Type::kBool ? "BOOLEAN" : "STRING";
   }
   // Whether the field at `path` is read as a STRING (its text), not as a DOUBLE.
-  bool IsText(const std::vector<std::string>& path) const;
+  bool IsText(const FieldPath& path) const;
 
   std::string ColumnType(const SourceField& f) const;
-  std::string Access(const std::vector<std::string>& path) const;
+  std::string Access(const FieldPath& path) const;
   std::string TimeColumnType() const;
   std::string AggExpr(const PlanAggregate& a);
   std::string AggType(const PlanAggregate& a) const;
@@ -280,30 +288,73 @@ std::string Renderer::ColumnType(const SourceField& f) const {
       // Flink's JSON format reads any value into a STRING: a string as it is, anything else
       // as its JSON text.
       return "STRING";
+    case FieldUse::kArray:
+      // Each element a STRING, so elements of any type; a value that is not an array is null
+      // (with json.ignore-parse-errors), and so are its elements, as logtide's.
+      return "ARRAY<STRING>";
     case FieldUse::kRecord:
       break;
   }
   std::string s = "ROW<";
   for (size_t i = 0; i < f.children.size(); ++i) {
-    s += (i ? ", " : "") + BacktickIdent(f.children[i].name) + " " + ColumnType(f.children[i]);
+    s += (i ? ", " : "") + BacktickIdent(f.children[i].segment.key) + " " +
+         ColumnType(f.children[i]);
   }
   return s + ">";
 }
 
-std::string Renderer::Access(const std::vector<std::string>& path) const {
-  const FieldColumn c = FindColumn(p_.fields, path);
-  std::string sql;
-  for (size_t i = 0; i < c.columns.size(); ++i) sql += (i ? "." : "") + BacktickIdent(c.columns[i]);
-  if (c.inside.empty()) return sql;
-  // Inside a field read as its JSON text: the rest of the path is a JSON path.
-  std::string json_path = "$";
-  for (const std::string& segment : c.inside) json_path += "." + segment;
-  return "JSON_VALUE(" + sql + ", " + SqlString(json_path) + ")";
+// Returns `path` as a JSON path for JSON_VALUE (Jayway's syntax): identifiers as .key, other
+// keys as ['key'] with a quote or backslash in them escaped with a backslash; indices as [N],
+// negative from the end.
+std::string JsonPath(const FieldPath& path) {
+  std::string out = "$";
+  for (const PathSegment& seg : path) {
+    if (seg.is_index) {
+      out += fmt::format("[{}]", seg.index);
+      continue;
+    }
+    bool identifier = !seg.key.empty() && !std::isdigit(static_cast<unsigned char>(seg.key[0]));
+    for (char c : seg.key) identifier &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (identifier) {
+      out += "." + seg.key;
+      continue;
+    }
+    out += "['";
+    for (char c : seg.key) {
+      if (c == '\'' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += "']";
+  }
+  return out;
 }
 
-bool Renderer::IsText(const std::vector<std::string>& path) const {
-  const FieldColumn c = FindColumn(p_.fields, path);
-  return !c.inside.empty() || c.field->use != FieldUse::kNumber;
+std::string Renderer::Access(const FieldPath& path) const {
+  // An array is ARRAY<STRING>: an element is a column of its own, its value's text.
+  const FieldColumn c = FindColumn(p_.fields, path, /*elements=*/true);
+  std::string sql;
+  for (const PathSegment& seg : c.columns) {
+    if (!seg.is_index) {
+      sql += (sql.empty() ? "" : ".") + BacktickIdent(seg.key);
+    } else if (seg.index >= 0) {
+      // 1-based; past the end NULL (Flink 1.11 and later, FLINK-17847).
+      sql += fmt::format("[{}]", seg.index + 1);
+    } else {
+      // From the end: the last is at CARDINALITY; before the first, NULL.
+      const std::string at = seg.index == -1
+                                 ? fmt::format("CARDINALITY({})", sql)
+                                 : fmt::format("CARDINALITY({}) - {}", sql, -seg.index - 1);
+      sql = fmt::format("CASE WHEN CARDINALITY({0}) >= {1} THEN {0}[{2}] END", sql, -seg.index, at);
+    }
+  }
+  if (c.inside.empty()) return sql;
+  // Inside a field read as its JSON text: the rest of the path is a JSON path.
+  return "JSON_VALUE(" + sql + ", " + SqlString(JsonPath(c.inside)) + ")";
+}
+
+bool Renderer::IsText(const FieldPath& path) const {
+  const FieldColumn c = FindColumn(p_.fields, path, /*elements=*/true);
+  return !c.inside.empty() || c.field->use != FieldUse::kNumber || c.field->segment.is_index;
 }
 
 std::string Renderer::AggType(const PlanAggregate& a) const {
@@ -392,6 +443,12 @@ std::string Renderer::Render() {
         "only); matches takes a Java regular expression (logtide's is RE2: the same for "
         "common patterns).";
   }
+  if (HasArray(p_.fields)) {
+    notes +=
+        " Array elements: an array is ARRAY<STRING>, each element its value's text; an index "
+        "past the end gives NULL (Flink 1.11 and later); a path inside an element is read with "
+        "JSON_VALUE, which gives NULL for an object or an array there.";
+  }
   if (p_.lateness > 0 && !late_fire) {
     notes += " --lateness " + FormatDuration(p_.lateness) +
              " in final mode is the watermark's lag (delay + lateness): each window is written "
@@ -423,14 +480,14 @@ std::string Renderer::Render() {
   // The source.
   s += "\nCREATE TABLE `logtide_source` (\n";
   for (const SourceField& f : p_.fields) {
-    fmt::format_to(out, "  {} {},\n", BacktickIdent(f.name), ColumnType(f));
+    fmt::format_to(out, "  {} {},\n", BacktickIdent(f.segment.key), ColumnType(f));
   }
   const std::string t = Access(p_.time.path);
   std::string event_time;
   // The computed event-time column: `event_time`, unless the source has a field of that name.
   std::string rowtime = "`event_time`";
   for (const SourceField& f : p_.fields) {
-    if (f.name == "event_time") rowtime = "`logtide_event_time`";
+    if (f.segment.key == "event_time") rowtime = "`logtide_event_time`";
   }
   std::string time_note;
   switch (p_.time.kind) {

@@ -9,30 +9,39 @@
 namespace logtide {
 namespace {
 
-// Returns the use of a field used both as `a` and as `b`: the time keeps its own reading, any
-// value includes the numbers, and a record that is also used itself is that use.
+// Returns the use of a field used both as `a` and as `b`: the time keeps its own reading, and a
+// field that holds used fields (as an object or an array) and is also used itself, or holds them
+// as an object in some events and as an array in others, is read whole; any value includes the
+// numbers.
 FieldUse Merge(FieldUse a, FieldUse b) {
-  if (a == FieldUse::kRecord) return b;
-  if (b == FieldUse::kRecord) return a;
+  if (a == b) return a;
   if (a == FieldUse::kTime || b == FieldUse::kTime) return FieldUse::kTime;
+  if (a == FieldUse::kRecord || a == FieldUse::kArray || b == FieldUse::kRecord ||
+      b == FieldUse::kArray) {
+    return FieldUse::kAny;
+  }
   if (a == FieldUse::kAny || b == FieldUse::kAny) return FieldUse::kAny;
   return FieldUse::kNumber;
 }
 
-// Adds `path` with `use` to the tree, creating the records on its way.
-void AddField(std::vector<SourceField>* fields, const std::vector<std::string>& path,
-              FieldUse use) {
+// Adds `path` with `use` to the tree, creating the records and arrays on its way.
+void AddField(std::vector<SourceField>* fields, const FieldPath& path, FieldUse use) {
   std::vector<SourceField>* level = fields;
   for (size_t i = 0; i < path.size(); ++i) {
+    // What this segment's field is used as: the value itself, or what holds the next segment.
+    const FieldUse here = i + 1 == path.size()   ? use
+                          : path[i + 1].is_index ? FieldUse::kArray
+                                                 : FieldUse::kRecord;
     SourceField* found = nullptr;
     for (SourceField& f : *level) {
-      if (f.name == path[i]) found = &f;
+      if (SameSegment(f.segment, path[i])) found = &f;
     }
     if (found == nullptr) {
-      level->push_back(SourceField{path[i], FieldUse::kRecord, {}});
+      level->push_back(SourceField{path[i], here, {}});
       found = &level->back();
+    } else {
+      found->use = Merge(found->use, here);
     }
-    if (i + 1 == path.size()) found->use = Merge(found->use, use);
     level = &found->children;
   }
 }
@@ -202,29 +211,20 @@ std::string ShellWord(const std::string& s) {
 
 }  // namespace
 
-bool SplitPath(const std::string& path, std::vector<std::string>* segments) {
-  segments->clear();
-  // An index (tags[0]) or a quoted key (["log.level"]): not translated yet.
-  if (path.find_first_of("[]\"") != std::string::npos) return false;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = path.find('.', start);
-    segments->push_back(
-        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) return true;
-    start = dot + 1;
-  }
+bool SameSegment(const PathSegment& a, const PathSegment& b) {
+  return a.is_index == b.is_index && (a.is_index ? a.index == b.index : a.key == b.key);
 }
 
-std::vector<std::string> SplitPath(const std::string& path) {
-  std::vector<std::string> out;
-  SplitPath(path, &out);
+FieldPath SplitPath(const std::string& path) {
+  FieldPath out;
+  size_t error_at;
+  if (!ParseFieldPath(path, &out, &error_at).ok()) out.clear();
   return out;
 }
 
 bool HasExpressions(const QueryPlan& p) {
   bool any = !p.where.empty();
-  for (const std::vector<std::string>& path : p.key_paths) any |= path.empty();
+  for (const FieldPath& path : p.key_paths) any |= path.empty();
   for (const PlanAggregate& a : p.aggs) any |= !a.filter.empty();
   return any;
 }
@@ -250,14 +250,32 @@ std::string CommandLine(const EngineConfig& c) {
 
 std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect) {
   std::vector<std::string> out;
-  std::vector<std::string> segments;
-  auto check_path = [&](const std::string& flag, const std::string& path) {
-    if (!SplitPath(path, &segments)) {
-      out.push_back(flag + ": the path " + path +
-                    " has an array index or a quoted key, which the SQL does not address yet");
+  if (dialect == SqlDialect::kFlink) {
+    for (const PathSegment& seg : SplitPath(c.time_field)) {
+      if (!seg.is_index) continue;
+      out.push_back("--time " + ShellWord(c.time_field) +
+                    ": the field is an array element or inside one, and the Flink source table "
+                    "declares one type for all the elements of an array (STRING), where the time "
+                    "column needs its own (a TIMESTAMP or a number)");
+      break;
     }
+  }
+  // In Flink SQL the time field is a column of its own type: no other path may read inside it,
+  // or read the object or array holding it (which would make that a STRING column).
+  const FieldPath time = SplitPath(c.time_field);
+  auto check_path = [&](const std::string& flag, const std::string& text) {
+    if (dialect != SqlDialect::kFlink || text == c.time_field) return;
+    const FieldPath path = SplitPath(text);
+    const size_t n = std::min(path.size(), time.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (!SameSegment(path[i], time[i])) return;
+    }
+    out.push_back(flag + ": the path " + text +
+                  (path.size() > time.size() ? " is inside" : " holds") + " the --time field " +
+                  c.time_field +
+                  ", which the Flink source table reads as a column of its own (a TIMESTAMP or a "
+                  "number)");
   };
-  check_path("--time", c.time_field);
   for (size_t i = 0; i < c.by.size(); ++i) {
     if (i >= c.by_expr.size() || c.by_expr[i].empty())
       check_path("--by " + ShellWord(c.by[i]), c.by[i]);
@@ -272,11 +290,11 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
       return;
     }
     for (const std::string& p : e.paths()) {
-      check_path(flag, p);
       if (dialect == SqlDialect::kFlink && p == c.time_field) {
         out.push_back(flag + ": it reads the --time field " + p +
                       ", which the Flink source table reads as a TIMESTAMP");
       }
+      check_path(flag, p);
     }
     const PlanExpr tree = ToPlan(e, e.root());
     for (const auto& [op, name] :
@@ -331,12 +349,13 @@ QueryPlan BuildQueryPlan(const EngineConfig& c) {
 
   for (const std::string& w : c.where) p.where.push_back(ExprPlan(w, &p.fields));
   for (size_t i = 0; i < c.by.size(); ++i) {
-    p.keys.push_back(c.by[i]);
     if (i < c.by_expr.size() && !c.by_expr[i].empty()) {
+      p.keys.push_back(c.by[i]);
       p.key_paths.emplace_back();
       p.key_exprs.push_back(ExprPlan(c.by_expr[i], &p.fields));
     } else {
       p.key_paths.push_back(SplitPath(c.by[i]));
+      p.keys.push_back(FieldPathName(p.key_paths.back()));
       p.key_exprs.emplace_back();
       AddField(&p.fields, p.key_paths.back(), FieldUse::kAny);
     }

@@ -10,6 +10,7 @@
 #include "agg/agg_spec.h"
 #include "engine/config.h"
 #include "expr/expr.h"
+#include "json/field_path.h"
 #include "json/value.h"
 #include "time/timestamp.h"
 #include "window/window_operator.h"
@@ -23,25 +24,30 @@ enum class FieldUse {
   kNumber,  // only by numeric aggregates (sum, min, max, avg, quantiles): other types are null
   kAny,     // as a key or by an aggregate that takes any JSON value
   kRecord,  // only as the object holding other used fields
+  kArray,   // only as the array holding used elements
 };
 
-// One field of the source record, a tree: a record's children are the fields used below it.
-// A field used itself and as the object holding used fields is kAny with children: renderers
-// then read the children out of its JSON text.
+// One field of the source record, a tree: a record's children are the fields used below it, an
+// array's the elements used (by index, negative from the end). A field used itself, or as both
+// an object and an array (in different events), is kAny with children: renderers then read the
+// children out of its JSON text.
 struct SourceField {
-  std::string name;  // one path segment
+  PathSegment segment;  // the key, or the index of an element
   FieldUse use = FieldUse::kRecord;
   std::vector<SourceField> children;
 };
+
+// Returns whether two path segments address the same key or the same index.
+bool SameSegment(const PathSegment& a, const PathSegment& b);
 
 // How the event time is read (--time-format).
 struct PlanTime {
   enum class Kind { kRfc3339, kEpoch, kAuto, kPattern };
   Kind kind = Kind::kAuto;
-  std::vector<std::string> path;  // the --time field's segments
-  Nanos epoch_unit = 0;           // kEpoch: nanoseconds per unit (1e9 for epoch_s)
-  std::string pattern;            // kPattern: the strptime pattern as given
-  std::string format;             // --time-format as given
+  FieldPath path;        // the --time field
+  Nanos epoch_unit = 0;  // kEpoch: nanoseconds per unit (1e9 for epoch_s)
+  std::string pattern;   // kPattern: the strptime pattern as given
+  std::string format;    // --time-format as given
 };
 
 // A literal of an expression: a JSON scalar.
@@ -63,7 +69,7 @@ struct PlanExpr {
   Op op = Op::kLiteral;
   Type type = Type::kNull;
   std::vector<PlanExpr> args;
-  std::vector<std::string> path;  // kField: the segments
+  FieldPath path;                 // kField: the field
   PlanLiteral literal;            // kLiteral
   std::vector<PlanLiteral> list;  // kIn
   std::string pattern;            // kMatches: the RE2 pattern (args holds the string only)
@@ -74,10 +80,10 @@ struct PlanExpr {
 // function gives logtide's value exactly; otherwise it says how it differs.
 struct PlanAggregate {
   AggSpec spec;
-  std::vector<std::string> path;  // the field's segments; empty for count
+  FieldPath path;  // the field; empty for count
   std::string duckdb_note;
   std::string flink_note;
-  bool flink_supported = true;  // false: Flink has no equivalent; the column is NULL
+  bool flink_supported = true;   // false: Flink has no equivalent; the column is NULL
   std::vector<PlanExpr> filter;  // a filter aggregate's condition (one), or none
 };
 
@@ -89,10 +95,10 @@ struct QueryPlan {
   Nanos lateness = 0;
   Nanos idle_timeout = 0;
   WindowSpec window;
-  std::vector<std::string> keys;                    // --by as written: output names
-  std::vector<std::vector<std::string>> key_paths;  // a plain key's segments; empty if derived
-  std::vector<PlanExpr> key_exprs;  // a derived key's expression (kNull literal if plain)
-  std::vector<PlanExpr> where;      // --where: an event counts when all are true
+  std::vector<std::string> keys;     // output names: a path's FieldPathName, or a derived key's
+  std::vector<FieldPath> key_paths;  // a plain key's path; empty if derived
+  std::vector<PlanExpr> key_exprs;   // a derived key's expression (kNull literal if plain)
+  std::vector<PlanExpr> where;       // --where: an event counts when all are true
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
   std::string command;  // the logtide command line this plan stands for, for comments
@@ -101,11 +107,11 @@ struct QueryPlan {
 enum class SqlDialect { kDuckDb, kFlink };
 
 // Returns the parts of `config` that `dialect` cannot run as logtide does, each as its flag and
-// the reason ("--where 'len(.path) > 3': len: ..."): expressions (--where, filter aggregates,
-// derived keys) reading a field through an array index or a quoted key, and in Flink SQL, len
-// and substr (code points there are UTF-16 code units, and the grammar checked does not take
-// CHAR_LENGTH) and expressions reading the --time field (a TIMESTAMP column there). Empty when
-// the SQL is the whole query.
+// the reason ("--where 'len(.path) > 3': len: ..."): in Flink SQL, len and substr (code points
+// there are UTF-16 code units, and the grammar checked does not take CHAR_LENGTH), expressions
+// reading the --time field (a TIMESTAMP column there), a --time field that is an array
+// element or inside one (an array's elements there have one declared type), and paths inside
+// the --time field or holding it. Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
 
 // Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
@@ -113,11 +119,10 @@ std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dia
 // the dialect it is rendered in.
 QueryPlan BuildQueryPlan(const EngineConfig& config);
 
-// Returns the segments of a normalized field path ("req.method" -> {"req", "method"}), or
-// false when the path addresses an array element (no SQL translation yet). The one place that
-// reads a path's text.
-bool SplitPath(const std::string& path, std::vector<std::string>* segments);
-std::vector<std::string> SplitPath(const std::string& path);
+// Returns the segments of a field path in canonical text (json/field_path.h: `req.method`,
+// `["log.level"]`, `tags[-1].name`); empty when it does not parse (never after
+// Engine::Create). The one place the plan reads a path's text.
+FieldPath SplitPath(const std::string& path);
 
 // Returns whether `plan` has an expression: --where, a filter aggregate or a derived key.
 bool HasExpressions(const QueryPlan& plan);

@@ -31,7 +31,7 @@ class SqlExprWriter {
   enum class Kind { kNumber, kString, kBool, kOther };
 
   // Returns the value of the field at `path` as the dialect reads it.
-  virtual std::string Field(const std::vector<std::string>& path) = 0;
+  virtual std::string Field(const FieldPath& path) = 0;
   // Returns a condition that holds when the field value `f` (from Field) is present and not null.
   virtual std::string Present(const std::string& f) = 0;
   // Returns a condition that holds when `f` is a value of kind `k` (never for null).

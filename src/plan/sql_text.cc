@@ -57,17 +57,22 @@ std::string SqlComment(std::string_view text, std::string_view indent) {
   }
 }
 
-FieldColumn FindColumn(const std::vector<SourceField>& fields,
-                       const std::vector<std::string>& path) {
+FieldColumn FindColumn(const std::vector<SourceField>& fields, const FieldPath& path,
+                       bool elements) {
   FieldColumn c;
   const std::vector<SourceField>* level = &fields;
   for (size_t i = 0; i < path.size(); ++i) {
-    if (c.field != nullptr && c.field->use != FieldUse::kRecord) {
-      c.inside.assign(path.begin() + static_cast<std::ptrdiff_t>(i), path.end());
-      return c;
+    if (c.field != nullptr) {
+      const bool descend =
+          !c.field->segment.is_index &&
+          (c.field->use == FieldUse::kRecord || (elements && c.field->use == FieldUse::kArray));
+      if (!descend) {
+        c.inside.assign(path.begin() + static_cast<std::ptrdiff_t>(i), path.end());
+        return c;
+      }
     }
     for (const SourceField& f : *level) {
-      if (f.name == path[i]) c.field = &f;
+      if (SameSegment(f.segment, path[i])) c.field = &f;
     }
     c.columns.push_back(path[i]);
     level = &c.field->children;

@@ -19,16 +19,18 @@ std::string SqlString(std::string_view s);
 // about 100 columns.
 std::string SqlComment(std::string_view text, std::string_view indent = "");
 
-// A field path as the source table reads it: the column and the record fields down to a field
+// A field path as the source table reads it: the column and the fields below it down to a field
 // read whole, then the segments inside that field (read as JSON or as its text), if any.
 struct FieldColumn {
-  std::vector<std::string> columns;    // the column, then record fields below it
-  std::vector<std::string> inside;     // the rest of the path, inside the field read whole
+  FieldPath columns;                   // the column, then record fields (and elements) below it
+  FieldPath inside;                    // the rest of the path, inside the field read whole
   const SourceField* field = nullptr;  // the field `columns` ends at
 };
-// Returns where `path` is in `fields`. REQUIRES: the plan holds the path (BuildQueryPlan
-// adds every path it uses).
-FieldColumn FindColumn(const std::vector<SourceField>& fields,
-                       const std::vector<std::string>& path);
+// Returns where `path` is in `fields`. Records are read field by field. An array (kArray) is read
+// whole when `elements` is false (as JSON: the elements are inside it); when it is true, an
+// element is a column of its own, read whole (as its text). REQUIRES: the plan holds the path
+// (BuildQueryPlan adds every path it uses).
+FieldColumn FindColumn(const std::vector<SourceField>& fields, const FieldPath& path,
+                       bool elements);
 
 }  // namespace logtide

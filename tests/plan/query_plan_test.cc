@@ -25,7 +25,7 @@ EngineConfig Config(const char* window, std::vector<std::string> by,
 
 const SourceField& Field(const std::vector<SourceField>& fields, const std::string& name) {
   for (const SourceField& f : fields) {
-    if (f.name == name) return f;
+    if (!f.segment.is_index && f.segment.key == name) return f;
   }
   FAIL("no field " << name);
   return fields.front();
@@ -67,16 +67,72 @@ TEST_CASE("the time field keeps its reading when it is also a key") {
   CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
 }
 
-TEST_CASE("paths split into their segments") {
-  CHECK(SplitPath("a") == std::vector<std::string>{"a"});
-  CHECK(SplitPath("req.headers.host") == std::vector<std::string>{"req", "headers", "host"});
+TEST_CASE("paths split into their segments: keys, quoted keys and indices") {
+  CHECK(SplitPath("a").size() == 1);
+  const FieldPath p = SplitPath("req.headers[\"x.y\"].tags[-1]");
+  REQUIRE(p.size() == 5);
+  CHECK(p[0].key == "req");
+  CHECK(p[2].key == "x.y");
+  CHECK(p[4].is_index);
+  CHECK(p[4].index == -1);
+  CHECK(FieldPathText(p) == "req.headers[\"x.y\"].tags[-1]");
 }
 
-TEST_CASE("a path with an index or a quoted key does not split") {
-  std::vector<std::string> segments;
-  CHECK(SplitPath("req.method", &segments));
-  CHECK_FALSE(SplitPath("tags[0]", &segments));
-  CHECK_FALSE(SplitPath("[\"log.level\"]", &segments));
+TEST_CASE("array elements: the array a field of its own, read as JSON in DuckDB, ARRAY in Flink") {
+  const QueryPlan p = BuildQueryPlan(Config(
+      "tumbling:1m", {"tags[0]"}, {"first(tags[-1])", "sum(tags[-3].n)", "count(m[1][-1])"}));
+  const SourceField& tags = Field(p.fields, "tags");
+  CHECK(tags.use == FieldUse::kArray);
+  REQUIRE(tags.children.size() == 3);
+  CHECK(tags.children[0].segment.is_index);
+  CHECK(tags.children[1].segment.index == -1);
+  CHECK(tags.children[2].use == FieldUse::kRecord);
+  CHECK(p.keys[0] == "tags[0]");
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "\"tags\": 'JSON'"));
+  CHECK(Has(d, "logtide_value(json_extract(\"tags\", '$[0]')) AS \"key_1\""));
+  CHECK(Has(d, "json_extract(\"tags\", '$[#-1]')"));
+  CHECK(Has(d, "logtide_double(json_extract(\"tags\", '$[#-3].\"n\"'))"));
+  CHECK(Has(d, "json_extract(\"m\", '$[1][#-1]')"));
+  CHECK(Has(d, "\"key_1\" AS \"tags[0]\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`tags` ARRAY<STRING>,"));
+  CHECK(Has(f, "`tags`[1] AS `tags[0]`"));
+  CHECK(Has(
+      f, "FIRST_VALUE(CASE WHEN CARDINALITY(`tags`) >= 1 THEN `tags`[CARDINALITY(`tags`)] END)"));
+  CHECK(Has(f,
+            "JSON_VALUE(CASE WHEN CARDINALITY(`tags`) >= 3 THEN `tags`[CARDINALITY(`tags`) - 2] "
+            "END, '$.n')"));
+  CHECK(Has(f, "JSON_VALUE(`m`[2], '$[-1]')"));
+}
+
+TEST_CASE("quoted keys are names: quoted identifiers, quoted in JSON paths, named without quotes") {
+  const QueryPlan p =
+      BuildQueryPlan(Config("tumbling:1m", {"[\"log.level\"]"},
+                            {"sum(http[\"req.bytes\"])", "first(o[\"a b\"])", "count(o)"}));
+  CHECK(p.keys[0] == "log.level");
+  CHECK(Field(p.fields, "log.level").use == FieldUse::kAny);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "\"log.level\": 'JSON'"));
+  CHECK(Has(d, "\"http\": 'STRUCT(\"req.bytes\" DOUBLE)'"));
+  CHECK(Has(d, "json_extract(\"o\", '$.\"a b\"')"));
+  CHECK(Has(d, "AS \"sum_http.req.bytes\""));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`http` ROW<`req.bytes` DOUBLE>,"));
+  CHECK(Has(f, "SUM(`http`.`req.bytes`) AS `sum_http.req.bytes`"));
+  CHECK(Has(f, "JSON_VALUE(`o`, '$[''a b'']')"));
+  CHECK(Has(f, "`log.level` AS `log.level`"));
+}
+
+TEST_CASE("a field used as an object and as an array (in other events) is read whole") {
+  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"a.b"}, {"count(a[0])"}));
+  CHECK(Field(p.fields, "a").use == FieldUse::kAny);
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "json_extract(\"a\", '$.\"b\"')"));
+  CHECK(Has(d, "json_extract(\"a\", '$[0]')"));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "`a` STRING,"));
+  CHECK(Has(f, "JSON_VALUE(`a`, '$[0]')"));
 }
 
 // Returns `text` in canonical form, as the flags store expressions.
@@ -100,11 +156,11 @@ TEST_CASE("expressions become typed trees, their fields source fields") {
   CHECK(w.args[0].args[0].type == PlanExpr::Type::kAny);
   CHECK(w.args[0].args[1].literal.is_int);
   CHECK(w.args[0].args[1].literal.i == 500);
-  CHECK(w.args[1].args[0].args[0].path == std::vector<std::string>{"req", "path"});
+  CHECK(FieldPathText(w.args[1].args[0].args[0].path) == "req.path");
   CHECK(Field(p.fields, "status").use == FieldUse::kAny);
   CHECK(Field(Field(p.fields, "req").children, "path").use == FieldUse::kAny);
   // A derived key has no path, its expression instead.
-  CHECK(p.key_paths[0] == std::vector<std::string>{"service"});
+  CHECK(FieldPathText(p.key_paths[0]) == "service");
   CHECK(p.key_paths[1].empty());
   CHECK(p.key_exprs[1].op == PlanExpr::Op::kFloor);
   CHECK(p.key_exprs[1].type == PlanExpr::Type::kNumber);
@@ -193,7 +249,27 @@ TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and 
   c.where = {Canonical("a == 1")};
   c.by_expr = {""};
   c.by = {"tags[0]"};
-  CHECK_THAT(Untranslated(c, SqlDialect::kDuckDb).at(0), Catch::Contains("an array index"));
+  c.time_field = "ts[-1]";
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  CHECK(Untranslated(c, SqlDialect::kFlink).size() == 1);
+  CHECK_THAT(Untranslated(c, SqlDialect::kFlink).at(0),
+             Catch::StartsWith("--time 'ts[-1]': the field is an array element"));
+  c.time_field = "[\"@timestamp\"]";
+  CHECK(Untranslated(c, SqlDialect::kFlink).empty());
+}
+
+TEST_CASE("Flink: no other path reads inside the --time field or the field holding it") {
+  EngineConfig c = Config("tumbling:1m", {"req"}, {"count(ts[0])", "count(tsx)"});
+  c.time_field = "req.ts";
+  std::vector<std::string> flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 1);
+  CHECK_THAT(flink[0], Catch::StartsWith("--by req: the path req holds the --time field req.ts"));
+  c.time_field = "ts";
+  c.by = {"req.ts"};
+  flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 1);
+  CHECK_THAT(flink[0], Catch::Contains("the path ts[0] is inside the --time field ts"));
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
 }
 
 TEST_CASE("aggregates say where each engine differs") {
@@ -269,8 +345,9 @@ TEST_CASE("Flink: a source field named event_time leaves the name to it") {
 
 TEST_CASE("DuckDB: window arithmetic per kind, ordered as logtide writes") {
   std::string s = DuckDbSql(BuildQueryPlan(Config("sliding:3m:2m", {"k"}, {"count"})));
-  CHECK(Has(s, "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
-               "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
+  CHECK(Has(s,
+            "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
+            "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
   CHECK(Has(s, "ORDER BY start_ns + 180000000000, start_ns, logtide_key_order(\"key_1\");"));
   s = DuckDbSql(BuildQueryPlan(Config("session:30s", {"user"}, {"count"})));
   CHECK(Has(s, "lag(event_ns) OVER (PARTITION BY \"key_1\" ORDER BY event_ns) <= 30000000000"));

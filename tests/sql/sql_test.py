@@ -9,7 +9,8 @@
                                     run by DuckDB give the same records, as values, in the same order
   sql_test.py flink LOGTIDE REPO    the --explain=sql:flink script of every case in cases.txt (also
                                     with lateness in both emit modes), of the random queries (half
-                                    of those with expressions; len and substr must be refused), and
+                                    of those with expressions; len and substr, and a --time field
+                                    in an array, must be refused), and
                                     each Flink golden script (testdata/cases/sql/*/expected of a
                                     cmd with sql:flink), parse with dt-sql-parser's FlinkSQL grammar
 
@@ -127,8 +128,12 @@ EXPR_QUERIES = 40
 WINDOWS = ["tumbling:7m", "tumbling:1h", "tumbling:90s", "sliding:10m:3m", "sliding:1h:15m",
            "session:2m", "session:45s"]
 AGGS = ["count", "count(n)", "sum(n)", "min(n)", "max(n)", "avg(n)", "count_distinct(u)", "first(u)",
-        "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "top_k(u, 3)", "approx_count_distinct(svc)"]
-KEYS = [[], ["svc"], ["req.m"], ["svc", "req.m"], ["u"]]
+        "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "top_k(u, 3)", "approx_count_distinct(svc)",
+        # Quoted keys and array elements (an index past the end, into a value that is not an array).
+        'sum(req."b.n")', "first(tags[-1])", "count(tags[1])", "max(tags[0])", 'last(.["log.level"])',
+        "count_distinct(tags[-2])", "avg(tags[2].k)"]
+KEYS = [[], ["svc"], ["req.m"], ["svc", "req.m"], ["u"], ['."log.level"'], ["tags[0]"],
+        ["svc", "tags[-1]"]]
 
 
 # Expressions the generator of tests/expr/where_differential.py does not write: regular
@@ -146,7 +151,13 @@ def expressions(rnd):
     fields, from tests/expr/where_differential.py's generator."""
     sys.path.insert(0, os.path.join(HERE, "..", "expr"))
     import where_differential as wd
-    wd.FIELDS = ["svc", "n", "req.m", "u", "missing"]
+    # Each field and the ways to write it (the differential test's own fields are others).
+    wd.PATHS = {"svc": (None, ["svc", ".svc"]), "n": (None, ["n"]), "req.m": (None, ["req.m", '.req["m"]']),
+                "u": (None, ["u"]), "missing": (None, ["missing"]),
+                "log.level": (None, ['."log.level"', '.["log.level"]']),
+                "req.b.n": (None, ['req."b.n"']), "tags[0]": (None, ["tags[0]", ".tags[0]"]),
+                "tags[-1]": (None, ["tags[-1]"]), "tags[2].k": (None, ["tags[2].k"])}
+    wd.FIELDS = list(wd.PATHS)
     random.seed(rnd.random())  # its literals' spelling draws from the module's random
 
     def predicate():
@@ -171,10 +182,16 @@ def random_queries(folder, seed):
         ev = {"ts": 1714557600000 + rnd.randint(-3600000, 7200000),
               "svc": rnd.choice(["a", "b", "c", None]),
               "n": rnd.choice([1, 2, 3.5, -4, "x", None, 10 ** 6, 0.25]),
-              "req": {"m": rnd.choice(["GET", "POST", 1, True])},
-              "u": rnd.choice(["u%d" % k for k in range(8)] + [7, 7.5, False, None])}
+              "req": {"m": rnd.choice(["GET", "POST", 1, True]), "b.n": rnd.choice([1, 2.5, -3, "x", None])},
+              "u": rnd.choice(["u%d" % k for k in range(8)] + [7, 7.5, False, None]),
+              "log.level": rnd.choice(["info", "warn", 3, None]),
+              # Elements of every type; sometimes not an array at all.
+              "tags": rnd.choice([[rnd.choice(["a", "b", 1, 2.5, None, True, {"k": 2}, {"k": "z"}, [1]])
+                                   for _ in range(rnd.randint(0, 4))]] * 4 + ["a", {"0": "a"}, None])}
         if rnd.random() < 0.05:
             del ev["svc"]
+        if rnd.random() < 0.1:
+            del ev["tags"]
         events.append(ev)
     events.sort(key=lambda e: e["ts"])
     with open(os.path.join(folder, "in.ndjson"), "w") as f:
@@ -306,7 +323,13 @@ def with_flags(args, extra):
 
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
-    SUBSTRING count UTF-16 code units); fails when it is not refused."""
+    SUBSTRING count UTF-16 code units), or a --time field in an array (its elements have one
+    declared type); fails when it is not refused."""
+    time = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--time"]
+    if any(re.search(r"\[-?[0-9]+\]", t) for t in time):
+        if r.returncode != 2 or "the field is an array element" not in r.stderr:
+            sys.exit("FAIL %s: --time in an array not refused: %d %s" % (name, r.returncode, r.stderr))
+        return True
     if not any("len(" in a or "substr(" in a for a in args):
         return False
     if r.returncode != 2 or "Flink's CHAR_LENGTH" not in r.stderr:
