@@ -21,6 +21,7 @@
 #include "expr/expr.h"
 #include "fuzz/check.h"
 #include "json/extractor.h"
+#include "json/field_path.h"
 #include "window/window_spec.h"
 
 namespace logtide {
@@ -81,25 +82,32 @@ void CheckAggs(std::string_view text) {
 
 void CheckPaths(std::string_view text) {
   std::vector<std::string> paths;
+  bool unaddressable = false;  // a key holding a quote or a backslash
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
     if (comma == std::string_view::npos) comma = text.size();
     std::string normal;
     if (NormalizeFieldPath("--by", text.substr(pos, comma - pos), &normal).ok()) {
-      // A fixed point, written as jq writes it; and as it is, but for a name that starts with
-      // '$', which only the jq spelling reaches ('$x' alone is refused as a shell habit).
+      // A fixed point, written as jq writes it and as it is (a key that starts with '$' is
+      // quoted there: '$x' alone is refused as a shell habit).
       std::string twice;
       FUZZ_CHECK(NormalizeFieldPath("--by", "." + normal, &twice).ok() && twice == normal,
                  "\"%s\" normalizes to \"%s\", and its jq spelling to \"%s\"",
                  std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(), twice.c_str());
-      FUZZ_CHECK(normal.front() == '$' ||
-                     (NormalizeFieldPath("--by", normal, &twice).ok() && twice == normal),
+      FUZZ_CHECK(NormalizeFieldPath("--by", normal, &twice).ok() && twice == normal,
                  "\"%s\" normalizes to \"%s\", then to \"%s\"",
                  std::string(text.substr(pos, comma - pos)).c_str(), normal.c_str(), twice.c_str());
-      FUZZ_CHECK(!normal.empty() && normal.front() != '.' && normal.back() != '.' &&
-                     normal.find("..") == std::string::npos,
-                 "\"%s\" is not a path", normal.c_str());
+      // The canonical text of its segments (json/field_path.h), and keys named by it hold no
+      // '.' but inside quotes.
+      FieldPath segments;
+      size_t at;
+      FUZZ_CHECK(ParseFieldPath(normal, &segments, &at).ok() && FieldPathText(segments) == normal,
+                 "\"%s\" is not a path in canonical text", normal.c_str());
+      for (const PathSegment& seg : segments) {
+        FUZZ_CHECK(seg.is_index || !seg.key.empty(), "\"%s\": an empty key", normal.c_str());
+        unaddressable = unaddressable || seg.key.find_first_of("\"\\") != std::string::npos;
+      }
       paths.push_back(normal);
     }
     pos = comma + 1;
@@ -115,11 +123,8 @@ void CheckPaths(std::string_view text) {
                p.c_str(), slot);
     slots.push_back(slot);
   }
-  // A path may be a prefix of another (a field and its parent are both usable); a quote or a
-  // backslash in a path cannot be addressed.
-  bool unaddressable = false;
+  // A path may be a prefix of another (a field and its parent are both usable).
   for (size_t i = 0; i < paths.size(); ++i) {
-    unaddressable = unaddressable || paths[i].find_first_of("\"\\") != std::string::npos;
     for (size_t j = 0; j < paths.size(); ++j) {
       FUZZ_CHECK((paths[i] == paths[j]) == (slots[i] == slots[j]), "\"%s\" and \"%s\": slots",
                  paths[i].c_str(), paths[j].c_str());
