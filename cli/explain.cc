@@ -78,10 +78,13 @@ std::string TimeFormatText(const std::string& f) {
 }  // namespace
 
 std::string Explain(const EngineConfig& c) {
+  // The query's parts come from the plan the SQL renderings print (plan/query_plan.h), so the
+  // words and the SQL cannot tell two stories; how the run reads, waits and writes comes from
+  // the configuration.
+  const QueryPlan p = BuildQueryPlan(c);
   std::string s;
   auto out = std::back_inserter(s);
-  const std::vector<std::string> inputs =
-      c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
+  const std::vector<std::string>& inputs = p.inputs;
 
   if (inputs.size() == 1) {
     fmt::format_to(out, "Input: {}, one JSON object per line.\n",
@@ -93,10 +96,10 @@ std::string Explain(const EngineConfig& c) {
                    "the file whose latest event time is the earliest.\n",
                    inputs.size());
   }
-  fmt::format_to(out, "Event time: the field {}, read as {}.\n", QuotedPath(c.time_field),
-                 TimeFormatText(c.time_format));
+  fmt::format_to(out, "Event time: the field {}, read as {}.\n",
+                 QuotedPath(FieldPathText(p.time.path)), TimeFormatText(p.time.format));
 
-  const WindowSpec& w = c.window;
+  const WindowSpec& w = p.window;
   const std::string size = FormatDuration(w.size), slide = FormatDuration(w.slide),
                     gap = FormatDuration(w.gap);
   switch (w.kind) {
@@ -121,35 +124,38 @@ std::string Explain(const EngineConfig& c) {
                      gap, gap);
       break;
   }
-  if (!c.where.empty()) {
+  if (!p.where.empty()) {
     std::string all;
-    for (size_t i = 0; i < c.where.size(); ++i) all += (i ? " and " : "") + c.where[i];
+    for (size_t i = 0; i < p.where.size(); ++i) all += (i ? " and " : "") + p.where[i].text;
     fmt::format_to(out,
                    "Filter: only events for which {} is true are used; the others are skipped "
                    "and counted (a null, from an absent field, is not true).\n",
                    all);
   }
-  if (c.by.empty()) {
+  if (p.keys.empty()) {
     s += "Groups: one result per window, over all its events.\n";
   } else {
     std::string keys;
-    for (size_t i = 0; i < c.by.size(); ++i) {
-      const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
-      keys += (i ? ", " : "") + (derived ? Quoted(c.by[i]) : QuotedPath(c.by[i]));
-      if (derived) keys += " (the value of " + c.by_expr[i] + ")";
+    for (size_t i = 0; i < p.keys.size(); ++i) {
+      const bool derived = p.key_paths[i].empty();
+      keys += (i ? ", " : "") +
+              (derived ? Quoted(p.keys[i]) : QuotedPath(FieldPathText(p.key_paths[i])));
+      if (derived) keys += " (the value of " + p.key_exprs[i].text + ")";
     }
     fmt::format_to(
         out, "Groups: one result per window and distinct value of {} (an absent field is null).\n",
         keys);
   }
   s += "Each result holds:\n";
-  for (const AggSpec& a : c.aggs) {
-    fmt::format_to(out, "  {}: {}{}\n", a.name, AggText(a),
-                   a.filter.empty() ? "" : ", over the events for which " + a.filter + " is true");
+  for (const PlanAggregate& a : p.aggs) {
+    fmt::format_to(out, "  {}: {}{}\n", a.spec.name, AggText(a.spec),
+                   a.filter.empty() ? ""
+                                    : ", over the events for which " + a.filter[0].text +
+                                          " is true");
   }
 
-  const std::string delay = FormatDuration(c.delay), late = FormatDuration(c.lateness);
-  if (c.delay == 0) {
+  const std::string delay = FormatDuration(p.delay), late = FormatDuration(p.lateness);
+  if (p.delay == 0) {
     s += "Watermark: the latest event time read so far (no --delay: events are expected in time "
          "order).\n";
   } else {
@@ -159,8 +165,8 @@ std::string Explain(const EngineConfig& c) {
                    "order.\n",
                    delay, delay);
   }
-  if (c.idle_timeout > 0) {
-    const std::string idle = FormatDuration(c.idle_timeout);
+  if (p.idle_timeout > 0) {
+    const std::string idle = FormatDuration(p.idle_timeout);
     fmt::format_to(
         out,
         "Idle inputs (--idle-timeout): an input waited on (a pipe{}) that has produced no line "
@@ -187,10 +193,10 @@ std::string Explain(const EngineConfig& c) {
                "each input holds the watermark at its last event, except a file a log rotation "
                "renamed away, which is finished once read to its end"
              : "at the end of the input, all open windows are written";
-  const std::string when = c.lateness == 0
+  const std::string when = p.lateness == 0
                                ? "the window's end"
                                : "the window's end + " + late + " (the allowed lateness)";
-  if (c.emit == EmitMode::kFinal) {
+  if (p.emit == EmitMode::kFinal) {
     fmt::format_to(out,
                    "Results: a window's results are written once, when the watermark reaches {}; "
                    "{}.\n",
@@ -200,7 +206,7 @@ std::string Explain(const EngineConfig& c) {
                    "Results: a window's results are first written (\"revision\":0) when the "
                    "watermark reaches the window's end; {}.\n",
                    at_end);
-    if (c.lateness == 0) {
+    if (p.lateness == 0) {
       s += "Revisions: none can follow, since there is no allowed lateness (--lateness).\n";
     } else {
       fmt::format_to(out,
@@ -215,7 +221,7 @@ std::string Explain(const EngineConfig& c) {
                  "Late events: an event is dropped and counted when the watermark has already "
                  "reached the end{} "
                  "of every window it belongs to; {}.\n",
-                 c.lateness == 0 ? "" : " + " + late,
+                 p.lateness == 0 ? "" : " + " + late,
                  c.late_output.empty()
                      ? "a warning at the end says how many (keep them with --late-output FILE)"
                      : "it is written to " + c.late_output);
