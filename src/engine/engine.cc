@@ -20,6 +20,7 @@
 #include "input/input_set.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
+#include "json/field_path.h"
 #include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
@@ -879,14 +880,20 @@ void Engine::Impl::WarnAtEnd() {
 
 namespace {
 
-// The dotted paths of the fields of `e` and of the objects in it.
-void CollectPaths(simdjson::dom::element e, const std::string& prefix, std::set<std::string>* out) {
+// The paths (canonical text) of the fields of `e` and of the objects in it.
+void CollectPaths(simdjson::dom::element e, FieldPath* prefix, std::set<std::string>* out) {
   if (e.type() != simdjson::dom::element_type::OBJECT) return;
   for (auto field : simdjson::dom::object(e)) {
-    const std::string path = prefix + std::string(field.key);
-    out->insert(path);
-    CollectPaths(field.value, path + ".", out);
+    prefix->push_back(PathSegment{std::string(field.key)});
+    out->insert(FieldPathText(*prefix));
+    CollectPaths(field.value, prefix, out);
+    prefix->pop_back();
   }
+}
+
+// A path as a message shows it: "req.method", or as an expression writes it (."log.level").
+std::string Shown(const std::string& path) {
+  return path == FieldPathName(path) ? "\"" + path + "\"" : PathAsExpr(path);
 }
 
 }  // namespace
@@ -904,7 +911,8 @@ void Engine::Impl::WarnUnseenFields() {
   simdjson::dom::parser parser;
   for (const std::string& line : sample_lines) {
     simdjson::dom::element e;
-    if (!parser.parse(line).get(e)) CollectPaths(e, "", &have);
+    FieldPath prefix;
+    if (!parser.parse(line).get(e)) CollectPaths(e, &prefix, &have);
   }
   for (const auto& [field, every_line] : unseen_fields) {
     const uint64_t events = every_line ? kept + filtered : kept;
@@ -914,13 +922,16 @@ void Engine::Impl::WarnUnseenFields() {
     for (const std::string& b : config.by) flag = b == field ? "--by" : flag;
     std::string best;
     size_t best_distance = SIZE_MAX;
+    // By the names (a key holding a dot is "log.level" as the object path log.level is), so
+    // the one path of the two the events have is the hint.
+    const std::string name = FieldPathName(field);
     for (const std::string& h : have) {
-      const size_t d = EditDistance(field, h);
+      const size_t d = EditDistance(name, FieldPathName(h));
       if (d < best_distance) best_distance = d, best = h;
     }
     std::string hint;
-    if (!best.empty() && best_distance <= std::max<size_t>(2, field.size() / 3)) {
-      hint = fmt::format("; did you mean \"{}\"?", best);
+    if (!best.empty() && best_distance <= std::max<size_t>(2, name.size() / 3)) {
+      hint = fmt::format("; did you mean {}?", Shown(best));
     } else if (!have.empty()) {
       std::string list;
       size_t shown = 0;
@@ -929,12 +940,12 @@ void Engine::Impl::WarnUnseenFields() {
           list += ", ...";
           break;
         }
-        list += (list.empty() ? "\"" : ", \"") + h + "\"";
+        list += (list.empty() ? "" : ", ") + Shown(h);
       }
       hint = "; the events have " + list;
     }
-    Diag(diag, "logtide: warning: {} field \"{}\" was absent or null in all {} event{}{}\n", flag,
-         field, events, events == 1 ? "" : "s", hint);
+    Diag(diag, "logtide: warning: {} field {} was absent or null in all {} event{}{}\n", flag,
+         Shown(field), events, events == 1 ? "" : "s", hint);
   }
 }
 

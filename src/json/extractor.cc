@@ -156,9 +156,8 @@ struct FieldExtractor::Impl {
   };
   std::vector<Node> nodes{Node{}};
   uint64_t line_number = 0;  // lines walked, for Node::seen_in
-  // Deferred leaves (FieldExtractor::Defer), and per slot where the value is that a walk found
-  // there: its token, or kRead for an object or array read at once (into `raw`). An entry
-  // whose `line` is not the line walked last is absent.
+  // Deferred leaves (FieldExtractor::Defer), and per slot the token of the value a walk found
+  // there. An entry whose `line` is not the line walked last is absent.
   struct Deferred {
     int slot;
     bool keep_text;
@@ -166,10 +165,12 @@ struct FieldExtractor::Impl {
   struct Pending {
     uint64_t line = 0;
     uint32_t token = 0;
-    ValueRef raw;
   };
-  static constexpr uint32_t kRead = UINT32_MAX;
   std::vector<Deferred> deferred;
+  // Deferred values a later copy of their key replaced in the current line: ReadDeferred
+  // checks them (an eager walk reads every value of a path), into `dropped_value`.
+  std::vector<uint32_t> dropped;
+  ValueRef dropped_value;
   std::vector<Pending> pending;  // per slot
 
   int FindChild(int node, std::string_view name) const {
@@ -249,6 +250,19 @@ struct FieldExtractor::Impl {
     return -1;
   }
 
+  // How many times a walk may read one token below `node`: once, but an array element that
+  // two index children name (tags[0] and tags[-1] of a one-element array) is read by each, and
+  // everything inside it too.
+  size_t Reads(int node) const {
+    size_t indices = 0;
+    for (int c : nodes[node].children) indices += nodes[c].is_index;
+    size_t most = 1;
+    for (int c : nodes[node].children) {
+      most = std::max(most, (nodes[c].is_index ? indices : 1) * Reads(c));
+    }
+    return most;
+  }
+
   // Prepares each node's keys for FindChildRaw.
   void IndexKeys() {
     for (Node& n : nodes) {
@@ -285,6 +299,7 @@ struct FieldExtractor::Impl {
   StructuralIndex own;                 // for a line outside the caller's index
   std::unique_ptr<uint8_t[]> scratch;  // unescaped strings of the current line
   size_t scratch_size = 0;
+  size_t reads = 1;  // Reads(0), set by Finish
   uint8_t* scratch_end = nullptr;
   std::vector<char> open;             // brackets of the container being skipped
   std::vector<uint32_t> elements;     // WalkArray's
@@ -646,7 +661,7 @@ struct FieldExtractor::Impl {
       if (nd.seen_in == line_number) {
         for (int slot : nd.below) {
           (*values)[slot] = ValueRef::Null();
-          if (kDefer && !Drop(slot)) return false;
+          if (kDefer) Drop(slot);
         }
       }
       nd.seen_in = line_number;
@@ -707,45 +722,60 @@ struct FieldExtractor::Impl {
 
   // Notes the value at token v as slot's, for ReadDeferred; an object or array is read now
   // (rare: its canonical text is made while the line's other raw values are).
+  // Notes the value at token v as slot's, for ReadDeferred. It is checked only as far as a
+  // value nobody reads is (its first byte; an object's or array's brackets).
   bool Defer(int slot, uint32_t v, uint32_t* after) {
-    if (!Drop(slot)) return false;  // a key met twice: the last value counts
+    Drop(slot);  // a key met twice: the last value counts
     Pending& p = pending[slot];
     p.line = line_number;
-    const uint8_t c = Token(v);
-    if (c == '{' || c == '[') {
-      p.token = kRead;
-      return ReadRaw(v, &p.raw, after);
-    }
-    if (!kScalarStart[c]) return false;
     p.token = v;
-    *after = v + 1;
-    return true;
+    return Skip(v, after);
   }
 
-  // Forgets slot's pending value of this line, if any. It is read first: an eager walk reads
-  // every value of a path, also one replaced later, and fails the line on a bad one.
-  bool Drop(int slot) { return pending[slot].line != line_number || DropRead(slot); }
-  __attribute__((noinline)) bool DropRead(int slot) {
+  // Forgets slot's pending value of this line, if any, leaving it for ReadDeferred to check.
+  void Drop(int slot) {
     Pending& p = pending[slot];
+    if (p.line != line_number) [[likely]]
+      return;
     p.line = 0;
-    ValueRef unused;
-    uint32_t next;
-    return p.token == kRead || ReadValue(p.token, false, &unused, &next);
+    dropped.push_back(p.token);
   }
 
-  // Reads the values Defer noted in the last walk (the others stay null).
+  // Reads the values Defer noted in the last walk (the others stay null), and checks the ones
+  // a later copy replaced: the line then reads as an eager walk reads it.
   bool ReadDeferred(std::vector<ValueRef>* values) {
+    // Objects and arrays read here add canonical texts to `canon`, which may move it: the raw
+    // values the walk pointed into it are pointed again.
+    const char* const old_canon = canon.data();
+    const size_t walked_raw = raw_values.size();
+    uint32_t next;
+    for (const uint32_t token : dropped) {
+      if (!ReadValue(token, false, &dropped_value, &next)) return false;
+    }
     for (const Deferred& d : deferred) {
       const Pending& p = pending[d.slot];
       if (p.line != line_number) continue;
-      if (p.token == kRead) {
-        (*values)[d.slot] = p.raw;
-        continue;
-      }
-      uint32_t next;
       if (!ReadValue(p.token, d.keep_text, &(*values)[d.slot], &next)) return false;
     }
+    if (raw_values.size() == walked_raw) return true;
+    for (size_t i = 0; i < walked_raw && canon.data() != old_canon; ++i) {
+      const RawValue& r = raw_values[i];
+      if (r.value->type == ValueType::kRaw && r.value->s.data() == old_canon + r.at)
+        r.value->s = std::string_view(canon.data() + r.at, r.size);
+    }
+    PointRawValues(walked_raw);
     return true;
+  }
+
+  // Points the placeholders of raw_values[from...] at their canonical texts. Newest first: a
+  // value replaced later in the line (a duplicate key) is not a placeholder any more (another
+  // type, or already pointed) and keeps what replaced it.
+  void PointRawValues(size_t from) {
+    for (size_t i = raw_values.size(); i-- > from;) {
+      const RawValue& r = raw_values[i];
+      if (r.value->type == ValueType::kRaw && r.value->s.data() == nullptr)
+        r.value->s = std::string_view(canon.data() + r.at, r.size);
+    }
   }
 
   // Walks the line [line, line + size) with the tokens of `ix`; false when it is not one valid
@@ -753,8 +783,11 @@ struct FieldExtractor::Impl {
   // REQUIRES: ix->Covers(line, size).
   __attribute__((always_inline)) bool Walk(StructuralIndex* ix, const char* line, size_t size,
                                             std::vector<ValueRef>* values) {
-    if (scratch_size < size + 2 * kPadding) {
-      scratch_size = std::max(size + 2 * kPadding, 2 * scratch_size);
+    // Every string of the line may be unescaped `reads` times (Reads()): at most that many
+    // copies of the line's bytes, each followed by up to kPadding bytes of simdjson's overrun.
+    const size_t need = reads * (size + kPadding) + kPadding;
+    if (scratch_size < need) {
+      scratch_size = std::max(need, 2 * scratch_size);
       scratch.reset(new uint8_t[scratch_size]);
     }
     index = ix;
@@ -764,6 +797,7 @@ struct FieldExtractor::Impl {
     scratch_end = scratch.get();
     canon.clear();
     raw_values.clear();
+    dropped.clear();
     ++line_number;
     const bool defer = !deferred.empty();
     elements.clear();
@@ -780,12 +814,7 @@ struct FieldExtractor::Impl {
         (next < n && idx[next] < end))
       return false;
     ix->set_cursor(next);
-    // Newest first: a value replaced later in the line (a duplicate key) is not a placeholder
-    // any more (another type, or already pointed) and keeps what replaced it.
-    for (auto r = raw_values.rbegin(); r != raw_values.rend(); ++r) {
-      if (r->value->type == ValueType::kRaw && r->value->s.data() == nullptr)
-        r->value->s = std::string_view(canon.data() + r->at, r->size);
-    }
+    PointRawValues(0);
     return true;
   }
 };
@@ -855,6 +884,7 @@ Status FieldExtractor::Finish() {
     }
   }
   impl_->IndexKeys();
+  impl_->reads = impl_->Reads(0);
   for (const Impl::Node& n : impl_->nodes) {
     if (n.deferred) impl_->deferred.push_back(Impl::Deferred{n.slot, n.keep_text});
   }

@@ -43,10 +43,11 @@ class FieldExtractor {
     paths_.emplace_back();
   }
 
-  // Defers reading `slot`'s value: Extract then only notes where the value is (when it is a
-  // string, number or atom; an object or array is still read), and ExtractRest reads it. So a
-  // caller that can decide from a few fields that it needs no more of a line (a filter) does
-  // not pay for reading the rest. A slot no path fills (AddPlaceholder) is left as it is.
+  // Defers reading `slot`'s value: Extract then only notes where the value is, checking no
+  // more of it than of a value no path reads (its first byte, an object's brackets), and
+  // ExtractRest reads it. So a caller that can decide from a few fields that it needs no more
+  // of a line (a filter) does not pay for reading the rest, and a line it drops is not refused
+  // for a value it never read. A slot no path fills (AddPlaceholder) is left as it is.
   // REQUIRES: called before Finish.
   void Defer(int slot);
 

@@ -85,6 +85,10 @@ class PathParser {
         return Error(
             "a key holding '\"' or ']' must be quoted, as in .[\"a]b\"] (and cannot hold '\"')");
       }
+      if (!simdjson::validate_utf8(key.data(), key.size())) {
+        pos_ = start;
+        return Error("the key is not valid UTF-8, as every key of a JSON line is");
+      }
       seg.key = std::string(key);
     }
     if (!seg.is_index && seg.key.empty()) return Error("a field name cannot be empty");
@@ -126,8 +130,15 @@ Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at) {
 }
 
 bool IsPlainKey(std::string_view key) {
-  return !key.empty() && !IsSpace(key.front()) && !IsSpace(key.back()) && key.front() != '$' &&
-         key.find_first_of(".[]\"\\") == std::string_view::npos;
+  // Besides the path's own syntax: ',' and '=' separate keys and names in flags and in the
+  // query's text (engine/query_text.cc), and control characters would break its lines.
+  if (key.empty() || IsSpace(key.front()) || IsSpace(key.back()) || key.front() == '$') return false;
+  for (const char c : key) {
+    if (static_cast<unsigned char>(c) < 0x20 || std::string_view(".[]\"\\,=()").find(c) !=
+                                                    std::string_view::npos)
+      return false;
+  }
+  return true;
 }
 
 std::string FieldPathText(const FieldPath& path) {

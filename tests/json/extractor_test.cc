@@ -284,5 +284,36 @@ TEST_CASE("field paths as users write them: spaces, jq's leading dot; '$' gets a
   CHECK_THAT(NormalizeFieldPath("--by", ".", &out).message(), Catch::Contains("empty field name"));
 }
 
+// Array elements: by index, negative from the end; two indices may name one element (of a
+// one-element array), which is then read once for each, its escaped strings included: the
+// scratch space for unescaped strings must hold every copy (ASan checks it).
+TEST_CASE("array elements named twice are read twice") {
+  for (const bool deferred : {false, true}) {
+    Fixture f;
+    const int first = f.Add("tags[0]"), last = f.Add("tags[-1]"), past = f.Add("tags[1]");
+    const int a00 = f.Add("a[0][0]"), a01 = f.Add("a[0][-1]"), a10 = f.Add("a[-1][0]"),
+              a11 = f.Add("a[-1][-1]"), key = f.Add("o[-1].k");
+    if (deferred) {
+      for (int slot : {first, last, a00, a11, key}) f.ex.Defer(slot);
+    }
+    REQUIRE(f.ex.Finish().ok());
+    std::string text;
+    for (int i = 0; i < 2000; ++i) text += i % 7 == 0 ? "\\n" : "x";
+    std::string unescaped;
+    for (int i = 0; i < 2000; ++i) unescaped += i % 7 == 0 ? '\n' : 'x';
+    const std::string line = "{\"tags\":[\"" + text + "\"],\"a\":[[\"" + text + "\"]],\"o\":[{\"\\u006b\":\"" +
+                             text + "\"}]}";
+    INFO("deferred " << deferred);
+    REQUIRE(f.Run(line).ok());
+    if (deferred) REQUIRE(f.ex.ExtractRest(f.buf.data(), line.size(), &f.values).ok());
+    for (int slot : {first, last, a00, a01, a10, a11, key}) {
+      INFO("slot " << slot);
+      REQUIRE(f.values[slot].type == ValueType::kString);
+      CHECK(f.values[slot].s == unescaped);
+    }
+    CHECK(f.values[past].is_null());
+  }
+}
+
 }  // namespace
 }  // namespace logtide
