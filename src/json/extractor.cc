@@ -724,21 +724,25 @@ struct FieldExtractor::Impl {
   // (rare: its canonical text is made while the line's other raw values are).
   // Notes the value at token v as slot's, for ReadDeferred. It is checked only as far as a
   // value nobody reads is (its first byte; an object's or array's brackets).
-  bool Defer(int slot, uint32_t v, uint32_t* after) {
+  __attribute__((always_inline)) bool Defer(int slot, uint32_t v, uint32_t* after) {
     Drop(slot);  // a key met twice: the last value counts
     Pending& p = pending[slot];
     p.line = line_number;
     p.token = v;
-    return Skip(v, after);
+    const uint8_t c = Token(v);
+    if (c == '{' || c == '[') return Skip(v, after);
+    *after = v + 1;
+    return kScalarStart[c];
   }
 
   // Forgets slot's pending value of this line, if any, leaving it for ReadDeferred to check.
   void Drop(int slot) {
-    Pending& p = pending[slot];
-    if (p.line != line_number) [[likely]]
-      return;
-    p.line = 0;
-    dropped.push_back(p.token);
+    if (pending[slot].line == line_number) [[unlikely]]
+      DropNow(slot);
+  }
+  __attribute__((noinline)) void DropNow(int slot) {
+    pending[slot].line = 0;
+    dropped.push_back(pending[slot].token);
   }
 
   // Reads the values Defer noted in the last walk (the others stay null), and checks the ones
