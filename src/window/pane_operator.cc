@@ -279,6 +279,7 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
     if (!IsEncodedKey(key_bytes, deps_.key_fields)) return false;
     int64_t next = meta->I64();
     Nanos expiry = meta->I64();
+    if (next < 0 || next == INT64_MAX) return false;  // TakeRevision gives it, then its successor
     // A revision never outlives the panes of its window (they are late no earlier than it),
     // so its key is already held by a restored pane.
     uint32_t key = deps_.keys->Intern(key_bytes);

@@ -193,9 +193,10 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
       s.start = r.I64();
       s.end = r.I64();
       s.last_revision = r.I64();
-      // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching.
+      // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching; a
+      // revision number that can still be followed by the next.
       if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
-          s.last_revision < -1)
+          s.last_revision < -1 || s.last_revision == INT64_MAX)
         return false;
       s.slot = deps_.acc->Allocate();
       deps_.acc->Restore(s.slot, &r);

@@ -168,8 +168,12 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     for target in ("extractor", "time", "specs", "state"):
-        shutil.rmtree(os.path.join(CORPUS, target), ignore_errors=True)
-        os.makedirs(os.path.join(CORPUS, target))
+        # Inputs a fuzz run once failed on (regression-*) stay: every run replays them first.
+        folder = os.path.join(CORPUS, target)
+        os.makedirs(folder, exist_ok=True)
+        for f in os.listdir(folder):
+            if not f.startswith("regression-"):
+                os.remove(os.path.join(folder, f))
     extractor()
     time_()
     specs()
