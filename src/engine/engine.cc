@@ -1,12 +1,10 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <csignal>
-#include <set>
 #include <thread>
 
 #include "agg/accumulators.h"
@@ -17,21 +15,17 @@
 #include "engine/parse_pool.h"
 #include "engine/path_check.h"
 #include "engine/result_sink.h"
+#include "engine/run_report.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
-#include "json/field_path.h"
 #include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
-#include "output/side_records.h"
 #include "state/state_store.h"
 #include "time/duration.h"
 #include "time/timestamp.h"
-#include "util/diag.h"
-#include "util/edit_distance.h"
 #include "watermark/idleness.h"
-#include "watermark/lateness.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
 
@@ -61,10 +55,11 @@ struct Engine::Impl {
         acc(c.aggs),
         sink(&keys, &acc, &s->windows_emitted),
         outputs(c.output, c.late_output, c.errors_output, !c.state_path.empty()),
+        report(c, s, &outputs),
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
         idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
-        counters(s, &seq, &reported, !c.where.empty()) {
+        counters(s, &seq, report.reported(), !c.where.empty()) {
     tracker.set_hold(c.hold);
     c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }
@@ -77,6 +72,7 @@ struct Engine::Impl {
   ResultSink sink;
   std::unique_ptr<WindowOperator> op;
   OutputSet outputs;
+  RunReport report;  // writes bad lines and late events to `outputs`
   std::unique_ptr<RecordWriter> writer;
   // With worker threads: writes the records through `writer` (so declared after it and
   // `outputs`).
@@ -103,25 +99,7 @@ struct Engine::Impl {
   void WaitForAny();
   Nanos watermark = kMinusInfinity;
   uint64_t seq = 0;
-  int reported = 0;
   Nanos min_time = kMinusInfinity, max_time = kPlusInfinity;  // WindowSpec::WindowableRange
-  // This run's bad lines by kind (BadKindOf), the first reason of each, and the job's counters
-  // when the run began: a run in which no line was usable fails (CheckUsable).
-  uint64_t bad_by_kind[4] = {0, 0, 0, 0};
-  std::string first_reason[4];
-  EngineStats at_start;
-  int reported_at_start = 0;
-  LatenessSummary lateness;  // this run's late events
-  // Fields of --by and --agg no event of this run had (ParsePool::fields_seen), each with
-  // whether it was read in the lines --where rejected too; and the first events' lines, to say
-  // which fields they do have.
-  std::vector<std::pair<std::string, bool>> unseen_fields;
-  // Expressions that met operands of the wrong type this run: label, count.
-  std::vector<std::pair<std::string, uint64_t>> mismatches;
-  std::vector<std::string> sample_lines;
-  void WarnUnseenFields();
-  Status CheckUsable() const;
-  std::FILE* diag = stderr;
   ProgressListener* progress = nullptr;
   std::chrono::steady_clock::time_point last_progress;
   std::atomic<int64_t> write_budget{-1};  // FaultHooks::fail_writes_after (outputs may
@@ -143,8 +121,9 @@ struct Engine::Impl {
   Status CheckFinished();
   Status CheckFreshOutputs();
   Status ProcessLine(int input, const Line& line, const Event& event);
-  Status BadLine(int input, const Line& line, std::string_view reason);
-  void LateEvent(int input, const Line& line, Nanos t);
+  Status BadLine(int input, const Line& line, BadKind kind, std::string_view reason) {
+    return report.BadLine(inputs->reader(input).name(), line, kind, reason);
+  }
   void Advance(Nanos w) {
     if (w > watermark) {
       watermark = w;
@@ -173,14 +152,8 @@ struct Engine::Impl {
   void AtCheckpoint(const char* point, uint64_t n) {
     if (config.faults.at_checkpoint != nullptr) config.faults.at_checkpoint(point, n);
   }
-  void Warn(const std::string& message) {
-    if (config.quiet) return;
-    if (progress != nullptr) progress->Clear();
-    Diag(diag, "logtide: warning: {}\n", message);
-  }
+  void Warn(const std::string& message) { report.Warn(message); }
   Status Finish();
-  // The end-of-run warnings: this run's bad lines, late events and ignored values.
-  void WarnAtEnd();
 };
 
 Engine::Engine(const EngineConfig& config) : config_(config) {}
@@ -401,109 +374,18 @@ Status Engine::Impl::TakeCheckpoint(bool finished) {
   return Status::Ok();
 }
 
-namespace {
-
-// What most bad lines of a run that had no usable line say, and what to try.
-constexpr const char* kBadKindText[4][2] = {
-    {"not JSON objects", "the input must be newline-delimited JSON, one object per line"},
-    {"without the time field",
-     "--time names the event-time field (default \"ts\"; a dotted path such as req.ts)"},
-    {"with a time that cannot be read",
-     "--time-format says how to read it (auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns "
-     "or a strptime pattern)"},
-    {"bad for other reasons", "run with --errors FILE to see every bad line and its reason"},
-};
-
-int BadKindOf(std::string_view reason) {
-  const auto starts = [&](std::string_view p) { return reason.substr(0, p.size()) == p; };
-  if (starts("invalid JSON") || starts("not a JSON object") ||
-      reason.find("UTF-8") != std::string_view::npos)
-    return 0;
-  if (starts("time field") && reason.find("missing or null") != std::string_view::npos) return 1;
-  if (starts("time") || starts("not an RFC 3339") || starts("bad timestamp") ||
-      reason.find("timestamp") != std::string_view::npos)
-    return 2;
-  return 3;
-}
-
-}  // namespace
-
-Status Engine::Impl::CheckUsable() const {
-  const uint64_t lines = stats->lines - at_start.lines;
-  const uint64_t bad = stats->bad_lines - at_start.bad_lines;
-  // An event --where skipped was usable: the filter, not the input, left it out.
-  const uint64_t usable = (stats->events - at_start.events) +
-                          (stats->late_events - at_start.late_events) +
-                          (stats->filtered - at_start.filtered);
-  if (bad == 0) return Status::Ok();
-  int kind = 0;
-  for (int k = 1; k < 4; ++k) {
-    if (bad_by_kind[k] > bad_by_kind[kind]) kind = k;
-  }
-  const std::string most =
-      fmt::format("{} of them {} (the first, {}); {}", bad_by_kind[kind], kBadKindText[kind][0],
-                  first_reason[kind], kBadKindText[kind][1]);
-  if (usable == 0) {
-    return Status::DataError(fmt::format(
-        "no line of the input was usable: {} line{} read, {} bad, {}", lines, lines == 1 ? "" : "s",
-        bad, most));
-  }
-  if (static_cast<double>(bad) > config.max_bad_ratio * static_cast<double>(lines)) {
-    return Status::DataError(fmt::format(
-        "{} of {} lines were bad, more than --max-bad-ratio {} allows: {}", bad, lines,
-        config.max_bad_ratio, most));
-  }
-  return Status::Ok();
-}
-
-Status Engine::Impl::BadLine(int input, const Line& line, std::string_view reason) {
-  ++stats->bad_lines;
-  const std::string& name = inputs->reader(input).name();
-  const int kind = BadKindOf(reason);
-  if (bad_by_kind[kind]++ == 0) first_reason[kind] = fmt::format("{}:{}: {}", name, line.number, reason);
-  if (config.on_error == OnError::kFail) {
-    return Status::DataError(fmt::format(
-        "{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad lines and goes on)",
-        name, line.number, reason));
-  }
-  OutputFile& errors = outputs.errors();
-  // With --errors, every bad line goes to that file and none to the terminal.
-  if (!config.quiet && !errors.is_open() && reported < config.max_reported_errors) {
-    ++reported;
-    if (progress != nullptr) progress->Clear();
-    Diag(diag, "logtide: {}:{}: bad line skipped: {}\n", name, line.number, reason);
-  }
-  if (errors.is_open()) {
-    AppendBadLineRecord(LineOrigin{name, line.number, line.offset}, reason,
-                        std::string_view(line.data, line.size), errors.buffer());
-    errors.MaybeFlush();
-  }
-  return Status::Ok();
-}
-
-void Engine::Impl::LateEvent(int input, const Line& line, Nanos t) {
-  ++stats->late_events;
-  lateness.Add(SatSub(watermark, t));
-  OutputFile& late = outputs.late();
-  if (!late.is_open()) return;
-  AppendLateRecord(LineOrigin{inputs->reader(input).name(), line.number, line.offset}, t, watermark,
-                   std::string_view(line.data, line.size), late.buffer());
-  late.MaybeFlush();
-}
-
 Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   ++stats->lines;
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
-  if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.reason);
-  if (sample_lines.size() < 8) [[unlikely]]
-    sample_lines.emplace_back(line.data, line.size);
+  if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.bad_kind, ev.reason);
+  report.NoteSample(line);
   if (ev.kind == Event::Kind::kFiltered) {
     ++stats->filtered;
     return Status::Ok();
   }
   const Nanos t = ev.time;
   if (t < min_time || t > max_time) [[unlikely]] {
-    return BadLine(input, line,
+    return BadLine(input, line, BadKind::kOther,
                    fmt::format("event time {} is outside the times this query can window ({} to "
                                "{}, from the window, --delay and --lateness)",
                                FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
@@ -513,7 +395,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     const bool wm = watermark != kMinusInfinity;
     const Nanos ref = wm ? watermark : clock.Now();
     if (t > SatAdd(ref, config.max_future)) {
-      return BadLine(input, line,
+      return BadLine(input, line, BadKind::kOther,
                      fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
                                  FormatRfc3339(t), FormatDuration(config.max_future),
                                  wm ? "watermark" : "wall clock", FormatRfc3339(ref)));
@@ -526,8 +408,8 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (!accepted) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
     if (!json_checker.IsValid(std::string_view(line.data, line.size)))
-      return BadLine(input, line, "invalid JSON");
-    LateEvent(input, line, t);
+      return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
+    report.LateEvent(inputs->reader(input).name(), line, t, watermark);
   } else {
     ++stats->events;
   }
@@ -657,8 +539,7 @@ Status Engine::Impl::Stop() {
 }
 
 Status Engine::Impl::ReadAll() {
-  at_start = *stats;
-  reported_at_start = reported;
+  report.BeginRun();
   if (g_stop_signal != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
   uint32_t until_progress = 0;
@@ -815,11 +696,11 @@ Status Engine::Impl::ReadAll() {
   pool->Stop();
   for (size_t i = 0; i < pool->checked_fields().size(); ++i) {
     if (i >= pool->fields_seen().size() || !pool->fields_seen()[i])
-      unseen_fields.emplace_back(pool->checked_fields()[i], pool->checked_every_line()[i] != 0);
+      report.NoteUnseenField(pool->checked_fields()[i], pool->checked_every_line()[i] != 0);
   }
   for (size_t i = 0; i < pool->expr_mismatches().size() && i < pool->expr_labels().size(); ++i) {
     if (pool->expr_mismatches()[i] > 0)
-      mismatches.emplace_back(pool->expr_labels()[i], pool->expr_mismatches()[i]);
+      report.NoteMismatches(pool->expr_labels()[i], pool->expr_mismatches()[i]);
   }
   pool.reset();
   // A damaged compressed input fails the run even when nothing was written from it.
@@ -832,123 +713,6 @@ Status Engine::Impl::ReadAll() {
   return Status::Ok();
 }
 
-void Engine::Impl::WarnAtEnd() {
-  const uint64_t bad = stats->bad_lines - at_start.bad_lines;
-  if (bad > 0 && config.errors_output.empty() && config.on_error == OnError::kSkip) {
-    Diag(diag,
-         "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
-         "--errors FILE\n",
-         bad, bad == 1 ? "" : "s", reported - reported_at_start);
-  }
-  const uint64_t late = stats->late_events - at_start.late_events;
-  if (late > 0 && config.late_output.empty()) {
-    // The --delay that would have kept them all: the watermark lower by the largest lateness,
-    // rounded up to a tenth of its unit.
-    const std::string delay = FormatDurationRounded(SatAdd(config.delay, lateness.max()), true);
-    std::string text = fmt::format(
-        "logtide: warning: {} late event{} dropped, up to {} behind the watermark (median about "
-        "{}); --delay {} would have kept them all (or allow more with --lateness), or keep them "
-        "with --late-output FILE\n",
-        late, late == 1 ? "" : "s", FormatDurationRounded(lateness.max(), true),
-        FormatDurationRounded(lateness.Median(), false), delay);
-    // One event far ahead of the rest (a clock glitch) makes most of what follows late.
-    const uint64_t events = (stats->events - at_start.events) + late;
-    if (2 * late > events && lateness.Median() >= 3600 * kNanosPerSecond) {
-      text += fmt::format(
-          "logtide: warning: most events were late, far behind the largest event time read "
-          "({}): if that time is wrong (a clock glitch), --max-future DUR makes events that far "
-          "ahead of the watermark bad lines instead\n",
-          FormatRfc3339(SatAdd(tracker.top(), config.delay)));
-    }
-    Diag(diag, "{}", text);
-  }
-  WarnUnseenFields();
-  for (const auto& [label, n] : mismatches) {
-    Diag(diag,
-         "logtide: warning: {} met {} operand{} of the wrong type (or a division by zero), "
-         "taken as null\n",
-         label, n, n == 1 ? "" : "s");
-  }
-  for (size_t i = 0; i < config.aggs.size(); ++i) {
-    const uint64_t ignored = stats->ignored_values[i] - at_start.ignored_values[i];
-    if (ignored == 0) continue;
-    const AggSpec& a = config.aggs[i];
-    Diag(diag, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", a.text,
-         ignored, ignored == 1 ? "" : "s", a.field);
-  }
-}
-
-namespace {
-
-// The paths (canonical text) of the fields of `e` and of the objects in it.
-void CollectPaths(simdjson::dom::element e, FieldPath* prefix, std::set<std::string>* out) {
-  if (e.type() != simdjson::dom::element_type::OBJECT) return;
-  for (auto field : simdjson::dom::object(e)) {
-    prefix->push_back(PathSegment{std::string(field.key)});
-    out->insert(FieldPathText(*prefix));
-    CollectPaths(field.value, prefix, out);
-    prefix->pop_back();
-  }
-}
-
-// A path as a message shows it: "req.method", or as an expression writes it (."log.level").
-std::string Shown(const std::string& path) {
-  return path == FieldPathName(path) ? "\"" + path + "\"" : PathAsExpr(path);
-}
-
-}  // namespace
-
-// A --by or --agg field that no event of the run had is most likely misspelled: the field, how
-// many events lacked it, and the closest field the first events have.
-void Engine::Impl::WarnUnseenFields() {
-  // Events --where skipped count for the fields read in every line: a misspelled --where
-  // field skips every event. The other fields are read only in the events it keeps.
-  const uint64_t kept = (stats->events - at_start.events) +
-                        (stats->late_events - at_start.late_events);
-  const uint64_t filtered = stats->filtered - at_start.filtered;
-  if (kept + filtered == 0 || unseen_fields.empty()) return;
-  std::set<std::string> have;
-  simdjson::dom::parser parser;
-  for (const std::string& line : sample_lines) {
-    simdjson::dom::element e;
-    FieldPath prefix;
-    if (!parser.parse(line).get(e)) CollectPaths(e, &prefix, &have);
-  }
-  for (const auto& [field, every_line] : unseen_fields) {
-    const uint64_t events = every_line ? kept + filtered : kept;
-    if (events == 0) continue;
-    std::string_view flag = "an expression's";  // of --where, a derived key or a filter
-    for (const AggSpec& a : config.aggs) flag = a.field == field ? "--agg" : flag;
-    for (const std::string& b : config.by) flag = b == field ? "--by" : flag;
-    std::string best;
-    size_t best_distance = SIZE_MAX;
-    // By the names (a key holding a dot is "log.level" as the object path log.level is), so
-    // the one path of the two the events have is the hint.
-    const std::string name = FieldPathName(field);
-    for (const std::string& h : have) {
-      const size_t d = EditDistance(name, FieldPathName(h));
-      if (d < best_distance) best_distance = d, best = h;
-    }
-    std::string hint;
-    if (!best.empty() && best_distance <= std::max<size_t>(2, name.size() / 3)) {
-      hint = fmt::format("; did you mean {}?", Shown(best));
-    } else if (!have.empty()) {
-      std::string list;
-      size_t shown = 0;
-      for (const std::string& h : have) {
-        if (shown++ == 8) {
-          list += ", ...";
-          break;
-        }
-        list += (list.empty() ? "" : ", ") + Shown(h);
-      }
-      hint = "; the events have " + list;
-    }
-    Diag(diag, "logtide: warning: {} field {} was absent or null in all {} event{}{}\n", flag,
-         Shown(field), events, events == 1 ? "" : "s", hint);
-  }
-}
-
 Status Engine::Impl::Finish() {
   output_thread.reset();  // writes what it holds
   return outputs.Close();
@@ -956,7 +720,7 @@ Status Engine::Impl::Finish() {
 
 Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   Impl& m = *impl_;
-  m.diag = diag;
+  m.report.set_diag(diag, progress);
   m.progress = progress;
   Status s = m.Open();
   // A stop signal while an open waited (a FIFO with no writer yet): stopped, not failed.
@@ -972,17 +736,17 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (s.ok()) s = f;
   // A run that had no usable line (the wrong --time, --time-format, not NDJSON) fails, with
   // what most lines said; so does one with more bad lines than --max-bad-ratio allows.
-  if (s.ok() && opened && m.stopped_by == 0) s = m.CheckUsable();
+  if (s.ok() && opened && m.stopped_by == 0) s = m.report.Verdict();
   // A run refused at opening (its state, its inputs) read nothing: the restored job's totals
   // are not this run's to report.
-  if (!config_.quiet && opened) m.WarnAtEnd();
+  if (!config_.quiet && opened) m.report.WarnAtEnd(m.tracker.top());
   return s;
 }
 
 bool Engine::nothing_to_do() const { return impl_->nothing_to_do; }
 
 EngineStats Engine::run_stats() const {
-  const EngineStats& a = impl_->at_start;
+  const EngineStats& a = impl_->report.at_start();
   EngineStats r = stats_;
   r.lines -= a.lines;
   r.events -= a.events;

@@ -159,6 +159,7 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     reason_ = s.message();
     ev->kind = Event::Kind::kBad;
     ev->reason = reason_;
+    ev->bad_kind = s.bad_kind();
   };
   Status s = extractor_.Extract(data, size, capacity, &values_, index);
   if (!s.ok()) return bad(s);
@@ -185,11 +186,11 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
       s = time_format_.ParseNumber(tv.s, &t);
       break;
     case ValueType::kNull:
-      s = Status::DataError(
+      s = Status::DataError(BadKind::kNoTime,
           fmt::format("time field \"{}\" is missing or null", config_.time_field));
       break;
     default:
-      s = Status::DataError(fmt::format(
+      s = Status::DataError(BadKind::kBadTime, fmt::format(
           "time field \"{}\" is a {}, not a timestamp string or epoch number", config_.time_field,
           tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
   }

@@ -32,6 +32,7 @@ struct Event {
   uint32_t key_slot = 0;
   const ValueRef* aggs = nullptr;  // kEvent: one input per aggregate (null for a plain count)
   std::string_view reason;       // kBad: why the line is not an event
+  BadKind bad_kind = BadKind::kNotJson;  // kBad: what kind of reason it is
 };
 
 class EventParser {

@@ -176,7 +176,9 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
     r.key_hash = ev.key_hash;
     r.key_token = ev.key_token;
     static_assert(KeyTable::kCacheSlots <= 256, "Rec::key_slot is one byte");
-    r.key_slot = static_cast<uint8_t>(ev.key_slot);
+    r.key_slot = static_cast<uint8_t>(ev.kind == Event::Kind::kBad
+                                          ? static_cast<uint32_t>(ev.bad_kind)
+                                          : ev.key_slot);
     std::string_view text = ev.kind == Event::Kind::kEvent ? ev.key
                             : ev.kind == Event::Kind::kBad ? ev.reason
                                                            : std::string_view();
@@ -267,6 +269,7 @@ Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
       std::string_view text(c->arena.data() + r.text, r.text_size);
       event->key = r.kind == Event::Kind::kEvent ? text : std::string_view();
       event->reason = r.kind == Event::Kind::kBad ? text : std::string_view();
+      event->bad_kind = static_cast<BadKind>(r.kind == Event::Kind::kBad ? r.key_slot : 0);
       event->aggs = r.kind == Event::Kind::kEvent ? c->values.data() + r.values : nullptr;
       *have = true;
       return Status::Ok();

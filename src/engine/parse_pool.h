@@ -90,7 +90,7 @@ class ParsePool {
       uint32_t text, text_size;  // in arena: the key (events) or the reason (bad lines)
       uint32_t values;           // first of num_aggs inputs in values (events)
       Event::Kind kind;
-      uint8_t key_slot;
+      uint8_t key_slot;  // events: Event::key_slot; bad lines: Event::bad_kind
       uint8_t end_bytes;  // after the line, up to the next: '\n', "\r\n", a last '\r', or none
       bool terminated;    // ended by '\n'
     };

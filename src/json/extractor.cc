@@ -910,20 +910,20 @@ Status DescribeBadLine(simdjson::dom::parser& parser, const char* line, size_t s
   simdjson::dom::element root;
   auto error = parser.parse(line, size, true).get(root);
   if (error)
-    return Status::DataError(fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+    return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
   switch (root.type()) {
     case simdjson::dom::element_type::OBJECT:
-      return Status::DataError("invalid JSON");
+      return Status::DataError(BadKind::kNotJson, "invalid JSON");
     case simdjson::dom::element_type::ARRAY:
-      return Status::DataError("not a JSON object (an array)");
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (an array)");
     case simdjson::dom::element_type::STRING:
-      return Status::DataError("not a JSON object (a string)");
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a string)");
     case simdjson::dom::element_type::BOOL:
-      return Status::DataError("not a JSON object (a boolean)");
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a boolean)");
     case simdjson::dom::element_type::NULL_VALUE:
-      return Status::DataError("not a JSON object (null)");
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (null)");
     default:
-      return Status::DataError("not a JSON object (a number)");
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a number)");
   }
 }
 

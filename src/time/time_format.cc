@@ -76,7 +76,7 @@ int64_t AutoEpochUnit(double magnitude) {
 
 Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* out) {
   auto range = [&] {
-    return Status::DataError(fmt::format(
+    return Status::DataError(BadKind::kOther, fmt::format(
         "epoch time {} is outside the supported range (1677-09-21 to 2262-04-11)", text));
   };
   size_t pos = 0;
@@ -95,7 +95,7 @@ Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* ou
     }
     ++pos;
   }
-  if (pos == int_start) return Status::DataError(fmt::format("bad epoch number \"{}\"", text));
+  if (pos == int_start) return Status::DataError(BadKind::kBadTime, fmt::format("bad epoch number \"{}\"", text));
   int64_t frac_num = 0, frac_den = 1;
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
@@ -116,7 +116,7 @@ Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* ou
     *out = static_cast<Nanos>(std::llround(ns));
     return Status::Ok();
   }
-  if (pos != text.size()) return Status::DataError(fmt::format("bad epoch number \"{}\"", text));
+  if (pos != text.size()) return Status::DataError(BadKind::kBadTime, fmt::format("bad epoch number \"{}\"", text));
   if (overflow) return range();
   // nanos = ipart * unit + frac_num * unit / frac_den, truncated toward zero.
   __int128 ns = static_cast<__int128>(ipart) * nanos_per_unit +
@@ -216,7 +216,7 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
     case Kind::kPattern:
       return ParsePattern(text, out);
     default:
-      return Status::DataError(fmt::format(
+      return Status::DataError(BadKind::kBadTime, fmt::format(
           "time is a string \"{}\" but --time-format {} expects a number", text, spec_));
   }
 }
@@ -243,7 +243,7 @@ Status TimeFormat::ParseNumber(std::string_view text, Nanos* out) const {
       unit = 1;
       break;
     default:
-      return Status::DataError(
+      return Status::DataError(BadKind::kBadTime, 
           fmt::format("time is a number ({}) but --time-format {} expects a string", text, spec_));
   }
   return EpochTextToNanos(text, unit, out);
@@ -257,9 +257,9 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
   bool have_epoch = false;
   Nanos epoch = 0;
   int64_t v;
-  auto bad = [&](const std::string& why) {
+  auto bad = [&](const std::string& why, BadKind kind = BadKind::kBadTime) {
     return Status::DataError(
-        fmt::format("time \"{}\" does not match --time-format \"{}\": {}", text, spec_, why));
+        kind, fmt::format("time \"{}\" does not match --time-format \"{}\": {}", text, spec_, why));
   };
   auto number = [&](int max_digits, int64_t* dst) {
     return ReadNumber(text, &pos, max_digits, dst);

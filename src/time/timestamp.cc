@@ -31,27 +31,27 @@ bool ReadDigits(std::string_view text, size_t* pos, int n, int64_t* out) {
 Status CivilToNanos(const CivilTime& c, Nanos* out) {
   using namespace std::chrono;
   if (c.month < 1 || c.month > 12)
-    return Status::DataError(fmt::format("month {} out of range", c.month));
-  if (c.year < -9999 || c.year > 99999) return Status::DataError("year out of range");
+    return Status::DataError(BadKind::kBadTime, fmt::format("month {} out of range", c.month));
+  if (c.year < -9999 || c.year > 99999) return Status::DataError(BadKind::kBadTime, "year out of range");
   year_month_day ymd{year{static_cast<int>(c.year)}, month{static_cast<unsigned>(c.month)},
                      day{static_cast<unsigned>(c.day < 1 ? 0 : c.day)}};
   if (c.day < 1 || !ymd.ok()) {
-    return Status::DataError(
+    return Status::DataError(BadKind::kBadTime, 
         fmt::format("day {} out of range for {:04}-{:02}", c.day, c.year, c.month));
   }
   if (c.hour < 0 || c.hour > 23)
-    return Status::DataError(fmt::format("hour {} out of range", c.hour));
+    return Status::DataError(BadKind::kBadTime, fmt::format("hour {} out of range", c.hour));
   if (c.minute < 0 || c.minute > 59)
-    return Status::DataError(fmt::format("minute {} out of range", c.minute));
+    return Status::DataError(BadKind::kBadTime, fmt::format("minute {} out of range", c.minute));
   if (c.second < 0 || c.second > 59)
-    return Status::DataError(fmt::format("second {} out of range", c.second));
-  if (c.nanos < 0 || c.nanos >= kNanosPerSecond) return Status::DataError("fraction out of range");
+    return Status::DataError(BadKind::kBadTime, fmt::format("second {} out of range", c.second));
+  if (c.nanos < 0 || c.nanos >= kNanosPerSecond) return Status::DataError(BadKind::kBadTime, "fraction out of range");
   int64_t days = sys_days{ymd}.time_since_epoch().count();
   int64_t secs = days * 86400 + c.hour * 3600 + c.minute * 60 + c.second - c.offset_seconds;
   int64_t ns;
   if (__builtin_mul_overflow(secs, kNanosPerSecond, &ns) ||
       __builtin_add_overflow(ns, c.nanos, &ns)) {
-    return Status::DataError("timestamp outside the supported range (1677-09-21 to 2262-04-11)");
+    return Status::DataError(BadKind::kBadTime, "timestamp outside the supported range (1677-09-21 to 2262-04-11)");
   }
   *out = ns;
   return Status::Ok();
@@ -138,7 +138,7 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
   size_t pos = 0;
   int64_t v;
   auto bad = [&](const char* what) {
-    return Status::DataError(fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
+    return Status::DataError(BadKind::kBadTime, fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
   };
   if (!ReadDigits(text, &pos, 4, &c.year)) return bad("expected a 4-digit year");
   if (pos >= text.size() || text[pos++] != '-') return bad("expected '-' after the year");
@@ -188,7 +188,7 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
   }
   if (pos != text.size()) return bad("unexpected characters after the timestamp");
   Status s = CivilToNanos(c, out);
-  if (!s.ok()) return Status::DataError(fmt::format("bad timestamp \"{}\": {}", text, s.message()));
+  if (!s.ok()) return Status::DataError(s.bad_kind(), fmt::format("bad timestamp \"{}\": {}", text, s.message()));
   return s;
 }
 

@@ -1,0 +1,175 @@
+#include "engine/run_report.h"
+
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+#include "engine/field_hints.h"
+#include "output/output_set.h"
+#include "output/side_records.h"
+#include "time/duration.h"
+#include "util/diag.h"
+#include "util/time_math.h"
+
+namespace logtide {
+
+namespace {
+
+// Per BadKind: what the lines of a run that had no usable line were, and what to try.
+constexpr const char* kBadKindText[kBadKinds][2] = {
+    {"not JSON objects", "the input must be newline-delimited JSON, one object per line"},
+    {"without the time field",
+     "--time names the event-time field (default \"ts\"; a dotted path such as req.ts)"},
+    {"with a time that cannot be read",
+     "--time-format says how to read it (auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns "
+     "or a strptime pattern)"},
+    {"bad for other reasons", "run with --errors FILE to see every bad line and its reason"},
+};
+
+}  // namespace
+
+void RunReport::BeginRun() {
+  at_start_ = *stats_;
+  reported_at_start_ = reported_;
+}
+
+void RunReport::Warn(std::string_view message) {
+  if (config_.quiet) return;
+  if (progress_ != nullptr) progress_->Clear();
+  Diag(diag_, "logtide: warning: {}\n", message);
+}
+
+Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind,
+                          std::string_view reason) {
+  ++stats_->bad_lines;
+  const int k = static_cast<int>(kind);
+  if (bad_by_kind_[k]++ == 0) first_reason_[k] = fmt::format("{}:{}: {}", input, line.number, reason);
+  if (config_.on_error == OnError::kFail) {
+    return Status::DataError(
+        kind, fmt::format("{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad "
+                          "lines and goes on)",
+                          input, line.number, reason));
+  }
+  OutputFile& errors = outputs_->errors();
+  // With --errors, every bad line goes to that file and none to the terminal.
+  if (!config_.quiet && !errors.is_open() && reported_ < config_.max_reported_errors) {
+    ++reported_;
+    if (progress_ != nullptr) progress_->Clear();
+    Diag(diag_, "logtide: {}:{}: bad line skipped: {}\n", input, line.number, reason);
+  }
+  if (errors.is_open()) {
+    AppendBadLineRecord(LineOrigin{input, line.number, line.offset}, reason,
+                        std::string_view(line.data, line.size), errors.buffer());
+    errors.MaybeFlush();
+  }
+  return Status::Ok();
+}
+
+void RunReport::LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark) {
+  ++stats_->late_events;
+  lateness_.Add(SatSub(watermark, time));
+  OutputFile& late = outputs_->late();
+  if (!late.is_open()) return;
+  AppendLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark,
+                   std::string_view(line.data, line.size), late.buffer());
+  late.MaybeFlush();
+}
+
+Status RunReport::Verdict() const {
+  const EngineStats& a = at_start_;
+  const uint64_t lines = stats_->lines - a.lines;
+  const uint64_t bad = stats_->bad_lines - a.bad_lines;
+  // An event --where skipped was usable: the filter, not the input, left it out.
+  const uint64_t usable = (stats_->events - a.events) + (stats_->late_events - a.late_events) +
+                          (stats_->filtered - a.filtered);
+  if (bad == 0) return Status::Ok();
+  int kind = 0;
+  for (int k = 1; k < kBadKinds; ++k) {
+    if (bad_by_kind_[k] > bad_by_kind_[kind]) kind = k;
+  }
+  const std::string most =
+      fmt::format("{} of them {} (the first, {}); {}", bad_by_kind_[kind], kBadKindText[kind][0],
+                  first_reason_[kind], kBadKindText[kind][1]);
+  if (usable == 0) {
+    return Status::DataError(
+        static_cast<BadKind>(kind),
+        fmt::format("no line of the input was usable: {} line{} read, {} bad, {}", lines,
+                    lines == 1 ? "" : "s", bad, most));
+  }
+  if (static_cast<double>(bad) > config_.max_bad_ratio * static_cast<double>(lines)) {
+    return Status::DataError(
+        static_cast<BadKind>(kind),
+        fmt::format("{} of {} lines were bad, more than --max-bad-ratio {} allows: {}", bad, lines,
+                    config_.max_bad_ratio, most));
+  }
+  return Status::Ok();
+}
+
+void RunReport::WarnAtEnd(Nanos top) {
+  const EngineStats& a = at_start_;
+  const uint64_t bad = stats_->bad_lines - a.bad_lines;
+  if (bad > 0 && config_.errors_output.empty() && config_.on_error == OnError::kSkip) {
+    Diag(diag_,
+         "logtide: warning: {} bad line{} skipped ({} shown above); keep them all with "
+         "--errors FILE\n",
+         bad, bad == 1 ? "" : "s", reported_ - reported_at_start_);
+  }
+  const uint64_t late = stats_->late_events - a.late_events;
+  if (late > 0 && config_.late_output.empty()) {
+    // The --delay that would have kept them all: the watermark lower by the largest lateness,
+    // rounded up to a tenth of its unit.
+    const std::string delay = FormatDurationRounded(SatAdd(config_.delay, lateness_.max()), true);
+    std::string text = fmt::format(
+        "logtide: warning: {} late event{} dropped, up to {} behind the watermark (median about "
+        "{}); --delay {} would have kept them all (or allow more with --lateness), or keep them "
+        "with --late-output FILE\n",
+        late, late == 1 ? "" : "s", FormatDurationRounded(lateness_.max(), true),
+        FormatDurationRounded(lateness_.Median(), false), delay);
+    // One event far ahead of the rest (a clock glitch) makes most of what follows late.
+    const uint64_t events = (stats_->events - a.events) + late;
+    if (2 * late > events && lateness_.Median() >= 3600 * kNanosPerSecond) {
+      text += fmt::format(
+          "logtide: warning: most events were late, far behind the largest event time read "
+          "({}): if that time is wrong (a clock glitch), --max-future DUR makes events that far "
+          "ahead of the watermark bad lines instead\n",
+          FormatRfc3339(SatAdd(top, config_.delay)));
+    }
+    Diag(diag_, "{}", text);
+  }
+  WarnUnseenFields();
+  for (const auto& [label, n] : mismatches_) {
+    Diag(diag_,
+         "logtide: warning: {} met {} operand{} of the wrong type (or a division by zero), "
+         "taken as null\n",
+         label, n, n == 1 ? "" : "s");
+  }
+  for (size_t i = 0; i < config_.aggs.size(); ++i) {
+    const uint64_t ignored = stats_->ignored_values[i] - a.ignored_values[i];
+    if (ignored == 0) continue;
+    const AggSpec& agg = config_.aggs[i];
+    Diag(diag_, "logtide: warning: {} ignored {} non-numeric value{} of \"{}\"\n", agg.text,
+         ignored, ignored == 1 ? "" : "s", agg.field);
+  }
+}
+
+// A --by or --agg field that no event of the run had is most likely misspelled: the field, how
+// many events lacked it, and the closest field the first events have.
+void RunReport::WarnUnseenFields() {
+  const EngineStats& a = at_start_;
+  // Events --where skipped count for the fields read in every line: a misspelled --where
+  // field skips every event. The other fields are read only in the events it keeps.
+  const uint64_t kept = (stats_->events - a.events) + (stats_->late_events - a.late_events);
+  const uint64_t filtered = stats_->filtered - a.filtered;
+  if (kept + filtered == 0 || unseen_fields_.empty()) return;
+  const FieldHints hints(samples_);
+  for (const auto& [field, every_line] : unseen_fields_) {
+    const uint64_t events = every_line ? kept + filtered : kept;
+    if (events == 0) continue;
+    std::string_view flag = "an expression's";  // of --where, a derived key or a filter
+    for (const AggSpec& agg : config_.aggs) flag = agg.field == field ? "--agg" : flag;
+    for (const std::string& b : config_.by) flag = b == field ? "--by" : flag;
+    Diag(diag_, "logtide: warning: {} field {} was absent or null in all {} event{}{}\n", flag,
+         ShownPath(field), events, events == 1 ? "" : "s", hints.For(field));
+  }
+}
+
+}  // namespace logtide

@@ -1,0 +1,104 @@
+// The run report: every bad line and late event of a run is handed to it where it is found, with
+// its reason already typed (BadKind, set where the reason was made: nothing is classified by its
+// text). It counts them, shows the first bad lines on the terminal, writes the side records
+// (--errors, --late-output), and at the end of the run says what happened: the end-of-run
+// warnings with their hints, and the verdict (a run in which no line was usable fails). In the
+// spirit of LevelDB's log::Reader::Reporter.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/counters.h"
+#include "input/line_reader.h"
+#include "time/timestamp.h"
+#include "util/status.h"
+#include "watermark/lateness.h"
+
+namespace logtide {
+
+class OutputSet;
+class ProgressListener;
+
+class RunReport {
+ public:
+  // REQUIRES: config, stats and outputs outlive the report; stats->ignored_values is sized.
+  RunReport(const EngineConfig& config, EngineStats* stats, OutputSet* outputs)
+      : config_(config), stats_(stats), outputs_(outputs) {}
+
+  // Where messages go; `progress` (may be null) is cleared before each.
+  void set_diag(std::FILE* diag, ProgressListener* progress) {
+    diag_ = diag;
+    progress_ = progress;
+  }
+  std::FILE* diag() const { return diag_; }
+
+  // Marks the start of this run's lines: what a job resumed from --state counted in its earlier
+  // runs is not this run's to report or judge.
+  void BeginRun();
+  // The job's counters when this run began (after BeginRun).
+  const EngineStats& at_start() const { return at_start_; }
+  // Bad lines shown on the terminal over the whole job: saved with the counters, so a resumed
+  // job shows no more than --max-errors in all.
+  int* reported() { return &reported_; }
+
+  // A line that is not an event, for `reason` of `kind`: counted, shown (the first
+  // --max-errors, unless --errors or --quiet), written to --errors. Returns the DataError that
+  // stops the run under --on-error fail, else Ok.
+  Status BadLine(std::string_view input, const Line& line, BadKind kind, std::string_view reason);
+  // An event behind the watermark that no window took: counted, written to --late-output.
+  // REQUIRES: the line is valid JSON (it is copied into the record as it is).
+  void LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark);
+  // Keeps the first lines that held events, to say which fields events have (WarnAtEnd).
+  void NoteSample(const Line& line) {
+    if (samples_.size() < kSamples) [[unlikely]]
+      samples_.emplace_back(line.data, line.size);
+  }
+  // What the parsers found over the run: a field of --by, --agg or an expression that no event
+  // had (`every_line`: it was read in the lines --where rejected too), and an expression that
+  // met `count` operands of the wrong type.
+  void NoteUnseenField(std::string field, bool every_line) {
+    unseen_fields_.emplace_back(std::move(field), every_line);
+  }
+  void NoteMismatches(std::string label, uint64_t count) {
+    mismatches_.emplace_back(std::move(label), count);
+  }
+
+  // A warning, unless --quiet.
+  void Warn(std::string_view message);
+  // The end-of-run warnings: this run's bad lines, late events (with the --delay that would
+  // have kept them; `top` is the largest event time read), absent fields with a hint, type
+  // mismatches and ignored values.
+  void WarnAtEnd(Nanos top);
+  // The run's verdict on its input: DataError when no line was usable (the wrong --time,
+  // --time-format, not NDJSON) or when more lines were bad than --max-bad-ratio allows, saying
+  // what most bad lines were and what to change.
+  Status Verdict() const;
+
+ private:
+  static constexpr size_t kSamples = 8;
+  void WarnUnseenFields();
+
+  const EngineConfig& config_;
+  EngineStats* stats_;
+  OutputSet* outputs_;
+  std::FILE* diag_ = stderr;
+  ProgressListener* progress_ = nullptr;
+  EngineStats at_start_;
+  int reported_ = 0;
+  int reported_at_start_ = 0;
+  // This run's bad lines by kind, and the first one of each (input:line: reason).
+  uint64_t bad_by_kind_[kBadKinds] = {};
+  std::string first_reason_[kBadKinds];
+  LatenessSummary lateness_;  // this run's late events
+  std::vector<std::string> samples_;
+  std::vector<std::pair<std::string, bool>> unseen_fields_;
+  std::vector<std::pair<std::string, uint64_t>> mismatches_;
+};
+
+}  // namespace logtide
