@@ -385,7 +385,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   }
   const Nanos t = ev.time;
   if (t < min_time || t > max_time) [[unlikely]] {
-    return BadLine(input, line, BadKind::kOther,
+    return BadLine(input, line, BadKind::kTimeRange,
                    fmt::format("event time {} is outside the times this query can window ({} to "
                                "{}, from the window, --delay and --lateness)",
                                FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
@@ -395,7 +395,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     const bool wm = watermark != kMinusInfinity;
     const Nanos ref = wm ? watermark : clock.Now();
     if (t > SatAdd(ref, config.max_future)) {
-      return BadLine(input, line, BadKind::kOther,
+      return BadLine(input, line, BadKind::kTooFarAhead,
                      fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
                                  FormatRfc3339(t), FormatDuration(config.max_future),
                                  wm ? "watermark" : "wall clock", FormatRfc3339(ref)));

@@ -22,7 +22,14 @@ constexpr const char* kBadKindText[kBadKinds][2] = {
     {"with a time that cannot be read",
      "--time-format says how to read it (auto, rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns "
      "or a strptime pattern)"},
-    {"bad for other reasons", "run with --errors FILE to see every bad line and its reason"},
+    {"with a time outside the range that can be windowed",
+     "event times lie from 1677-09-21 to 2262-04-11, within the range the window, --delay and "
+     "--lateness allow; an epoch number read in another unit than it was written in lands far "
+     "outside: --time-format epoch_s, epoch_ms, epoch_us and epoch_ns read seconds, "
+     "milliseconds, microseconds and nanoseconds (about 10, 13, 16 and 19 digits for times of "
+     "this century)"},
+    {"more than --max-future ahead of the watermark",
+     "--max-future DUR says how far ahead of the watermark an event time may be"},
 };
 
 }  // namespace

@@ -76,7 +76,7 @@ int64_t AutoEpochUnit(double magnitude) {
 
 Status EpochTextToNanos(std::string_view text, int64_t nanos_per_unit, Nanos* out) {
   auto range = [&] {
-    return Status::DataError(BadKind::kOther, fmt::format(
+    return Status::DataError(BadKind::kTimeRange, fmt::format(
         "epoch time {} is outside the supported range (1677-09-21 to 2262-04-11)", text));
   };
   size_t pos = 0;
@@ -377,7 +377,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
         if (pos < text.size() && text[pos] == '-') ++pos;
         while (pos < text.size() && (IsDigit(text[pos]) || text[pos] == '.')) ++pos;
         Status s = EpochTextToNanos(text.substr(start, pos - start), kNanosPerSecond, &epoch);
-        if (!s.ok()) return bad(s.message());
+        if (!s.ok()) return bad(s.message(), s.bad_kind());
         have_epoch = true;
         break;
       }
@@ -395,7 +395,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
     return bad("%p needs %I for the hour");
   }
   Status s = CivilToNanos(c, out);
-  if (!s.ok()) return bad(s.message());
+  if (!s.ok()) return bad(s.message(), s.bad_kind());
   return s;
 }
 

@@ -51,7 +51,7 @@ Status CivilToNanos(const CivilTime& c, Nanos* out) {
   int64_t ns;
   if (__builtin_mul_overflow(secs, kNanosPerSecond, &ns) ||
       __builtin_add_overflow(ns, c.nanos, &ns)) {
-    return Status::DataError(BadKind::kBadTime, "timestamp outside the supported range (1677-09-21 to 2262-04-11)");
+    return Status::DataError(BadKind::kTimeRange, "timestamp outside the supported range (1677-09-21 to 2262-04-11)");
   }
   *out = ns;
   return Status::Ok();

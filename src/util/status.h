@@ -17,9 +17,10 @@ enum class BadKind : uint8_t {
   kNotJson,    // not one JSON object: invalid JSON or UTF-8, an array, a scalar
   kNoTime,     // the time field is missing or null
   kBadTime,    // the time field holds what --time-format cannot read as a time
-  kOther,
+  kTimeRange,  // a time read, but outside what 64-bit nanoseconds hold or the query can window
+  kTooFarAhead,  // more than --max-future ahead of the watermark
 };
-inline constexpr int kBadKinds = 4;
+inline constexpr int kBadKinds = 5;
 
 class Status {
  public:

@@ -49,6 +49,39 @@ TEST_CASE("time format table") {
   CHECK(cases >= 40);
 }
 
+// The kind of a bad time is set where the reason is made (issue 27): a time outside the range
+// is kTimeRange however it was written, one that does not fit the format kBadTime.
+TEST_CASE("bad times carry their kind") {
+  struct Case {
+    const char* format;
+    const char* text;  // in quotes: a string
+    BadKind kind;
+  } cases[] = {
+      {"epoch_s", "1714557600000000000", BadKind::kTimeRange},  // nanoseconds read as seconds
+      {"auto", "1e30", BadKind::kTimeRange},
+      {"epoch_ms", "-1e300", BadKind::kTimeRange},
+      {"rfc3339", "\"2300-01-01T00:00:00Z\"", BadKind::kTimeRange},
+      {"%d/%m/%Y", "\"01/01/2300\"", BadKind::kTimeRange},
+      {"%s", "\"99999999999999\"", BadKind::kTimeRange},
+      {"epoch_s", "12x", BadKind::kBadTime},
+      {"epoch_s", "\"1714557600\"", BadKind::kBadTime},
+      {"rfc3339", "1714557600", BadKind::kBadTime},
+      {"rfc3339", "\"2024-13-01T00:00:00Z\"", BadKind::kBadTime},
+      {"%d/%m/%Y", "\"01-01-2024\"", BadKind::kBadTime},
+  };
+  for (const Case& c : cases) {
+    INFO(c.format << " " << c.text);
+    TimeFormat format;
+    REQUIRE(TimeFormat::Create(c.format, &format).ok());
+    const std::string text = c.text;
+    Nanos t = 0;
+    const Status s = text[0] == '"' ? format.ParseString(text.substr(1, text.size() - 2), &t)
+                                    : format.ParseNumber(text, &t);
+    REQUIRE(s.code() == Status::Code::kDataError);
+    CHECK(s.bad_kind() == c.kind);
+  }
+}
+
 TEST_CASE("unknown time format names are refused") {
   TimeFormat f;
   Status s = TimeFormat::Create("epoch", &f);
