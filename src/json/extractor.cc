@@ -972,8 +972,9 @@ Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::str
   if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
   FieldPath parsed;
   size_t at = 0;
-  const Status s = ParseFieldPath(path, &parsed, &at);
-  if (s.message() == "empty field name") {
+  bool empty_segment = false;
+  const Status s = ParseFieldPath(path, &parsed, &at, &empty_segment);
+  if (empty_segment) {
     return Status::InvalidArgument(fmt::format(
         "{} \"{}\": the path has an empty segment (write paths like req.method)", flag, text));
   }

@@ -16,6 +16,7 @@ class PathParser {
  public:
   PathParser(std::string_view text, FieldPath* out, size_t* error_at)
       : s_(text), out_(out), error_at_(error_at) {}
+  bool empty_segment() const { return empty_segment_; }
 
   Status Run() {
     out_->clear();
@@ -78,6 +79,7 @@ class PathParser {
       while (!key.empty() && IsSpace(key.back())) key.remove_suffix(1);
       if (key.empty()) {
         pos_ = start;
+        empty_segment_ = true;
         return Error("empty field name");
       }
       if (key.find_first_of("\"]") != std::string_view::npos) {
@@ -121,12 +123,17 @@ class PathParser {
   size_t pos_ = 0;
   FieldPath* out_;
   size_t* error_at_;
+  bool empty_segment_ = false;
 };
 
 }  // namespace
 
-Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at) {
-  return PathParser(text, out, error_at).Run();
+Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at,
+                      bool* empty_segment) {
+  PathParser parser(text, out, error_at);
+  Status s = parser.Run();
+  if (empty_segment != nullptr) *empty_segment = parser.empty_segment();
+  return s;
 }
 
 bool IsPlainKey(std::string_view key) {

@@ -28,8 +28,10 @@ using FieldPath = std::vector<PathSegment>;
 // Parses a path written in any of the forms above, from its start: the first segment may be a
 // plain key, ".key", ."key", .["key"] or ["key"]. Spaces and tabs around plain keys are
 // dropped ("service, host" split at the comma gives " host": "host"). Stops at the end of
-// `text`; on error, *error_at is the 0-based byte offset the message is about.
-Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at);
+// `text`; on error, *error_at is the 0-based byte offset the message is about, and
+// *empty_segment (when given) says whether the error is a segment with no key (a..b, a.).
+Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at,
+                      bool* empty_segment = nullptr);
 
 // The canonical text of a path (above). REQUIRES: !path.empty().
 std::string FieldPathText(const FieldPath& path);
