@@ -4,8 +4,8 @@
 
 #include "agg/sketches.h"
 #include "expr/expr.h"
+#include "plan/sql_text.h"
 #include "time/duration.h"
-#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -358,27 +358,29 @@ Status CheckSqlText(const EngineConfig& c) {
     return false;
   };
   auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
+  // The flag's value as a shell word, a NUL in it (from a --config value) shown as \x00.
+  auto shown = [](const std::string& s) { return ShellWord(VisibleText(s)); };
   for (const std::string& in : c.inputs) {
-    if (has_nul(in)) return refuse("the input " + QuoteForMessage(in), "its name");
+    if (has_nul(in)) return refuse("the input " + shown(in), "its name");
   }
-  if (has_nul(c.time_format)) return refuse("--time-format " + QuoteForMessage(c.time_format), "the pattern");
-  if (path_nul(c.time_field)) return refuse("--time " + QuoteForMessage(c.time_field), "a field name");
+  if (has_nul(c.time_format)) return refuse("--time-format " + shown(c.time_format), "the pattern");
+  if (path_nul(c.time_field)) return refuse("--time " + shown(c.time_field), "a field name");
   for (size_t i = 0; i < c.by.size(); ++i) {
     const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
     const std::string flag =
-        "--by " + QuoteForMessage(derived ? c.by[i] + "=" + c.by_expr[i] : c.by[i]);
+        "--by " + shown(derived ? c.by[i] + "=" + c.by_expr[i] : c.by[i]);
     if (derived && has_nul(c.by[i])) return refuse(flag, "the key's name");
     if (derived && expr_nul(c.by_expr[i])) return refuse(flag, "the expression");
     if (!derived && path_nul(c.by[i])) return refuse(flag, "a field name");
   }
   for (const AggSpec& a : c.aggs) {
-    const std::string flag = "--agg " + QuoteForMessage(a.text.empty() ? CanonicalAggText(a) : a.text);
+    const std::string flag = "--agg " + shown(a.text.empty() ? CanonicalAggText(a) : a.text);
     if (has_nul(a.name)) return refuse(flag, "the output name");
     if (!a.field.empty() && path_nul(a.field)) return refuse(flag, "a field name");
     if (!a.filter.empty() && expr_nul(a.filter)) return refuse(flag, "the filter");
   }
   for (const std::string& w : c.where) {
-    if (expr_nul(w)) return refuse("--where " + QuoteForMessage(w), "the expression");
+    if (expr_nul(w)) return refuse("--where " + shown(w), "the expression");
   }
   return Status::Ok();
 }
