@@ -254,11 +254,14 @@ def duckdb_test(logtide, repo):
                 # Reported as a failure below: a batch query has no watermark.
                 records = "%d late events: take the case off tests/sql/cases.txt" % stats["late_events"]
             want.append(records)
-            sql = run(logtide, args + ["--explain=sql:duckdb"], work)
+            # Byte for byte: text mode would turn a '\r' inside a quoted file name into '\n'.
+            sql = subprocess.run([logtide] + args + ["--explain=sql:duckdb"], cwd=work, capture_output=True)
+            sql.stdout = sql.stdout.decode("utf-8", "surrogateescape")
+            sql.stderr = sql.stderr.decode("utf-8", "surrogateescape")
             if sql.returncode != 0:
                 sys.exit("FAIL %s: --explain=sql:duckdb exited %d: %s" % (name, sql.returncode, sql.stderr))
             path = os.path.join(work, "query-%d.sql" % i)
-            with open(path, "w") as f:
+            with open(path, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(sql.stdout)
             files.append(path)
             tol = {}
