@@ -351,6 +351,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   if (s.ok()) s = Engine::Create(config, &engine);
   if (!s.ok()) return UsageError(app, s.message());
   if (explain == "sql:duckdb" || explain == "sql:flink") {
+    if (Status st = CheckSqlText(engine->config()); !st.ok())
+      return UsageError(app, "--explain=" + explain + ": " + st.message());
     const std::vector<std::string> missing = Untranslated(
         engine->config(), explain == "sql:duckdb" ? SqlDialect::kDuckDb : SqlDialect::kFlink);
     if (!missing.empty()) {

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "agg/sketches.h"
 #include "expr/expr.h"
 #include "json/field_path.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/query_plan.h"
+#include "plan/sql_text.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -242,7 +245,14 @@ std::string Explain(const EngineConfig& c) {
       out, "Output: {} to {}.\n",
       c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
       c.output == "-" ? "standard output" : c.output);
-  return s;
+  // Each line as visible text: a control character in a name cannot act on a terminal.
+  std::string visible;
+  for (size_t pos = 0; pos < s.size();) {
+    const size_t nl = std::min(s.find('\n', pos), s.size());
+    visible += VisibleText(std::string_view(s).substr(pos, nl - pos)) + "\n";
+    pos = nl + 1;
+  }
+  return visible;
 }
 
 std::string ExplainSql(const EngineConfig& c, SqlDialect dialect) {

@@ -9,11 +9,13 @@
 namespace logtide {
 
 // Returns a few paragraphs saying what will be read, the windows, the watermark rule, when
-// results are written and what happens to late events.
+// results are written and what happens to late events. User text in them (file names, fields, patterns,
+// expressions) is written as VisibleText (plan/sql_text.h) makes it: a control character
+// cannot move the cursor or hide what follows it.
 std::string Explain(const EngineConfig& config);
 
 // Returns the query as SQL of `dialect`, from its logical plan (plan/query_plan.h): a DuckDB
-// batch query over the same files, or a Flink SQL job.
+// batch query over the same files, or a Flink SQL job. REQUIRES: CheckSqlText(config).ok().
 std::string ExplainSql(const EngineConfig& config, SqlDialect dialect);
 
 }  // namespace logtide

@@ -410,7 +410,7 @@ std::string Renderer::Render() {
     key_cols.push_back(DoubleQuotedIdent(fmt::format("key_{}", i + 1)));
     const bool derived = p_.key_paths[i].empty();
     q += ",\n";
-    if (derived) q += SqlComment(p_.keys[i] + "=" + p_.key_exprs[i].text, "    ");
+    if (derived) q += SqlComment(VisibleText(p_.keys[i] + "=" + p_.key_exprs[i].text), "    ");
     q += "    " + (derived ? KeyValue(p_.key_exprs[i]) : JsonValue(p_.key_paths[i])) + " AS " +
          key_cols.back();
   }
@@ -428,7 +428,9 @@ std::string Renderer::Render() {
   for (size_t i = 0; i < p_.aggs.size(); ++i) {
     if (p_.aggs[i].filter.empty()) continue;
     filter_cols[i] = DoubleQuotedIdent(fmt::format("filter_{}", i + 1));
-    q += ",\n" + SqlComment(p_.aggs[i].spec.name + " filter " + p_.aggs[i].filter[0].text, "    ") +
+    q += ",\n" +
+         SqlComment(VisibleText(p_.aggs[i].spec.name + " filter " + p_.aggs[i].filter[0].text),
+                    "    ") +
          "    " + Bool(p_.aggs[i].filter[0]) + " AS " + filter_cols[i];
   }
   // first and last take, among events with the same time, the first and last read: the line's
@@ -452,7 +454,7 @@ std::string Renderer::Render() {
   for (const PlanExpr& w : p_.where) {
     where += (where.empty() ? "\n  -- --where: events for which every condition is true.\n  WHERE "
                             : "\n    AND ") +
-             Bool(w) + "  -- " + w.text;
+             Bool(w) + "  -- " + VisibleText(w.text);
   }
   fmt::format_to(out,
                  "\n  -- Lines that are not JSON objects, and fields of another type than "
@@ -550,7 +552,7 @@ std::string Renderer::Render() {
                  group, order);
 
   std::string s = SqlComment(
-      "The query of\n  " + p_.command +
+      "The query of\n  " + VisibleText(p_.command) +
       "\nas one DuckDB batch query (tested with DuckDB 1.5) over the same files: the records "
       "logtide writes when no event is late, with its columns, names and order. Run it with "
       "duckdb -f FILE. Event times are nanoseconds since 1970 (RFC 3339 times to the "

@@ -428,7 +428,7 @@ std::string Renderer::Render() {
   const Nanos watermark_lag = late_fire ? p_.delay : p_.delay + p_.lateness;
 
   std::string notes =
-      "The query of\n  " + p_.command +
+      "The query of\n  " + VisibleText(p_.command) +
       "\nas a Flink SQL job (Flink 1.15 or later; run with sql-client.sh -f FILE). Where its "
       "results differ from logtide's (man logtide, RUNNING THE SAME JOB ON FLINK): event times "
       "are milliseconds; a watermark W in Flink means no event at or before W follows, so an "
@@ -516,7 +516,7 @@ std::string Renderer::Render() {
       bool exact;
       event_time =
           "TO_TIMESTAMP(" + t + ", " + SqlString(JavaPattern(p_.time.pattern, &exact)) + ")";
-      time_note = "strptime pattern " + p_.time.pattern +
+      time_note = "strptime pattern " + VisibleText(p_.time.pattern) +
                   " as a Java DateTimeFormatter pattern; TO_TIMESTAMP returns a time without "
                   "zone, taken as UTC";
       if (!exact) time_note += " (check %f, %z and %Z against a sample line)";
@@ -537,7 +537,7 @@ std::string Renderer::Render() {
   fmt::format_to(out, "  WATERMARK FOR {0} AS {0}{1}\n", rowtime,
                  watermark_lag == 0 ? "" : " - " + Interval(watermark_lag));
   std::string paths;
-  for (size_t i = 1; i < p_.inputs.size(); ++i) paths += " " + p_.inputs[i];
+  for (size_t i = 1; i < p_.inputs.size(); ++i) paths += " " + VisibleText(p_.inputs[i]);
   fmt::format_to(
       out,
       ") WITH (\n"
@@ -563,7 +563,7 @@ std::string Renderer::Render() {
        rowtime + " IS NOT NULL" + (p_.where.empty() ? ";" : "") +
        "  -- a line without a usable time is skipped\n";
   for (size_t i = 0; i < p_.where.size(); ++i) {
-    s += SqlComment("--where " + p_.where[i].text, "    ");
+    s += SqlComment("--where " + VisibleText(p_.where[i].text), "    ");
     s += "    AND " + Bool(p_.where[i]) + (i + 1 == p_.where.size() ? ";\n" : "\n");
   }
 
@@ -655,13 +655,15 @@ std::string Renderer::Render() {
                  start, end);
   for (size_t i = 0; i < p_.keys.size(); ++i) {
     s += ",\n";
-    if (p_.key_paths[i].empty()) s += SqlComment(p_.keys[i] + "=" + p_.key_exprs[i].text, "  ");
+    if (p_.key_paths[i].empty())
+      s += SqlComment(VisibleText(p_.keys[i] + "=" + p_.key_exprs[i].text), "  ");
     fmt::format_to(out, "  {} AS {}", Key(i), BacktickIdent(p_.keys[i]));
   }
   for (const PlanAggregate& a : p_.aggs) {
     s += ",\n";
     if (!a.flink_note.empty()) s += SqlComment(a.flink_note, "  ");
-    if (!a.filter.empty()) s += SqlComment(a.spec.name + " filter " + a.filter[0].text, "  ");
+    if (!a.filter.empty())
+      s += SqlComment(VisibleText(a.spec.name + " filter " + a.filter[0].text), "  ");
     fmt::format_to(out, "  {} AS {}", AggExpr(a), BacktickIdent(a.spec.name));
   }
   fmt::format_to(out, "\nFROM {}\nGROUP BY {};\n", from, group);

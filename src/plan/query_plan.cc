@@ -4,6 +4,7 @@
 
 #include "agg/sketches.h"
 #include "expr/expr.h"
+#include "plan/sql_text.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -316,6 +317,72 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
     if (!a.filter.empty()) check_expr("--agg " + ShellWord(a.text), a.filter);
   }
   return out;
+}
+
+namespace {
+
+// Adds to *out the field names, strings and patterns of `e`, which the SQL quotes.
+void QuotedTexts(const PlanExpr& e, std::vector<std::string>* out) {
+  for (const PathSegment& seg : e.path) out->push_back(seg.key);
+  if (e.literal.type == ValueType::kString) out->push_back(e.literal.s);
+  for (const PlanLiteral& l : e.list) out->push_back(l.s);
+  out->push_back(e.pattern);
+  for (const PlanExpr& a : e.args) QuotedTexts(a, out);
+}
+
+}  // namespace
+
+Status CheckSqlText(const EngineConfig& c) {
+  // What each flag puts in quotes: its own text (a file name, a pattern, an output name), the
+  // keys of its path, and what its expression quotes.
+  auto refuse = [](const std::string& flag, const std::string& what) {
+    return Status::InvalidArgument(
+        flag + ": " + what +
+        " holds a NUL byte (\\x00), which a string literal or a quoted identifier of DuckDB "
+        "and Flink SQL cannot hold, so --explain=sql:* cannot write it");
+  };
+  auto path_nul = [](const std::string& path) {
+    for (const PathSegment& seg : SplitPath(path)) {
+      if (seg.key.find('\0') != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto expr_nul = [](const std::string& text) {
+    Expr e;
+    if (!Expr::Parse(text, &e).ok()) return false;  // not after Engine::Create
+    std::vector<std::string> texts;
+    QuotedTexts(ToPlan(e, e.root()), &texts);
+    for (const std::string& t : texts) {
+      if (t.find('\0') != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
+  // The flag's value as a shell word, a NUL in it (from a --config value) shown as \x00.
+  auto shown = [](const std::string& s) { return ShellWord(VisibleText(s)); };
+  for (const std::string& in : c.inputs) {
+    if (has_nul(in)) return refuse("the input " + shown(in), "its name");
+  }
+  if (has_nul(c.time_format)) return refuse("--time-format " + shown(c.time_format), "the pattern");
+  if (path_nul(c.time_field)) return refuse("--time " + shown(c.time_field), "a field name");
+  for (size_t i = 0; i < c.by.size(); ++i) {
+    const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
+    const std::string flag =
+        "--by " + shown(derived ? c.by[i] + "=" + c.by_expr[i] : c.by[i]);
+    if (derived && has_nul(c.by[i])) return refuse(flag, "the key's name");
+    if (derived && expr_nul(c.by_expr[i])) return refuse(flag, "the expression");
+    if (!derived && path_nul(c.by[i])) return refuse(flag, "a field name");
+  }
+  for (const AggSpec& a : c.aggs) {
+    const std::string flag = "--agg " + shown(a.text.empty() ? CanonicalAggText(a) : a.text);
+    if (has_nul(a.name)) return refuse(flag, "the output name");
+    if (!a.field.empty() && path_nul(a.field)) return refuse(flag, "a field name");
+    if (!a.filter.empty() && expr_nul(a.filter)) return refuse(flag, "the filter");
+  }
+  for (const std::string& w : c.where) {
+    if (expr_nul(w)) return refuse("--where " + shown(w), "the expression");
+  }
+  return Status::Ok();
 }
 
 QueryPlan BuildQueryPlan(const EngineConfig& c) {

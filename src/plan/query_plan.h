@@ -114,6 +114,15 @@ enum class SqlDialect { kDuckDb, kFlink };
 // the --time field or holding it. Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
 
+// Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either
+// dialect would hold as a string literal or a quoted identifier holds a NUL byte, which
+// neither DuckDB nor Flink SQL can hold there: an input file name, --time-format, a field
+// name (of --time, --by, --agg or one an expression reads), an output name (--by NAME=,
+// --agg NAME=), or a string or pattern in an expression. Ok otherwise. Every other byte is
+// quoted for the dialect (a quote doubled), or, in a comment, written as a visible escape
+// (sql_text.h: VisibleText).
+Status CheckSqlText(const EngineConfig& config);
+
 // Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
 // paths normalized, expressions in canonical text) and Untranslated(config, d) is empty for
 // the dialect it is rendered in.

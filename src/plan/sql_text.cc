@@ -1,5 +1,7 @@
 #include "plan/sql_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace logtide {
@@ -14,7 +16,63 @@ std::string Quote(std::string_view s, char q) {
   return out + q;
 }
 
+// Returns the length of the valid UTF-8 sequence at the start of `s` and its code point in *cp;
+// 0 when it is not one (a stray continuation byte, an overlong form, a surrogate, past
+// U+10FFFF, or cut short).
+size_t DecodeUtf8(std::string_view s, char32_t* cp) {
+  const auto c = static_cast<unsigned char>(s[0]);
+  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || n > s.size()) return 0;
+  char32_t v = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+  for (size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(s[k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (b & 0x3F);
+  }
+  constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+// Whether code point `cp` (past ASCII) is a control, a line or paragraph separator, or a
+// bidirectional formatting character.
+bool HidesText(char32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || cp == 0x061C ||
+         cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace
+
+std::string VisibleText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += text[i++];
+      continue;
+    }
+    char32_t cp = 0;
+    const size_t n = c < 0x80 ? 0 : DecodeUtf8(text.substr(i), &cp);
+    if (n > 0 && !HidesText(cp)) {
+      out.append(text.substr(i, n));
+    } else if (n > 0) {
+      out += fmt::format("\\u{:04x}", static_cast<uint32_t>(cp));
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+    }
+    i += n > 0 ? n : 1;
+  }
+  return out;
+}
 
 std::string DoubleQuotedIdent(std::string_view s) { return Quote(s, '"'); }
 std::string BacktickIdent(std::string_view s) { return Quote(s, '`'); }
@@ -27,7 +85,8 @@ std::string SqlComment(std::string_view text, std::string_view indent) {
   while (true) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
-    const std::string_view line = text.substr(pos, nl - pos);
+    const std::string visible = VisibleText(text.substr(pos, nl - pos));
+    const std::string_view line = visible;
     // A line that starts with spaces keeps them, and its folded pieces are indented 2 more.
     size_t i = std::min(line.find_first_not_of(' '), line.size());
     const std::string first = std::string(indent) + "-- " + std::string(i, ' ');

@@ -2,7 +2,9 @@
 // {"columns":[...],"rows":[[...],...]} or {"error":"..."}. JSON columns are parsed into values;
 // integers too wide for a double stay strings.
 // Usage: node duckdb_run.mjs DIR/query.sql... (each script runs with its own folder as the
-// working directory, so relative input paths resolve as logtide resolved them)
+// working directory, so relative input paths resolve as logtide resolved them). After the
+// scripts' lines, one more: {"tables":[...]}, the tables they created (a script only reads and
+// makes temporary macros: any table is a statement that got out of a comment, issue 28).
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -21,3 +23,5 @@ for (const file of process.argv.slice(2)) {
     process.stdout.write(JSON.stringify({ error: String(e.message) }) + '\n');
   }
 }
+const tables = await con.runAndReadAll('SELECT table_name FROM duckdb_tables() ORDER BY 1');
+process.stdout.write(JSON.stringify({ tables: tables.getRowsJson().map((r) => r[0]) }) + '\n');
