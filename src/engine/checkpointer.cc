@@ -2,7 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "engine/output_thread.h"
+#include "input/input_set.h"
+#include "output/output_set.h"
+#include "time/clock.h"
+#include "time/timestamp.h"
 #include "util/quote.h"
+#include "watermark/idleness.h"
+#include "watermark/watermark.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 
@@ -56,6 +64,80 @@ Status Checkpointer::Commit(Checkpoint* cp) {
     cp->sections.push_back(std::move(s));
   }
   return store_->Commit(*cp);
+}
+
+// The components were registered in this order: the counters, the watermark, the inputs, the
+// window operator (which saves the watermark its timers were set at, checked here against the
+// watermark's own), the outputs.
+Status Checkpointer::Resume(bool* finished) {
+  Checkpoint cp;
+  Status s = store_->Load(&cp);
+  if (!s.ok()) return s;
+  if (!(s = Restore(cp)).ok()) return s;
+  if (deps_.op->watermark() != deps_.tracker->current()) {
+    return Status::Corruption(fmt::format(
+        "state file {}: its window operator and its watermark disagree on the watermark: it is "
+        "damaged; it was not changed",
+        store_->path()));
+  }
+  const Nanos now = deps_.clock->Now();
+  for (size_t i = 0; i < deps_.inputs->size(); ++i) {
+    deps_.tracker->Observe(static_cast<int>(i), deps_.inputs->restored_max_time(i));
+    if (deps_.inputs->restored_quiet_since(i) != INT64_MIN)
+      deps_.idleness->Restore(static_cast<int>(i), deps_.inputs->restored_quiet_since(i), now);
+  }
+  window_log_rows_ = cp.window_log_rows;
+  checkpoints_ = cp.checkpoints;
+  *finished = cp.finished;
+  return Status::Ok();
+}
+
+Status Checkpointer::Take(bool finished) {
+  const auto started = std::chrono::steady_clock::now();
+  const uint64_t n = checkpoints_ + 1;
+  EngineStats* stats = deps_.stats;
+  AtPoint("before-flush", n);
+  // Nor a checkpoint past bytes of one (a job's first checkpoint is before any line).
+  if (stats->lines > 0) {
+    Status v = deps_.inputs->WaitVerified();
+    if (!v.ok()) return v;
+  }
+  if (output_thread_ != nullptr) output_thread_->Drain();
+  Status s = deps_.outputs->Sync(config_->durable);
+  if (!s.ok()) return s;
+  AtPoint("before-commit", n);
+  if (deps_.idleness->enabled()) deps_.idleness->Settle(deps_.clock->Now());
+  const WindowOperator& op = *deps_.op;
+  Checkpoint c;
+  // The window log is rewritten whole when this checkpoint's changes would take it past twice
+  // the live rows: it then never holds more than that, in one run or over many (a cron job's
+  // --hold runs), and a checkpoint still costs what changed, amortized (a compaction writes
+  // the live rows once per as many rows appended). A finished job's log ends empty.
+  c.compact = finished || window_log_rows_ + op.recorded_changes() >
+                              2 * op.open_entries() + config_->faults.compact_slack;
+  c.finished = finished;
+  c.checkpoints = n;
+  const Nanos watermark = op.watermark();
+  std::string wm = "null";
+  if (watermark != kMinusInfinity && watermark != kPlusInfinity)
+    wm = "\"" + FormatRfc3339(watermark) + "\"";
+  c.info = {{"watermark", wm},
+            {"open_windows", std::to_string(op.open_entries())},
+            {"pending_timers", std::to_string(op.pending_timers())},
+            {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_"
+                                     "events\":{},\"windows_emitted\":{}}}",
+                                     stats->lines, stats->events, stats->bad_lines,
+                                     stats->late_events, stats->windows_emitted)}};
+  if (!(s = Commit(&c)).ok()) return s;
+  window_log_rows_ = (c.compact ? 0 : window_log_rows_) + c.window_ops.size();
+  checkpoints_ = n;
+  since_ = 0;
+  last_ = std::chrono::steady_clock::now();
+  ++stats->checkpoints;
+  stats->checkpoint_seconds += std::chrono::duration<double>(last_ - started).count();
+  stats->last_checkpoint_rows = c.window_ops.size();
+  AtPoint("after-commit", n);
+  return Status::Ok();
 }
 
 }  // namespace logtide

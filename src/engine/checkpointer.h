@@ -1,21 +1,54 @@
-// The checkpoint loop: every stateful part of the job registers as a CheckpointComponent, and
-// a checkpoint saves each as a section and commits them all, with the window log's changes,
-// in one StateStore transaction; a resumed run restores them in the order they registered.
+// The checkpoint loop and procedure: every stateful part of the job registers as a
+// CheckpointComponent, and a checkpoint saves each as a section and commits them all, with the
+// window log's changes, in one StateStore transaction; a resumed run restores them in the order
+// they registered. The procedure around the loop lives here too: when a checkpoint is due
+// (--checkpoint-every, --checkpoint-interval), what must hold before one commits (compressed
+// inputs checked, records written and synced, idleness settled), when the window log is
+// rewritten whole, the facts `inspect` shows, and what a resumed run fixes up after the
+// sections are loaded.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/config.h"
+#include "engine/counters.h"
 #include "state/checkpoint.h"
 #include "state/state_store.h"
 #include "util/status.h"
 
 namespace logtide {
 
+class Clock;
+class Idleness;
+class InputSet;
+class OutputSet;
+class OutputThread;
+class WatermarkTracker;
+class WindowOperator;
+
+// The parts of a job a checkpoint looks at besides its components.
+struct CheckpointDeps {
+  InputSet* inputs;
+  OutputSet* outputs;
+  WindowOperator* op;
+  WatermarkTracker* tracker;
+  Idleness* idleness;
+  const Clock* clock;
+  EngineStats* stats;
+};
+
 class Checkpointer {
  public:
+  // The loop alone (Add, Restore, Commit).
   explicit Checkpointer(StateStore* store) : store_(store) {}
+  // The loop and the procedure (also Resume, Take, AfterLine, WhileWaiting).
+  // REQUIRES: `config` and the deps outlive the Checkpointer.
+  Checkpointer(StateStore* store, const EngineConfig* config, const CheckpointDeps& deps)
+      : store_(store), config_(config), deps_(deps) {}
 
   // Adds a component; components are saved and restored in the order they are added.
   // REQUIRES: its section name is not taken; it outlives the Checkpointer.
@@ -32,9 +65,56 @@ class Checkpointer {
   // whole window state) and commits it. The caller sets cp's other fields.
   Status Commit(Checkpoint* cp);
 
+  // Loads the saved checkpoint and restores every component (Restore), then what the sections
+  // imply beyond themselves: the watermark's per-input maxima and each input's quiet time (saved
+  // with the inputs), the window log's length and the number of checkpoints. Sets *finished
+  // when the saved job's stream had ended. Errors: those of Load and Restore; Corruption when
+  // the window operator and the watermark disagree.
+  Status Resume(bool* finished);
+
+  // Takes a checkpoint now: waits for the compressed inputs read so far to be checked whole,
+  // for the output thread (when set) to write what it holds, syncs the outputs, settles
+  // idleness, then commits every component, the window log whole when it has grown past twice
+  // the live rows (or `finished`: a finished job's log ends empty). Errors: from any step; the
+  // checkpoint is then not committed.
+  Status Take(bool finished);
+
+  // Counts a line consumed; takes a checkpoint when --checkpoint-every lines came since the
+  // last, or (looked at every 1024 lines) --checkpoint-interval passed.
+  Status AfterLine() {
+    if (++since_ < config_->checkpoint_every && ((since_ & 1023) != 0 || !IntervalPassed()))
+      return Status::Ok();
+    return Take(false);
+  }
+  // While input is awaited: a checkpoint when lines came since the last and
+  // --checkpoint-interval passed.
+  Status WhileWaiting() { return since_ > 0 && IntervalPassed() ? Take(false) : Status::Ok(); }
+  // The interval starts again now (the read loop's start).
+  void RestartInterval() { last_ = std::chrono::steady_clock::now(); }
+
+  // The records of a firing are written by this thread from now on (null: by the caller's).
+  void set_output_thread(OutputThread* t) { output_thread_ = t; }
+  // Checkpoints the job committed, in all its runs.
+  uint64_t checkpoints() const { return checkpoints_; }
+
  private:
+  bool IntervalPassed() const {
+    return std::chrono::steady_clock::now() - last_ >=
+           std::chrono::nanoseconds(config_->checkpoint_interval);
+  }
+  void AtPoint(const char* point, uint64_t n) const {
+    if (config_->faults.at_checkpoint != nullptr) config_->faults.at_checkpoint(point, n);
+  }
+
   StateStore* store_;
+  const EngineConfig* config_ = nullptr;
+  CheckpointDeps deps_{};
+  OutputThread* output_thread_ = nullptr;
   std::vector<CheckpointComponent*> components_;
+  uint64_t checkpoints_ = 0;
+  uint64_t window_log_rows_ = 0;
+  uint64_t since_ = 0;  // lines consumed since the last checkpoint
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace logtide

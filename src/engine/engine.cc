@@ -108,11 +108,7 @@ struct Engine::Impl {
   // Durable state (--state).
   CountersState counters;
   std::unique_ptr<StateStore> store;
-  std::unique_ptr<Checkpointer> checkpointer;
-  uint64_t checkpoints = 0;
-  uint64_t window_log_rows = 0;
-  uint64_t since_checkpoint = 0;
-  std::chrono::steady_clock::time_point last_checkpoint;
+  std::unique_ptr<Checkpointer> checkpointer;  // with --state
   bool nothing_to_do = false;
   int stopped_by = 0;
 
@@ -148,10 +144,6 @@ struct Engine::Impl {
   std::chrono::steady_clock::time_point last_flush;
   void FlushIfDue();
   Status wait_status;
-  Status TakeCheckpoint(bool finished);
-  void AtCheckpoint(const char* point, uint64_t n) {
-    if (config.faults.at_checkpoint != nullptr) config.faults.at_checkpoint(point, n);
-  }
   void Warn(const std::string& message) { report.Warn(message); }
   Status Finish();
 };
@@ -253,43 +245,28 @@ Status Engine::Impl::Open() {
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
   // to, say), instead of starting a new job after output it already wrote.
-  if (store != nullptr && store->is_new()) return TakeCheckpoint(false);
+  if (store != nullptr && store->is_new()) return checkpointer->Take(false);
   return Status::Ok();
 }
 
-// The job's checkpoint components, restored in this order: the counters, the watermark, the
-// inputs, the window operator (which saves the watermark its timers were set at, checked
-// against the watermark's own), the outputs.
+// The job's checkpoint components, restored in this order (Checkpointer::Resume).
 Status Engine::Impl::OpenState(bool* resumed) {
   Status s = StateStore::Open(config.state_path, config.durable, &store);
   if (!s.ok()) return s;
   if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
   inputs->TrackForCheckpoints();
-  checkpointer = std::make_unique<Checkpointer>(store.get());
+  checkpointer = std::make_unique<Checkpointer>(
+      store.get(), &config,
+      CheckpointDeps{inputs.get(), &outputs, op.get(), &tracker, &idleness, &clock, stats});
   for (CheckpointComponent* c : std::initializer_list<CheckpointComponent*>{
            &counters, &tracker, inputs.get(), op.get(), &outputs})
     checkpointer->Add(c);
   if (store->is_new()) return Status::Ok();
-  Checkpoint cp;
-  if (!(s = store->Load(&cp)).ok()) return s;
-  if (!(s = checkpointer->Restore(cp)).ok()) return s;
+  bool finished = false;
+  if (!(s = checkpointer->Resume(&finished)).ok()) return s;
   watermark = tracker.current();
-  if (op->watermark() != watermark) {
-    return Status::Corruption(fmt::format(
-        "state file {}: its window operator and its watermark disagree on the watermark: it is "
-        "damaged; it was not changed",
-        config.state_path));
-  }
-  const Nanos now = clock.Now();
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    tracker.Observe(static_cast<int>(i), inputs->restored_max_time(i));
-    if (inputs->restored_quiet_since(i) != INT64_MIN)
-      idleness.Restore(static_cast<int>(i), inputs->restored_quiet_since(i), now);
-  }
-  window_log_rows = cp.window_log_rows;
-  checkpoints = cp.checkpoints;
   *resumed = true;
-  if (cp.finished) return CheckFinished();
+  if (finished) return CheckFinished();
   return Status::Ok();
 }
 
@@ -326,51 +303,6 @@ Status Engine::Impl::CheckFinished() {
     }
   }
   nothing_to_do = true;
-  return Status::Ok();
-}
-
-Status Engine::Impl::TakeCheckpoint(bool finished) {
-  const auto started = std::chrono::steady_clock::now();
-  const uint64_t n = checkpoints + 1;
-  AtCheckpoint("before-flush", n);
-  // Nor a checkpoint past bytes of one (a job's first checkpoint is before any line).
-  if (stats->lines > 0) {
-    Status v = inputs->WaitVerified();
-    if (!v.ok()) return v;
-  }
-  if (output_thread != nullptr) output_thread->Drain();
-  Status s = outputs.Sync(config.durable);
-  if (!s.ok()) return s;
-  AtCheckpoint("before-commit", n);
-  if (idleness.enabled()) idleness.Settle(clock.Now());
-  Checkpoint c;
-  // The window log is rewritten whole when this checkpoint's changes would take it past twice
-  // the live rows: it then never holds more than that, in one run or over many (a cron job's
-  // --hold runs), and a checkpoint still costs what changed, amortized (a compaction writes
-  // the live rows once per as many rows appended). A finished job's log ends empty.
-  c.compact = finished || window_log_rows + op->recorded_changes() >
-                              2 * op->open_entries() + config.faults.compact_slack;
-  c.finished = finished;
-  c.checkpoints = n;
-  std::string wm = "null";
-  if (watermark != kMinusInfinity && watermark != kPlusInfinity)
-    wm = "\"" + FormatRfc3339(watermark) + "\"";
-  c.info = {{"watermark", wm},
-            {"open_windows", std::to_string(op->open_entries())},
-            {"pending_timers", std::to_string(op->pending_timers())},
-            {"counters", fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_"
-                                     "events\":{},\"windows_emitted\":{}}}",
-                                     stats->lines, stats->events, stats->bad_lines,
-                                     stats->late_events, stats->windows_emitted)}};
-  if (!(s = checkpointer->Commit(&c)).ok()) return s;
-  window_log_rows = (c.compact ? 0 : window_log_rows) + c.window_ops.size();
-  checkpoints = n;
-  since_checkpoint = 0;
-  last_checkpoint = std::chrono::steady_clock::now();
-  ++stats->checkpoints;
-  stats->checkpoint_seconds += std::chrono::duration<double>(last_checkpoint - started).count();
-  stats->last_checkpoint_rows = c.window_ops.size();
-  AtCheckpoint("after-commit", n);
   return Status::Ok();
 }
 
@@ -518,10 +450,8 @@ bool Engine::Impl::OnWait() {
     if (!s.ok() && wait_status.ok()) wait_status = s;
     last_flush = std::chrono::steady_clock::now();
   }
-  if (store != nullptr && since_checkpoint > 0 && wait_status.ok() &&
-      std::chrono::steady_clock::now() - last_checkpoint >=
-          std::chrono::nanoseconds(config.checkpoint_interval)) {
-    Status s = TakeCheckpoint(false);
+  if (checkpointer != nullptr && wait_status.ok()) {
+    Status s = checkpointer->WhileWaiting();
     if (!s.ok()) wait_status = s;
   }
   if (progress != nullptr) ReportProgress(false);
@@ -535,7 +465,7 @@ Status Engine::Impl::Stop() {
     stats->bytes_read +=
         inputs->reader(i).earlier_files_bytes() + read_to[i] - inputs->start_offset(i);
   }
-  return store != nullptr ? TakeCheckpoint(false) : Status::Ok();
+  return checkpointer != nullptr ? checkpointer->Take(false) : Status::Ok();
 }
 
 Status Engine::Impl::ReadAll() {
@@ -543,7 +473,8 @@ Status Engine::Impl::ReadAll() {
   if (g_stop_signal != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
   uint32_t until_progress = 0;
-  last_progress = last_checkpoint = std::chrono::steady_clock::now();
+  last_progress = std::chrono::steady_clock::now();
+  if (checkpointer != nullptr) checkpointer->RestartInterval();
   uint64_t total = 0;
   bool all_files = true;
   for (size_t i = 0; i < n; ++i) {
@@ -579,6 +510,7 @@ Status Engine::Impl::ReadAll() {
     output_thread = std::make_unique<OutputThread>(writer.get(), acc.num_aggs(),
                                                    [this] { (void)outputs.results().Flush(); });
     sink.set_output_thread(output_thread.get());
+    if (checkpointer != nullptr) checkpointer->set_output_thread(output_thread.get());
   }
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
@@ -664,12 +596,7 @@ Status Engine::Impl::ReadAll() {
       }
       if (store != nullptr) {
         inputs->Consumed(pick, line);
-        if (++since_checkpoint >= config.checkpoint_every ||
-            ((since_checkpoint & 1023) == 0 &&
-             std::chrono::steady_clock::now() - last_checkpoint >=
-                 std::chrono::nanoseconds(config.checkpoint_interval))) {
-          if (!(s = TakeCheckpoint(false)).ok()) return s;
-        }
+        if (!(s = checkpointer->AfterLine()).ok()) return s;
       }
       // Looking at the clock every 16k lines keeps progress off the hot path.
       if (progress != nullptr && ++until_progress == 16384) {
@@ -709,11 +636,12 @@ Status Engine::Impl::ReadAll() {
     stats->bytes_read += inputs->reader(i).earlier_files_bytes() +
                          inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
   if (progress != nullptr) ReportProgress(true);
-  if (store != nullptr) return TakeCheckpoint(!config.hold);
+  if (checkpointer != nullptr) return checkpointer->Take(!config.hold);
   return Status::Ok();
 }
 
 Status Engine::Impl::Finish() {
+  if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
   return outputs.Close();
 }
