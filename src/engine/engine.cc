@@ -131,13 +131,14 @@ struct Engine::Impl {
   // checkpoint under --state.
   Status Stop();
   void ReportProgress(bool done);
-  // While input is awaited (ParsePool::set_on_wait): idle inputs are seen to, what was
-  // decided goes out now, and checkpoints and progress keep their wall-clock pace. Errors wait
-  // in wait_status. Returns false to stop waiting on the input: it went idle and another may
-  // be read, or an idle one has input again.
-  bool OnWait();
+  // The loop's periodic work while input is awaited (the pool returned with no line yet,
+  // ParsePool::set_return_while_waiting): idle inputs are seen to, what was decided goes out
+  // now, and checkpoints and progress keep their wall-clock pace. Errors wait in wait_status.
+  // Returns false to stop waiting on the input: it went idle and another may be read, or an
+  // idle one has input again.
+  bool Tick();
   uint64_t flushed_records = 0;  // records, late events and bad lines when outputs were flushed
-  // Live input that keeps coming (never quiet for OnWait's 10 ms): at a block of input, what
+  // Live input that keeps coming (never quiet for the pool's first 10 ms): at a block of input, what
   // was decided goes out once kFlushDeadline passed since the last flush, without waiting
   // for the output thread. Looked at once per block read, so never per line.
   static constexpr std::chrono::milliseconds kFlushDeadline{10};
@@ -384,7 +385,7 @@ void Engine::Impl::WaitForAny() {
   waiting_on = -1;
   while (g_stop_signal == 0 && wait_status.ok()) {
     if (Rejoin()) return;
-    OnWait();
+    Tick();
     if (Rejoin()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
@@ -425,7 +426,7 @@ void Engine::Impl::FlushIfDue() {
   (void)outputs.errors().Flush();
 }
 
-bool Engine::Impl::OnWait() {
+bool Engine::Impl::Tick() {
   bool wait = true;
   if (idleness.enabled()) {
     const Nanos now = clock.Now();
@@ -499,7 +500,7 @@ Status Engine::Impl::ReadAll() {
     // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
     pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
     pool->set_stop_flag(&g_stop_signal);
-    pool->set_on_wait([this] { return OnWait(); });
+    pool->set_return_while_waiting(true);
     // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
     Status s = pool->Start(threads ? config.threads - 1 : 0);
     if (!s.ok()) return s;
@@ -553,13 +554,17 @@ Status Engine::Impl::ReadAll() {
     waiting_on = static_cast<int>(pick);
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
-      bool have, interrupted;
+      bool have;
       Status s = pool->Next(static_cast<int>(pick), &line, &event, &have);
-      interrupted = pool->interrupted();
       if (!s.ok()) return s;
-      if (!wait_status.ok()) return wait_status;
-      if (interrupted) return Stop();  // a signal while waiting for input
-      if (!have && pool->gave_up()) break;  // it went idle, or an idle one has input again
+      if (pool->interrupted()) return Stop();  // a signal while waiting for input
+      if (!have && pool->pending()) {  // no line yet: the tick, then wait on or turn away
+        const bool wait = Tick();
+        if (!wait_status.ok()) return wait_status;
+        if (wait) continue;
+        pool->StopWaiting(static_cast<int>(pick));
+        break;  // it went idle, or an idle one has input again
+      }
       // Under --hold, a last line without its '\n' may still be being written: leave it for
       // the next run, and keep the input holding the watermark back, unless a rotation renamed
       // it away (nothing more will be written to it: its last line is whole).

@@ -223,9 +223,15 @@ bool ParsePool::Ready(int input) {
          (!in.queue.empty() && in.queue.front()->ready);
 }
 
-void ParsePool::set_on_wait(std::function<bool()> on_wait) {
-  on_wait_ = std::move(on_wait);
-  for (LineReader* r : readers_) r->set_on_wait(on_wait_);
+void ParsePool::set_return_while_waiting(bool on) {
+  return_while_waiting_ = on;
+  for (LineReader* r : readers_) r->set_return_while_waiting(on);
+}
+
+void ParsePool::StopWaiting(int input) {
+  readers_[input]->StopWaiting();
+  std::lock_guard<std::mutex> lk(mu_);
+  inputs_[input].waited = false;
 }
 
 Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
@@ -233,7 +239,7 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
   Status s = r.Next(line, have);
   interrupted_ = r.interrupted();
   if (!s.ok() || !*have) {
-    gave_up_ = r.gave_up();
+    pending_ = r.pending();
     return s;
   }
   StructuralIndex& index = *direct_indexes_[input];
@@ -248,7 +254,7 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
 Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
   Input& in = inputs_[input];
   *have = false;
-  gave_up_ = false;
+  pending_ = false;
   while (!in.finished) {
     Chunk* c = in.held;
     if (c != nullptr && in.cursor < c->recs.size()) {
@@ -298,21 +304,22 @@ Status ParsePool::NextPooled(int input, Line* line, Event* event, bool* have) {
         ReadAndParse(pick, helper_.get(), &helper_index_, &lk);
         continue;
       }
-      if (!on_wait_) {
+      if (!return_while_waiting_) {
         ready_cv_.wait_for(lk, std::chrono::milliseconds(100));
+        continue;
+      }
+      if (in.waited) {  // returned after the short wait: the rest of the 100 ms
+        in.waited = false;
+        ready_cv_.wait_for(lk, std::chrono::milliseconds(100) - kFirstWait);
         continue;
       }
       // A short wait first: only input that has stopped coming makes the engine flush.
       if (ready_cv_.wait_for(lk, kFirstWait, ready)) break;
-      lk.unlock();
-      const bool wait = on_wait_();
-      lk.lock();
-      if (!wait) {
-        gave_up_ = true;
-        return Status::Ok();
-      }
-      ready_cv_.wait_for(lk, std::chrono::milliseconds(100) - kFirstWait);
+      in.waited = true;
+      pending_ = true;
+      return Status::Ok();
     }
+    in.waited = false;
     c = in.queue.front();
     in.queue.pop_front();
     --queued_;

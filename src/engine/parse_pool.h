@@ -57,14 +57,16 @@ class ParsePool {
   // non-zero (a stop signal).
   void set_stop_flag(const volatile int* flag) { stop_ = flag; }
   bool interrupted() const { return interrupted_; }
-  // Called on the engine's thread, between two lines, while Next waits for input that has not
-  // arrived: first after kFirstWait, then about every 100 ms (to flush what was written,
-  // checkpoint on time, show progress, see to idle inputs). Not called while input keeps
-  // coming. When it returns false, Next returns no line with gave_up() set; the next call for
-  // that input goes on where it stopped.
+  // Makes Next return while it waits for input that has not arrived, with no line and pending()
+  // set: first after kFirstWait, then about every 100 ms, so that the engine's thread can do
+  // its periodic work between two lines (its tick: flush what was written, checkpoint on time,
+  // show progress, see to idle inputs). Never while input keeps coming. The next call for that
+  // input goes on where it stopped; StopWaiting(input) first when the caller turns to another
+  // input instead, so the next wait on this one starts with the short one again.
   static constexpr std::chrono::milliseconds kFirstWait{10};
-  void set_on_wait(std::function<bool()> on_wait);
-  bool gave_up() const { return gave_up_; }
+  void set_return_while_waiting(bool on);
+  bool pending() const { return pending_; }
+  void StopWaiting(int input);
   // Blocks of input Next has started on so far: a cheap sign that a read happened.
   uint64_t blocks() const { return blocks_; }
   // Whether Next(input) would return without waiting for input to arrive.
@@ -112,6 +114,7 @@ class ParsePool {
     bool ended = false;        // its last block was read (end, error or cancel)
     bool finished = false;     // Next returned its end
     uint64_t line = 0;         // number of the last line Next returned
+    bool waited = false;       // Next returned while waiting: the next wait is the long one
   };
 
   // Next without workers: the reader's next line, parsed with the engine thread's parser.
@@ -150,9 +153,9 @@ class ParsePool {
   std::atomic<bool> cancel_{false};
 
   const volatile int* stop_ = nullptr;
-  std::function<bool()> on_wait_;
+  bool return_while_waiting_ = false;
   bool interrupted_ = false;
-  bool gave_up_ = false;
+  bool pending_ = false;
   uint64_t blocks_ = 0;
   std::vector<uint8_t> seen_;  // EventParser::fields_seen, merged (under mu_ until Stop)
   std::vector<std::string> checked_;  // EventParser::checked_fields

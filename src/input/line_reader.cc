@@ -168,31 +168,34 @@ void LineReader::SetAtEnd(uint64_t offset, uint64_t line) {
 }
 
 bool LineReader::WaitReadable() {
-  int timeout_ms = 10;
   while (true) {
     struct pollfd pfd = {fd_, POLLIN, 0};
-    const int r = ::poll(&pfd, 1, timeout_ms);
-    if (r > 0 || (r < 0 && errno != EINTR)) return true;  // readable, or the read reports it
+    const int r = ::poll(&pfd, 1, waited_ ? 90 : 10);
+    if (r > 0 || (r < 0 && errno != EINTR)) {  // readable, or the read reports it
+      waited_ = false;
+      return true;
+    }
     if (stop_ != nullptr && *stop_ != 0) {
       interrupted_ = true;
       return false;
     }
-    if (r == 0 && !on_wait_()) {
-      gave_up_ = true;
+    if (r == 0) {
+      waited_ = true;
+      pending_ = true;
       return false;
     }
-    timeout_ms = 90;
   }
 }
 
 Status LineReader::Fill() {
-  gave_up_ = false;
+  pending_ = false;
   if (at_end_set_) {
     eof_ = true;
     return Status::Ok();
   }
   StartVerify();
-  if (on_wait_ && !regular_ && !src_->buffered() && !WaitReadable()) return Status::Ok();
+  if (return_while_waiting_ && !regular_ && !src_->buffered() && !WaitReadable())
+    return Status::Ok();
   EnsureBuffer();
   new_run_ = true;
   if (begin_ > 0) {
@@ -283,18 +286,20 @@ Status LineReader::SwitchFile() {
 }
 
 bool LineReader::WaitForGrowth() {
-  int waited_ms = 0;
   while (true) {
     if (stop_ != nullptr && *stop_ != 0) {
       interrupted_ = true;
       return false;
     }
-    if (FollowState() != 0) return true;
-    // As for a pipe: on_wait_ once after 10 ms, then about every 100 ms.
+    if (FollowState() != 0) {
+      growth_waited_ms_ = 0;
+      return true;
+    }
+    // As for a pipe: returns once after 10 ms, then about every 100 ms.
     ::poll(nullptr, 0, 10);
-    waited_ms += 10;
-    if (on_wait_ && (waited_ms == 10 || waited_ms % 100 == 0) && !on_wait_()) {
-      gave_up_ = true;
+    growth_waited_ms_ += 10;
+    if (return_while_waiting_ && (growth_waited_ms_ == 10 || growth_waited_ms_ % 100 == 0)) {
+      pending_ = true;
       return false;
     }
   }
@@ -311,6 +316,7 @@ bool LineReader::Ready() {
 }
 
 Status LineReader::Next(Line* line, bool* have) {
+  pending_ = false;
   EnsureBuffer();
   size_t scan_from = begin_;
   while (true) {
@@ -354,7 +360,7 @@ Status LineReader::Next(Line* line, bool* have) {
     size_t scanned = end_ - begin_;
     Status s = Fill();
     if (!s.ok()) return s;
-    if (interrupted_ || gave_up_) {
+    if (interrupted_ || pending_) {
       *have = false;
       return Status::Ok();
     }

@@ -92,14 +92,19 @@ class LineReader {
   // instead of reading on. For a clean stop while waiting on a quiet pipe.
   void set_stop_flag(const volatile int* flag) { stop_ = flag; }
   bool interrupted() const { return interrupted_; }
-  // Makes Next() on a pipe or terminal call `on_wait` while no input comes: once after 10 ms,
-  // then about every 100 ms, until some does (engine/parse_pool.h, set_on_wait). When
-  // `on_wait` returns false, Next stops waiting: it returns no line with gave_up() set, and the
-  // next call goes on where it stopped.
-  void set_on_wait(std::function<bool()> on_wait) { on_wait_ = std::move(on_wait); }
-  bool gave_up() const { return gave_up_; }
+  // Makes Next() on a pipe, a terminal or a followed file return while no input comes, with no
+  // line and pending() set: first after about 10 ms of waiting, then every 100 ms, until some
+  // comes. The caller does its periodic work (the engine's tick) and calls Next again, which
+  // goes on where it stopped; StopWaiting() first when it turns to other work instead, so the
+  // next wait starts with the short one again. Without it, Next waits as long as it takes.
+  void set_return_while_waiting(bool on) { return_while_waiting_ = on; }
+  bool pending() const { return pending_; }
+  void StopWaiting() {
+    waited_ = false;
+    growth_waited_ms_ = 0;
+  }
   // Follows a plain regular file as `tail -F` does: at its end Next waits for it to grow
-  // (calling on_wait as for a pipe), and returns no end. When the file at its path is another
+  // (returning while it waits as for a pipe), and returns no end. When the file at its path is another
   // one (a rotation renamed it away, and created a new one), the rest of this one is read,
   // then reading goes on with the new file from its start (offsets and line numbers start
   // again). When the file shrinks below what was read (truncated in place), it is read again
@@ -176,15 +181,18 @@ class LineReader {
   const volatile int* stop_ = nullptr;
   bool interrupted_ = false;
   bool at_end_set_ = false;  // SetAtEnd: nothing is read
-  std::function<bool()> on_wait_;
-  bool gave_up_ = false;
+  bool return_while_waiting_ = false;
+  bool pending_ = false;   // Next returned while waiting
+  bool waited_ = false;    // WaitReadable returned while waiting: the next wait is the long one
+  int growth_waited_ms_ = 0;  // WaitForGrowth's wait so far
   bool follow_ = false;
   bool switch_pending_ = false;
   uint64_t earlier_files_ = 0;  // a rotated file's last bytes are being returned
   std::function<void(const std::string&)> warn_;
   std::function<void()> on_switch_;
   // --follow at the end of the file: waits until it grows, was truncated or was rotated away
-  // (then switches to the new file). Returns false when a stop signal came or on_wait_ gave up.
+  // (then switches to the new file). Returns false when a stop signal came or it returned while
+  // waiting (pending_ set).
   bool WaitForGrowth();
   // What changed about a followed file at its end: 0 nothing, 1 it grew, 2 it was truncated,
   // 3 its path holds another file (rotated).
@@ -193,9 +201,9 @@ class LineReader {
   Status SwitchFile();
   // Fill's end of a followed file: waits, then reads on, again from the start, or switches.
   Status FollowAtEnd();
-  // Before a read of a pipe that would block: calls on_wait_ while nothing comes. Returns
-  // false when a stop signal came meanwhile (interrupted_ is then set) or on_wait_ gave up
-  // (gave_up_ set).
+  // Before a read of a pipe that would block: waits for input. Returns false when a stop
+  // signal came meanwhile (interrupted_ is then set) or it returned while waiting (pending_
+  // set).
   bool WaitReadable();
   // The check of a compressed file (WaitVerified), on a thread started when its bytes are
   // first read: files taken as at their end (SetAtEnd), or opened only to look at their first
