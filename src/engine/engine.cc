@@ -117,6 +117,12 @@ struct Engine::Impl {
   Status CheckFinished();
   Status CheckFreshOutputs();
   Status ProcessLine(int input, const Line& line, const Event& event);
+  // --max-future: what an event time may be ahead of, the watermark; before there is one
+  // (the first events), the wall clock stands in for it.
+  Nanos FutureReference() const { return watermark != kMinusInfinity ? watermark : clock.Now(); }
+  bool TooFarAhead(Nanos t) const {
+    return config.max_future > 0 && t > SatAdd(FutureReference(), config.max_future);
+  }
   Status BadLine(int input, const Line& line, BadKind kind, std::string_view reason) {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
@@ -312,27 +318,30 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   if (ev.kind == Event::Kind::kBlank) return Status::Ok();
   if (ev.kind == Event::Kind::kBad) return BadLine(input, line, ev.bad_kind, ev.reason);
   report.NoteSample(line);
+  const Nanos t = ev.time;
   if (ev.kind == Event::Kind::kFiltered) {
     ++stats->filtered;
+    // Progress is a property of the input, not of the query: a line --where rejects moves the
+    // watermark as the event it would have been, when its time is one an event could have (it
+    // is never a bad line).
+    if (t >= min_time && t <= max_time && !TooFarAhead(t)) {
+      tracker.Observe(input, t);
+      Advance(tracker.Update());
+    }
     return Status::Ok();
   }
-  const Nanos t = ev.time;
   if (t < min_time || t > max_time) [[unlikely]] {
     return BadLine(input, line, BadKind::kTimeRange,
                    fmt::format("event time {} is outside the times this query can window ({} to "
                                "{}, from the window, --delay and --lateness)",
                                FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
   }
-  if (config.max_future > 0) [[unlikely]] {
-    // Before there is a watermark (the first events), the wall clock stands in for it.
+  if (TooFarAhead(t)) [[unlikely]] {
     const bool wm = watermark != kMinusInfinity;
-    const Nanos ref = wm ? watermark : clock.Now();
-    if (t > SatAdd(ref, config.max_future)) {
-      return BadLine(input, line, BadKind::kTooFarAhead,
-                     fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
-                                 FormatRfc3339(t), FormatDuration(config.max_future),
-                                 wm ? "watermark" : "wall clock", FormatRfc3339(ref)));
-    }
+    return BadLine(input, line, BadKind::kTooFarAhead,
+                   fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
+                               FormatRfc3339(t), FormatDuration(config.max_future),
+                               wm ? "watermark" : "wall clock", FormatRfc3339(FutureReference())));
   }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;

@@ -88,8 +88,10 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
       }
     }
   }
+  // The event time is read in every line all the same: a line the filter rejects moves the
+  // watermark as any other (progress is a property of the input, not of the query).
   for (int slot = 0; !p->where_.empty() && slot < p->extractor_.num_slots(); ++slot) {
-    if (!filter_reads[slot]) p->extractor_.Defer(slot);
+    if (!filter_reads[slot] && slot != p->time_slot_) p->extractor_.Defer(slot);
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
   for (const std::string& w : c.where) p->expr_labels_.push_back(fmt::format("--where \"{}\"", w));
@@ -140,6 +142,24 @@ std::vector<uint64_t> EventParser::expr_mismatches() const {
   return n;
 }
 
+Status EventParser::ParseTime(const ValueRef& tv, Nanos* t) const {
+  switch (tv.type) {
+    case ValueType::kString:
+      return time_format_.ParseString(tv.s, t);
+    case ValueType::kNumber:
+      return time_format_.ParseNumber(tv.s, t);
+    case ValueType::kNull:
+      return Status::DataError(
+          BadKind::kNoTime, fmt::format("time field \"{}\" is missing or null", config_.time_field));
+    default:
+      return Status::DataError(
+          BadKind::kBadTime,
+          fmt::format("time field \"{}\" is a {}, not a timestamp string or epoch number",
+                      config_.time_field,
+                      tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
+  }
+}
+
 void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,
                         StructuralIndex* index) {
   // A UTF-8 byte order mark (editors on Windows put one at the start of a file) is not part of
@@ -170,31 +190,16 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
       if (!w.Test(values_.data())) {
         NoteSeen();
         ev->kind = Event::Kind::kFiltered;
+        // Its time moves the watermark; one that cannot be read does not (and is no error).
+        if (!ParseTime(values_[time_slot_], &ev->time).ok()) ev->time = kMinusInfinity;
         return;
       }
     }
     if (!(s = extractor_.ExtractRest(data, size, &values_)).ok()) return bad(s);
   }
 
-  const ValueRef& tv = values_[time_slot_];
   Nanos t;
-  switch (tv.type) {
-    case ValueType::kString:
-      s = time_format_.ParseString(tv.s, &t);
-      break;
-    case ValueType::kNumber:
-      s = time_format_.ParseNumber(tv.s, &t);
-      break;
-    case ValueType::kNull:
-      s = Status::DataError(BadKind::kNoTime,
-          fmt::format("time field \"{}\" is missing or null", config_.time_field));
-      break;
-    default:
-      s = Status::DataError(BadKind::kBadTime, fmt::format(
-          "time field \"{}\" is a {}, not a timestamp string or epoch number", config_.time_field,
-          tv.type == ValueType::kRaw ? "JSON object or array" : "boolean"));
-  }
-  if (!s.ok()) return bad(s);
+  if (!(s = ParseTime(values_[time_slot_], &t)).ok()) return bad(s);
 
   NoteSeen();
   if (!aggs_in_place_) {

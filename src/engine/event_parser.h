@@ -23,7 +23,7 @@ namespace logtide {
 struct Event {
   enum class Kind : uint8_t { kBlank, kBad, kEvent, kFiltered };  // kFiltered: --where said no
   Kind kind = Kind::kBlank;
-  Nanos time = 0;
+  Nanos time = 0;  // kEvent; kFiltered: its time, kMinusInfinity when that cannot be read
   std::string_view key;          // kEvent: EncodeValue of each --by field, in order
   size_t key_hash = 0;           // kEvent: KeyTable::Hash(key), computed by the parser
   // kEvent, 0 when not given: every event with this token has this key (tokens are unique in
@@ -67,6 +67,9 @@ class EventParser {
 
  private:
   explicit EventParser(const EngineConfig& config) : config_(config) {}
+  // Reads the event time from the time field's value. Errors: DataError (kNoTime, kBadTime,
+  // kTimeRange).
+  Status ParseTime(const ValueRef& value, Nanos* t) const;
 
   const EngineConfig& config_;
   std::vector<std::string> checked_names_;
