@@ -142,7 +142,8 @@ std::vector<uint64_t> EventParser::expr_mismatches() const {
   return n;
 }
 
-Status EventParser::ParseTime(const ValueRef& tv, Nanos* t) const {
+// Inline: it is on every line's path (an out-of-line call cost job 1 1% of its instructions).
+[[gnu::always_inline]] inline Status EventParser::ParseTime(const ValueRef& tv, Nanos* t) const {
   switch (tv.type) {
     case ValueType::kString:
       return time_format_.ParseString(tv.s, t);
