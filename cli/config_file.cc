@@ -89,7 +89,9 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
               ? fmt::format(" (did you mean \"{}\"?)", best)
               : ""));
     }
-    if (given(*flag)) continue;  // the command line wins
+    // The command line wins, but the file's value is checked all the same: the file is wrong
+    // whatever the command line says, and will be used by a command line without the flag.
+    const bool overridden = given(*flag);
     if (node.is_table()) {
       return Status::InvalidArgument(
           fmt::format("--config {}: \"{}\" is a table; options are plain keys", at, name));
@@ -99,7 +101,7 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
         return Status::InvalidArgument(
             fmt::format("--config {}: \"{}\" is a switch: write {} = true", at, name, name));
       }
-      if (*node.value<bool>()) args->push_back("--" + name);
+      if (*node.value<bool>() && !overridden) args->push_back("--" + name);
       continue;
     }
     std::vector<const toml::node*> values;
@@ -118,6 +120,7 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
         return Status::InvalidArgument(fmt::format(
             "--config {}: \"{}\" takes a string or a number", Where(path, v->source()), name));
       }
+      if (overridden) continue;
       args->push_back("--" + name);
       args->push_back(text);
     }
