@@ -1,5 +1,8 @@
 #include "config_file.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -33,6 +36,14 @@ bool ScalarText(const toml::node& n, std::string* out) {
 Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
                   const std::vector<std::string>& command_line, std::vector<std::string>* args,
                   std::vector<std::string>* inputs) {
+  // toml++ reads a directory or a device (/dev/zero, /dev/urandom) as an empty file.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return Status::InvalidArgument(
+        fmt::format("--config {}: not a regular file{}", path,
+                    std::filesystem::is_directory(st) ? " (a directory)" : ""));
+  }
   toml::table table;
   try {
     table = toml::parse_file(path);
