@@ -1,5 +1,8 @@
 #include "config_file.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
@@ -33,6 +36,14 @@ bool ScalarText(const toml::node& n, std::string* out) {
 Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
                   const std::vector<std::string>& command_line, std::vector<std::string>* args,
                   std::vector<std::string>* inputs) {
+  // toml++ reads a directory or a device (/dev/zero, /dev/urandom) as an empty file.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    return Status::InvalidArgument(
+        fmt::format("--config {}: not a regular file{}", path,
+                    std::filesystem::is_directory(st) ? " (a directory)" : ""));
+  }
   toml::table table;
   try {
     table = toml::parse_file(path);
@@ -89,7 +100,9 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
               ? fmt::format(" (did you mean \"{}\"?)", best)
               : ""));
     }
-    if (given(*flag)) continue;  // the command line wins
+    // The command line wins, but the file's value is checked all the same: the file is wrong
+    // whatever the command line says, and will be used by a command line without the flag.
+    const bool overridden = given(*flag);
     if (node.is_table()) {
       return Status::InvalidArgument(
           fmt::format("--config {}: \"{}\" is a table; options are plain keys", at, name));
@@ -99,7 +112,7 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
         return Status::InvalidArgument(
             fmt::format("--config {}: \"{}\" is a switch: write {} = true", at, name, name));
       }
-      if (*node.value<bool>()) args->push_back("--" + name);
+      if (*node.value<bool>() && !overridden) args->push_back("--" + name);
       continue;
     }
     std::vector<const toml::node*> values;
@@ -118,6 +131,7 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
         return Status::InvalidArgument(fmt::format(
             "--config {}: \"{}\" takes a string or a number", Where(path, v->source()), name));
       }
+      if (overridden) continue;
       args->push_back("--" + name);
       args->push_back(text);
     }

@@ -21,7 +21,9 @@ struct FlagInfo {
 // Reads `path` and sets *args to the arguments it stands for: "--name value" for each key
 // whose flag is not among `command_line`, and *inputs to its `inputs` (for a command line that
 // names none). Errors (InvalidArgument, naming the file, line and column): invalid TOML, an
-// unknown key (with the closest flag), a value of the wrong type, a table.
+// unknown key (with the closest flag), a value of the wrong type, a table; a key the command
+// line overrides is checked all the same. A path that is not a regular file (a directory, a
+// device such as /dev/zero) is refused, naming the path.
 Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
                   const std::vector<std::string>& command_line, std::vector<std::string>* args,
                   std::vector<std::string>* inputs);

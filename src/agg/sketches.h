@@ -8,8 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "util/bytes.h"
@@ -127,6 +130,10 @@ class DistinctSketch {
 // summary's smallest count (added to its error too), and the capacity() largest survive. It is
 // commutative; it is associative while the summaries merged hold every value they saw (no
 // eviction happened), and otherwise keeps the bound above.
+// Add costs O(log capacity()) past kScanMax counters (a hash lookup, and once full a binary
+// heap ordered as the eviction rule orders counters); up to kScanMax it scans them, which is as
+// fast and keeps a summary of few values (one per group, often) as small as a vector.
+// Merge costs O(n log n) in the counters of both sides.
 class TopKSketch {
  public:
   struct Entry {
@@ -136,12 +143,21 @@ class TopKSketch {
   };
   // Counters kept for K results: max(10 K, 64).
   static size_t CapacityFor(uint32_t k);
+  static constexpr size_t kScanMax = 32;
 
+  // REQUIRES: capacity >= 1.
   explicit TopKSketch(size_t capacity = 64) : capacity_(capacity) {}
+  TopKSketch(const TopKSketch& o);
+  TopKSketch& operator=(const TopKSketch& o);
+  TopKSketch(TopKSketch&&) noexcept = default;
+  TopKSketch& operator=(TopKSketch&&) noexcept = default;
+  ~TopKSketch() = default;
+
   size_t capacity() const { return capacity_; }
   void Add(std::string_view value);
   void Merge(const TopKSketch& o);
-  // The k entries with the largest counts, ties by value ascending.
+  // The k entries with the largest counts, ties by value ascending. The pointers are valid
+  // until the next call of a non-const method.
   std::vector<const Entry*> Top(size_t k) const;
   size_t size() const { return entries_.size(); }
   // Whether every kept value passes `ok` (for values restored from a state file).
@@ -159,10 +175,44 @@ class TopKSketch {
   bool Restore(ByteReader* r);
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
+  };
+  // Lookups for more than kScanMax counters. Indices only, so a copy is valid as it is.
+  struct Lookup {
+    std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index;  // value -> entry
+    // While full (no eviction happens before): the entries' indices as a binary min-heap by
+    // EvictsFirst, heap[0] the next victim, and pos[i] the place of entry i in it.
+    std::vector<uint32_t> heap, pos;
+  };
+  // Whether entries_[a] is evicted before entries_[b]: the smaller count, ties the larger value.
+  bool EvictsFirst(uint32_t a, uint32_t b) const {
+    const Entry& x = entries_[a];
+    const Entry& y = entries_[b];
+    return x.count != y.count ? x.count < y.count : x.value > y.value;
+  }
+  // The index of `value` in entries_, or size() when it is not kept.
   size_t Find(std::string_view value) const;
-  uint64_t MinCount() const;
+  // The index of the next counter to evict. REQUIRES: size() > 0.
+  uint32_t Victim() const;
+  uint64_t MinCount() const { return entries_[Victim()].count; }  // REQUIRES: size() > 0
+  void SiftUp(size_t pos);
+  void SiftDown(size_t pos);
+  void Place(size_t pos, uint32_t i) {
+    lookup_->heap[pos] = i;
+    lookup_->pos[i] = static_cast<uint32_t>(pos);
+  }
+  // Rebuilds lookup_ from entries_: none for up to kScanMax of them, else the index, and the
+  // heap when full.
+  void Reindex();
+  void BuildHeap();
+
   size_t capacity_;
-  std::vector<Entry> entries_;  // unordered; small (capacity_)
+  // The counters, in no meaningful order: results and bytes depend only on their values,
+  // counts and errors. An entry keeps its index until Merge or Restore replaces them all.
+  std::vector<Entry> entries_;
+  std::unique_ptr<Lookup> lookup_;  // set exactly when size() > kScanMax
 };
 
 }  // namespace logtide

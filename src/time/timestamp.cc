@@ -194,10 +194,11 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
 
 void AppendRfc3339(Nanos t, std::string* out) {
   using namespace std::chrono;
+  // The remainders without multiplying back: FloorDiv(INT64_MIN, 10^9) * 10^9 overflows.
   int64_t secs = FloorDiv(t, kNanosPerSecond);
-  int64_t frac = t - secs * kNanosPerSecond;
+  int64_t frac = FloorMod(t, kNanosPerSecond);
   int64_t days = FloorDiv(secs, 86400);
-  int64_t sod = secs - days * 86400;
+  int64_t sod = FloorMod(secs, 86400);
   year_month_day ymd{sys_days{std::chrono::days{days}}};
   // Written digit by digit: this runs twice per output record.
   char buf[40];

@@ -16,6 +16,13 @@ constexpr int64_t FloorDiv(int64_t a, int64_t b) {
   return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+// Returns a - b * floor(a / b), in [0, b), without computing the product (which overflows for
+// a near INT64_MIN). REQUIRES: b > 0.
+constexpr int64_t FloorMod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
 // Returns the largest multiple of `unit` that is <= t. REQUIRES: unit > 0.
 // Saturates to kMinusInfinity when the multiple is not representable.
 constexpr int64_t FloorTo(int64_t t, int64_t unit) {

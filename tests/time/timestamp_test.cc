@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <limits>
 
 namespace logtide {
 namespace {
@@ -14,6 +15,23 @@ TEST_CASE("formatting uses 3, 6 or 9 fraction digits, none when zero") {
   CHECK(FormatRfc3339(1'000) == "1970-01-01T00:00:00.000001Z");
   CHECK(FormatRfc3339(120'000'000) == "1970-01-01T00:00:00.120Z");
   CHECK(FormatRfc3339(-1) == "1969-12-31T23:59:59.999999999Z");
+}
+
+// Issue 28, item 12: INT64_MIN overflowed (UBSan) when the fraction was found as
+// t - floor(t / 10^9) * 10^9. Expected by hand: INT64_MIN = -9,223,372,036,854,775,808 ns is
+// floor -9,223,372,037 s plus 145,224,192 ns; -9,223,372,037 s = -106,752 days (106,751 x 86,400
+// = 9,223,286,400, remainder 85,637) plus 86,400 - 85,637 = 763 s = 00:12:43. INT64_MAX is
+// 9,223,372,036 s plus 854,775,807 ns, 106,751 days plus 85,636 s = 23:47:16. The dates of day
+// -106,752 and 106,751 from 1970-01-01 are Python's date(1970, 1, 1) + timedelta(days=N).
+TEST_CASE("formatting the ends of the range and their neighbours (issue 28)") {
+  constexpr Nanos kMin = std::numeric_limits<Nanos>::min();
+  constexpr Nanos kMax = std::numeric_limits<Nanos>::max();
+  CHECK(FormatRfc3339(kMin) == "1677-09-21T00:12:43.145224192Z");
+  CHECK(FormatRfc3339(kMin + 1) == "1677-09-21T00:12:43.145224193Z");
+  CHECK(FormatRfc3339(kMin + 854'775'808) == "1677-09-21T00:12:44Z");  // the next whole second
+  CHECK(FormatRfc3339(kMax) == "2262-04-11T23:47:16.854775807Z");
+  CHECK(FormatRfc3339(kMax - 1) == "2262-04-11T23:47:16.854775806Z");
+  CHECK(FormatRfc3339(kMax - 854'775'807) == "2262-04-11T23:47:16Z");
 }
 
 TEST_CASE("formatting and parsing round-trip across the range") {
