@@ -365,10 +365,12 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     }
   }
   if (!explain.empty()) {
-    const std::string text =
-        explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb)
-        : explain == "sql:flink" ? ExplainSql(engine->config(), SqlDialect::kFlink)
-                                 : Explain(engine->config());
+    std::string text;
+    const Status st =
+        explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb, &text)
+        : explain == "sql:flink" ? ExplainSql(engine->config(), SqlDialect::kFlink, &text)
+                                 : Explain(engine->config(), &text);
+    if (!st.ok()) return UsageError(app, "--explain=" + explain + ": " + st.message());
     if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;
   }

@@ -80,11 +80,12 @@ std::string TimeFormatText(const std::string& f) {
 
 }  // namespace
 
-std::string Explain(const EngineConfig& c) {
+Status Explain(const EngineConfig& c, std::string* result) {
   // The query's parts come from the plan the SQL renderings print (plan/query_plan.h), so the
   // words and the SQL cannot tell two stories; how the run reads, waits and writes comes from
   // the configuration.
-  const QueryPlan p = BuildQueryPlan(c);
+  QueryPlan p;
+  if (Status st = BuildQueryPlan(c, &p); !st.ok()) return st;
   std::string s;
   auto out = std::back_inserter(s);
   const std::vector<std::string>& inputs = p.inputs;
@@ -252,12 +253,15 @@ std::string Explain(const EngineConfig& c) {
     visible += VisibleText(std::string_view(s).substr(pos, nl - pos)) + "\n";
     pos = nl + 1;
   }
-  return visible;
+  *result = std::move(visible);
+  return Status::Ok();
 }
 
-std::string ExplainSql(const EngineConfig& c, SqlDialect dialect) {
-  const QueryPlan plan = BuildQueryPlan(c);
-  return dialect == SqlDialect::kDuckDb ? DuckDbSql(plan) : FlinkSql(plan);
+Status ExplainSql(const EngineConfig& c, SqlDialect dialect, std::string* out) {
+  QueryPlan plan;
+  if (Status s = BuildQueryPlan(c, &plan); !s.ok()) return s;
+  *out = dialect == SqlDialect::kDuckDb ? DuckDbSql(plan) : FlinkSql(plan);
+  return Status::Ok();
 }
 
 }  // namespace logtide

@@ -32,14 +32,15 @@ class OutputFile {
   const std::string& name() const { return name_; }
   bool is_open() const { return fd_ >= 0; }
 
+  // A write error stays in the file's status: Flush, Sync and Close report it.
   void Write(std::string_view bytes) {
     buf_.append(bytes);
-    if (buf_.size() >= kFlushAt) Flush();
+    if (buf_.size() >= kFlushAt) (void)Flush();
   }
   // The buffer to append to directly; call MaybeFlush() after.
   std::string* buffer() { return &buf_; }
   void MaybeFlush() {
-    if (buf_.size() >= kFlushAt) Flush();
+    if (buf_.size() >= kFlushAt) (void)Flush();
   }
   // Writes out the buffer. Returns the first write error seen so far, if any.
   Status Flush();

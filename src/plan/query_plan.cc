@@ -185,14 +185,18 @@ bool Uses(const PlanExpr& e, PlanExpr::Op op) {
   return false;
 }
 
-// Returns the plan tree of the canonical expression `text`, its fields added to `fields`.
-PlanExpr ExprPlan(const std::string& text, std::vector<SourceField>* fields) {
+// Appends the plan tree of the canonical expression `text` (`flag` gave it) to *out, its fields
+// added to `fields`. Errors: InvalidArgument when it does not parse (never after
+// Engine::Create, which made the canonical text).
+Status ExprPlan(std::string_view flag, const std::string& text, std::vector<SourceField>* fields,
+                std::vector<PlanExpr>* out) {
   Expr e;
-  Expr::Parse(text, &e);  // canonical text, parsed once already
+  if (Status s = Expr::Parse(text, &e); !s.ok())
+    return Status::InvalidArgument(fmt::format("{} \"{}\": {}", flag, text, s.message()));
   for (const std::string& path : e.paths()) AddField(fields, SplitPath(path), FieldUse::kAny);
-  PlanExpr p = ToPlan(e, e.root());
-  p.text = text;
-  return p;
+  out->push_back(ToPlan(e, e.root()));
+  out->back().text = text;
+  return Status::Ok();
 }
 
 // Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
@@ -385,8 +389,9 @@ Status CheckSqlText(const EngineConfig& c) {
   return Status::Ok();
 }
 
-QueryPlan BuildQueryPlan(const EngineConfig& c) {
+Status BuildQueryPlan(const EngineConfig& c, QueryPlan* out) {
   QueryPlan p;
+  Status s;
   p.inputs = c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
   p.command = CommandLine(c);
   p.delay = c.delay;
@@ -414,12 +419,14 @@ QueryPlan BuildQueryPlan(const EngineConfig& c) {
   }
   AddField(&p.fields, p.time.path, FieldUse::kTime);
 
-  for (const std::string& w : c.where) p.where.push_back(ExprPlan(w, &p.fields));
+  for (const std::string& w : c.where) {
+    if (!(s = ExprPlan("--where", w, &p.fields, &p.where)).ok()) return s;
+  }
   for (size_t i = 0; i < c.by.size(); ++i) {
     if (i < c.by_expr.size() && !c.by_expr[i].empty()) {
       p.keys.push_back(c.by[i]);
       p.key_paths.emplace_back();
-      p.key_exprs.push_back(ExprPlan(c.by_expr[i], &p.fields));
+      if (!(s = ExprPlan("--by", c.by_expr[i], &p.fields, &p.key_exprs)).ok()) return s;
     } else {
       p.key_paths.push_back(SplitPath(c.by[i]));
       p.keys.push_back(FieldPathName(p.key_paths.back()));
@@ -434,11 +441,13 @@ QueryPlan BuildQueryPlan(const EngineConfig& c) {
       a.path = SplitPath(spec.field);
       AddField(&p.fields, a.path, IsNumeric(spec.kind) ? FieldUse::kNumber : FieldUse::kAny);
     }
-    if (!spec.filter.empty()) a.filter.push_back(ExprPlan(spec.filter, &p.fields));
+    if (!spec.filter.empty() && !(s = ExprPlan("--agg", spec.filter, &p.fields, &a.filter)).ok())
+      return s;
     Annotate(&a);
     p.aggs.push_back(std::move(a));
   }
-  return p;
+  *out = std::move(p);
+  return Status::Ok();
 }
 
 }  // namespace logtide

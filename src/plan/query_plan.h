@@ -123,10 +123,11 @@ std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dia
 // (sql_text.h: VisibleText).
 Status CheckSqlText(const EngineConfig& config);
 
-// Returns the plan of `config`. REQUIRES: config was checked by Engine::Create (aggs filled in,
-// paths normalized, expressions in canonical text) and Untranslated(config, d) is empty for
-// the dialect it is rendered in.
-QueryPlan BuildQueryPlan(const EngineConfig& config);
+// Makes the plan of `config` in *out. REQUIRES: config was checked by Engine::Create (aggs
+// filled in, paths normalized, expressions in canonical text) and Untranslated(config, d) is
+// empty for the dialect it is rendered in. Errors: InvalidArgument for an expression that
+// does not parse (which Engine::Create rules out).
+Status BuildQueryPlan(const EngineConfig& config, QueryPlan* out);
 
 // Returns the segments of a field path in canonical text (json/field_path.h: `req.method`,
 // `["log.level"]`, `tags[-1].name`); empty when it does not parse (never after

@@ -22,7 +22,7 @@ enum class BadKind : uint8_t {
 };
 inline constexpr int kBadKinds = 5;
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk, kInvalidArgument, kDataError, kIOError, kCorruption, kBusy, kRefused };
 

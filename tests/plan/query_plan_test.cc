@@ -11,6 +11,13 @@
 namespace logtide {
 namespace {
 
+// The plan of `c`, which must build.
+QueryPlan PlanOf(const EngineConfig& c) {
+  QueryPlan p;
+  REQUIRE(BuildQueryPlan(c, &p).ok());
+  return p;
+}
+
 constexpr Nanos kS = kNanosPerSecond;
 
 EngineConfig Config(const char* window, std::vector<std::string> by,
@@ -36,19 +43,19 @@ bool Has(const std::string& text, const std::string& part) {
 }
 
 TEST_CASE("a field used as a key and by sum is read as any JSON value") {
-  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"status"}, {"sum(status)"}));
+  const QueryPlan p = PlanOf(Config("tumbling:1m", {"status"}, {"sum(status)"}));
   CHECK(Field(p.fields, "status").use == FieldUse::kAny);
   CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
 }
 
 TEST_CASE("a field used only by numeric aggregates is read as a number") {
   const QueryPlan p =
-      BuildQueryPlan(Config("tumbling:1m", {}, {"avg(latency_ms)", "p99(latency_ms)"}));
+      PlanOf(Config("tumbling:1m", {}, {"avg(latency_ms)", "p99(latency_ms)"}));
   CHECK(Field(p.fields, "latency_ms").use == FieldUse::kNumber);
 }
 
 TEST_CASE("nested paths become records, and a record used whole is read whole") {
-  QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"req.method"}, {"count(req.path)"}));
+  QueryPlan p = PlanOf(Config("tumbling:1m", {"req.method"}, {"count(req.path)"}));
   const SourceField& req = Field(p.fields, "req");
   CHECK(req.use == FieldUse::kRecord);
   CHECK(req.children.size() == 2);
@@ -56,14 +63,14 @@ TEST_CASE("nested paths become records, and a record used whole is read whole") 
   CHECK(Has(FlinkSql(p), "`req` ROW<`method` STRING, `path` STRING>"));
   CHECK(Has(FlinkSql(p), "`req`.`method` AS `req.method`"));
 
-  p = BuildQueryPlan(Config("tumbling:1m", {"req.method"}, {"first(req)"}));
+  p = PlanOf(Config("tumbling:1m", {"req.method"}, {"first(req)"}));
   CHECK(Field(p.fields, "req").use == FieldUse::kAny);
   CHECK(Has(DuckDbSql(p), "json_extract(\"req\", '$.\"method\"')"));
   CHECK(Has(FlinkSql(p), "JSON_VALUE(`req`, '$.method')"));
 }
 
 TEST_CASE("the time field keeps its reading when it is also a key") {
-  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"ts"}, {"count"}));
+  const QueryPlan p = PlanOf(Config("tumbling:1m", {"ts"}, {"count"}));
   CHECK(Field(p.fields, "ts").use == FieldUse::kTime);
 }
 
@@ -79,7 +86,7 @@ TEST_CASE("paths split into their segments: keys, quoted keys and indices") {
 }
 
 TEST_CASE("array elements: the array a field of its own, read as JSON in DuckDB, ARRAY in Flink") {
-  const QueryPlan p = BuildQueryPlan(Config(
+  const QueryPlan p = PlanOf(Config(
       "tumbling:1m", {"tags[0]"}, {"first(tags[-1])", "sum(tags[-3].n)", "count(m[1][-1])"}));
   const SourceField& tags = Field(p.fields, "tags");
   CHECK(tags.use == FieldUse::kArray);
@@ -108,7 +115,7 @@ TEST_CASE("array elements: the array a field of its own, read as JSON in DuckDB,
 
 TEST_CASE("quoted keys are names: quoted identifiers, quoted in JSON paths, named without quotes") {
   const QueryPlan p =
-      BuildQueryPlan(Config("tumbling:1m", {"[\"log.level\"]"},
+      PlanOf(Config("tumbling:1m", {"[\"log.level\"]"},
                             {"sum(http[\"req.bytes\"])", "first(o[\"a b\"])", "count(o)"}));
   CHECK(p.keys[0] == "log.level");
   CHECK(Field(p.fields, "log.level").use == FieldUse::kAny);
@@ -125,7 +132,7 @@ TEST_CASE("quoted keys are names: quoted identifiers, quoted in JSON paths, name
 }
 
 TEST_CASE("a field used as an object and as an array (in other events) is read whole") {
-  const QueryPlan p = BuildQueryPlan(Config("tumbling:1m", {"a.b"}, {"count(a[0])"}));
+  const QueryPlan p = PlanOf(Config("tumbling:1m", {"a.b"}, {"count(a[0])"}));
   CHECK(Field(p.fields, "a").use == FieldUse::kAny);
   const std::string d = DuckDbSql(p);
   CHECK(Has(d, "json_extract(\"a\", '$.\"b\"')"));
@@ -146,7 +153,7 @@ TEST_CASE("expressions become typed trees, their fields source fields") {
   EngineConfig c = Config("tumbling:1m", {"service", "class"}, {"count"});
   c.where = {Canonical("status >= 500 and not startswith(req.path, \"/x\")")};
   c.by_expr = {"", Canonical("floor(status / 100)")};
-  const QueryPlan p = BuildQueryPlan(c);
+  const QueryPlan p = PlanOf(c);
   REQUIRE(p.where.size() == 1);
   const PlanExpr& w = p.where[0];
   CHECK(w.op == PlanExpr::Op::kAnd);
@@ -166,13 +173,13 @@ TEST_CASE("expressions become typed trees, their fields source fields") {
   CHECK(p.key_exprs[1].type == PlanExpr::Type::kNumber);
   CHECK(p.key_exprs[1].text == "floor((.status / 100))");
   CHECK(HasExpressions(p));
-  CHECK_FALSE(HasExpressions(BuildQueryPlan(Config("tumbling:1m", {"k"}, {"count"}))));
+  CHECK_FALSE(HasExpressions(PlanOf(Config("tumbling:1m", {"k"}, {"count"}))));
 }
 
 TEST_CASE("a field compared with a literal is compared only when it holds the literal's type") {
   EngineConfig c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("status >= 500")};
-  const QueryPlan p = BuildQueryPlan(c);
+  const QueryPlan p = PlanOf(c);
   CHECK(Has(DuckDbSql(p),
             "WHERE CASE WHEN logtide_kind(\"status\") = 'number' THEN logtide_double(\"status\") "
             ">= 500 WHEN logtide_kind(\"status\") IS NOT NULL THEN FALSE END"));
@@ -184,7 +191,7 @@ TEST_CASE("a field compared with a literal is compared only when it holds the li
 TEST_CASE("values of types known to differ: only != holds, and null stays unknown") {
   EngineConfig c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("\"a\" != 1"), Canonical("lower(s) == 1"), Canonical("x == null")};
-  const std::string s = DuckDbSql(BuildQueryPlan(c));
+  const std::string s = DuckDbSql(PlanOf(c));
   CHECK(Has(s, "WHERE TRUE  --"));
   CHECK(Has(s, "AND CASE WHEN translate(logtide_string(\"s\")"));
   CHECK(Has(s, "IS NOT NULL THEN FALSE END  --"));
@@ -196,7 +203,7 @@ TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
                           {"errors=count filter status >= 500", "sum(bytes) filter exists(user)",
                            "first(user) filter ok"});
   for (AggSpec& a : c.aggs) a.filter = Canonical(a.filter.c_str());
-  const QueryPlan p = BuildQueryPlan(c);
+  const QueryPlan p = PlanOf(c);
   REQUIRE(p.aggs[0].filter.size() == 1);
   const std::string d = DuckDbSql(p);
   CHECK(Has(d, "count(*) FILTER (WHERE \"filter_1\") AS \"errors\""));
@@ -214,7 +221,7 @@ TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
 TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the Flink sink") {
   EngineConfig c = Config("tumbling:1m", {"class"}, {"count"});
   c.by_expr = {Canonical("floor(status / 100)")};
-  const QueryPlan p = BuildQueryPlan(c);
+  const QueryPlan p = PlanOf(c);
   const std::string d = DuckDbSql(p);
   CHECK(Has(d,
             "logtide_value(to_json(floor(logtide_finite(logtide_double(\"status\") / CAST(100 "
@@ -229,7 +236,7 @@ TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the
 TEST_CASE("Flink: division and remainder guard a divisor that may be zero") {
   EngineConfig c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("a / b > 1"), Canonical("a % 2 == 1")};
-  const std::string f = FlinkSql(BuildQueryPlan(c));
+  const std::string f = FlinkSql(PlanOf(c));
   CHECK(Has(f, "CASE WHEN CASE WHEN REGEXP(`b`"));
   CHECK(Has(f, "<> 0 THEN"));
   CHECK(Has(f, "TRUNCATE("));
@@ -273,7 +280,7 @@ TEST_CASE("Flink: no other path reads inside the --time field or the field holdi
 }
 
 TEST_CASE("aggregates say where each engine differs") {
-  const QueryPlan p = BuildQueryPlan(Config(
+  const QueryPlan p = PlanOf(Config(
       "tumbling:1m", {}, {"count", "avg(v)", "p99(v)", "top_k(u, 3)", "first(u)", "sum(v)"}));
   REQUIRE(p.aggs.size() == 6);
   CHECK(p.aggs[0].duckdb_note.empty());
@@ -311,7 +318,7 @@ TEST_CASE("Flink: final mode adds the lateness to the watermark's lag") {
   EngineConfig c = Config("tumbling:1m", {}, {"count"});
   c.delay = 10 * kS;
   c.lateness = 30 * kS;
-  const std::string s = FlinkSql(BuildQueryPlan(c));
+  const std::string s = FlinkSql(PlanOf(c));
   CHECK(Has(s, "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '40' SECOND"));
   CHECK_FALSE(Has(s, "allow-lateness"));
   CHECK(Has(s, "TABLE(TUMBLE(TABLE `logtide_events`"));
@@ -322,7 +329,7 @@ TEST_CASE("Flink: update mode with lateness fires late on group windows into an 
   c.delay = 10 * kS;
   c.lateness = 5 * 60 * kS;
   c.emit = EmitMode::kUpdate;
-  const std::string s = FlinkSql(BuildQueryPlan(c));
+  const std::string s = FlinkSql(PlanOf(c));
   CHECK(Has(s, "WATERMARK FOR `event_time` AS `event_time` - INTERVAL '10' SECOND"));
   CHECK(Has(s, "SET 'table.exec.emit.allow-lateness' = '5 min';"));
   CHECK(Has(s, "GROUP BY HOP(`event_time`, INTERVAL '1' MINUTE, INTERVAL '2' MINUTE), `service`"));
@@ -330,26 +337,26 @@ TEST_CASE("Flink: update mode with lateness fires late on group windows into an 
 }
 
 TEST_CASE("Flink: intervals past two digits carry their precision; milliseconds as seconds") {
-  CHECK(Has(FlinkSql(BuildQueryPlan(Config("session:100m", {}, {"count"}))),
+  CHECK(Has(FlinkSql(PlanOf(Config("session:100m", {}, {"count"}))),
             "SESSION(`event_time`, INTERVAL '100' MINUTE(3))"));
-  CHECK(Has(FlinkSql(BuildQueryPlan(Config("tumbling:1500ms", {}, {"count"}))),
+  CHECK(Has(FlinkSql(PlanOf(Config("tumbling:1500ms", {}, {"count"}))),
             "INTERVAL '1.500' SECOND"));
 }
 
 TEST_CASE("Flink: a source field named event_time leaves the name to it") {
   EngineConfig c = Config("tumbling:1m", {}, {"count"});
   c.time_field = "event_time";
-  const std::string s = FlinkSql(BuildQueryPlan(c));
+  const std::string s = FlinkSql(PlanOf(c));
   CHECK(Has(s, "`logtide_event_time` AS `event_time`"));
 }
 
 TEST_CASE("DuckDB: window arithmetic per kind, ordered as logtide writes") {
-  std::string s = DuckDbSql(BuildQueryPlan(Config("sliding:3m:2m", {"k"}, {"count"})));
+  std::string s = DuckDbSql(PlanOf(Config("sliding:3m:2m", {"k"}, {"count"})));
   CHECK(Has(s,
             "unnest(generate_series(logtide_floor(event_ns - 180000000000, 120000000000) + "
             "120000000000, logtide_floor(event_ns, 120000000000), 120000000000))"));
   CHECK(Has(s, "ORDER BY start_ns + 180000000000, start_ns, logtide_key_order(\"key_1\");"));
-  s = DuckDbSql(BuildQueryPlan(Config("session:30s", {"user"}, {"count"})));
+  s = DuckDbSql(PlanOf(Config("session:30s", {"user"}, {"count"})));
   CHECK(Has(s, "lag(event_ns) OVER (PARTITION BY \"key_1\" ORDER BY event_ns) <= 30000000000"));
   CHECK(Has(s, "logtide_time(max(event_ns) + 30000000000) AS \"window_end\""));
 }

@@ -19,6 +19,13 @@
 namespace logtide {
 namespace {
 
+// The plan of `c`, which must build.
+QueryPlan PlanOf(const EngineConfig& c) {
+  QueryPlan p;
+  REQUIRE(BuildQueryPlan(c, &p).ok());
+  return p;
+}
+
 TEST_CASE("VisibleText writes controls, separators and broken UTF-8 as visible escapes") {
   CHECK(VisibleText("a\rb") == "a\\rb");
   CHECK(VisibleText("\n\t") == "\\n\\t");
@@ -212,10 +219,10 @@ TEST_CASE("every control character in every place leaves the SQL's statements an
       }
       for (const SqlDialect d : {SqlDialect::kDuckDb, SqlDialect::kFlink}) {
         if (!Untranslated(engine->config(), d).empty()) continue;
-        const QueryPlan p = BuildQueryPlan(engine->config());
+        const QueryPlan p = PlanOf(engine->config());
         const std::string sql = d == SqlDialect::kDuckDb ? DuckDbSql(p) : FlinkSql(p);
-        const std::string base = d == SqlDialect::kDuckDb ? DuckDbSql(BuildQueryPlan(plain->config()))
-                                                           : FlinkSql(BuildQueryPlan(plain->config()));
+        const std::string base = d == SqlDialect::kDuckDb ? DuckDbSql(PlanOf(plain->config()))
+                                                           : FlinkSql(PlanOf(plain->config()));
         INFO((d == SqlDialect::kDuckDb ? "DuckDB" : "Flink") << " script:\n" << VisibleText(sql));
         const char quote = d == SqlDialect::kDuckDb ? '"' : '`';
         int statements = 0, base_statements = 0;
