@@ -71,6 +71,18 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
 
 }  // namespace
 
+void InputSet::Track::KeepHead(const char* data, uint64_t offset, uint64_t end) {
+  if (offset == 0) {
+    head.clear();
+    tail_size = 0;
+  }
+  // Past the head (a state saved without its first bytes, by a version before this rule):
+  // nothing to add to.
+  if (offset > head.size()) return;
+  const uint64_t to = std::min(end, kFingerprintBytes);
+  if (to > head.size()) head.append(data + (head.size() - offset), to - head.size());
+}
+
 void InputSet::Track::KeepTail(const char* data, size_t n) {
   static_assert(sizeof(tail) >= 2 * kTailBytes);
   if (n >= kTailBytes) {
@@ -151,14 +163,17 @@ void InputSet::TrackForCheckpoints() {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
     }
-    tracks_[i].keep_tail = !readers_[i]->is_stdin() && readers_[i]->compressed();
+    tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
   if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
-  if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
+  if (t.keep_bytes) {
+    if (line.offset < kFingerprintBytes) t.KeepHead(line.data, line.offset, line.end_offset);
+    t.KeepTail(line.data, line.end_offset - line.offset);
+  }
   t.offset = line.end_offset;
   t.line = line.number;
 }
@@ -200,29 +215,12 @@ Status InputSet::PositionOf(size_t i, InputPosition* out) {
   } else {
     p.kind = "file";
     p.path = AbsolutePath(paths_[i]);
-    // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
-    // decompressed bytes when compressed: as many as there are, up to that).
-    std::string bytes;
-    Status s = r.ReadAt(
-        0,
-        r.compressed() ? kFingerprintBytes
-                       : std::min(kFingerprintBytes,
-                                  std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-        &bytes);
-    if (!s.ok()) return s;
-    p.fingerprint = HashOf(bytes);
-    p.fingerprint_len = bytes.size();
-    if (!t.fixed_tail_hash.empty()) {
-      p.tail_hash = t.fixed_tail_hash;
-    } else if (t.keep_tail) {
-      p.tail_hash = HashOf(t.Tail());
-    } else {
-      std::string tail;
-      const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-      s = r.ReadAt(from, t.offset - from, &tail);
-      if (!s.ok()) return s;
-      p.tail_hash = HashOf(tail);
-    }
+    // The first bytes and those before the offset as they were read (Track::head, tail),
+    // not as the file holds them now: a file truncated since (copytruncate) is still known by
+    // the bytes that were read from it, which its copy starts with.
+    p.fingerprint = HashOf(t.head);
+    p.fingerprint_len = t.head.size();
+    p.tail_hash = !t.fixed_tail_hash.empty() ? t.fixed_tail_hash : HashOf(t.Tail());
     p.dev = r.dev();
     p.ino = r.ino();
     p.rotated = t.rotated;
@@ -258,6 +256,8 @@ void InputSet::FollowedRotation(size_t i) {
   t.rotated = false;
   t.ended = false;
   t.fixed_tail_hash.clear();
+  t.head.clear();
+  t.tail_size = 0;
 }
 
 Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
@@ -435,7 +435,7 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     return Status::Ok();
   }
-  std::string head;
+  std::string head, found_head;
   for (size_t k = 0; k < saved.size(); ++k) {
     const InputPosition& p = saved[k];
     if ((*used)[k] || p.kind != "file") continue;
@@ -450,11 +450,15 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     auto rank = [&](const InputPosition& q) {
       return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == paths_[i] ? 1 : 0);
     };
-    if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)]))
+    if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)])) {
       *found = static_cast<int>(k);
+      found_head = head;
+    }
   }
   if (*found < 0) return Status::Ok();  // a new file: read from its start
   const InputPosition& p = saved[static_cast<size_t>(*found)];
+  // The first bytes as read now, equal to those saved: the head this run goes on from.
+  t.head = std::move(found_head);
   std::string problem;
   if (r.compressed() && p.rotated && p.size != InputPosition::kUnknownSize &&
       p.offset >= p.size) {
@@ -482,6 +486,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
           "was replaced or rewritten",
           r.name(), p.offset);
     }
+    // The bytes before the offset as read now, equal to those saved: the tail this run goes
+    // on from.
+    t.tail_size = 0;
+    t.KeepTail(tail.data(), tail.size());
   }
   if (!problem.empty()) {
     if (!options_.reread_replaced) {
@@ -490,6 +498,7 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     if (options_.warn) options_.warn(problem + "; reading it from its start (--reread-replaced)");
     *found = -1;
+    t.head.clear();
     t.tail_size = 0;
     return r.compressed() ? r.Rewind() : Status::Ok();
   }
