@@ -140,13 +140,22 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
   std::unique_ptr<InputSet> set(new InputSet());
   set->options_ = std::move(options);
   set->paths_ = paths;
-  for (const std::string& path : paths) {
+  set->tracks_.resize(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
     std::unique_ptr<LineReader> r;
-    Status s = LineReader::Open(path, set->options_.buffer_size, &r);
-    if (!s.ok()) return s;
+    Status s = LineReader::Open(paths[i], set->options_.buffer_size, &r);
+    struct stat st;
+    if (!s.ok() && set->options_.defer_vanished && paths[i] != "-" &&
+        ::lstat(paths[i].c_str(), &st) != 0 && errno == ENOENT) {
+      r = LineReader::Vanished(paths[i]);
+      set->tracks_[i].vanished = true;
+      set->tracks_[i].rotated = true;  // at its (immediate) end it holds nothing back
+      set->tracks_[i].open_error = s;
+    } else if (!s.ok()) {
+      return s;
+    }
     set->readers_.push_back(std::move(r));
   }
-  set->tracks_.resize(paths.size());
   *out = std::move(set);
   return Status::Ok();
 }
@@ -264,10 +273,10 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   if (!follow_error_.ok()) return follow_error_;
   ByteWriter w(data);
   uint32_t n = static_cast<uint32_t>(carried_.size());
-  for (const Track& t : tracks_) n += t.duplicate ? 0 : 1;
+  for (const Track& t : tracks_) n += t.duplicate || t.vanished ? 0 : 1;
   w.U32(n);
   for (size_t i = 0; i < readers_.size(); ++i) {
-    if (tracks_[i].duplicate) continue;
+    if (tracks_[i].duplicate || tracks_[i].vanished) continue;
     InputPosition p;
     Status s = PositionOf(i, &p);
     if (!s.ok()) return s;
@@ -283,6 +292,7 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<bool> used(saved.size(), false);
   std::vector<size_t> fresh;  // inputs that match no saved one
   for (size_t i = 0; i < readers_.size(); ++i) {
+    if (tracks_[i].vanished) continue;
     int found = -1;
     Status s = Match(i, saved, &used, &found);
     if (!s.ok()) return s;
@@ -317,11 +327,36 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
       }
     }
   }
+  // A file gone since the shell named it is no error when every position saved under its
+  // name is continued by another input of this run or was rotated away and read to its end.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    Track& t = tracks_[i];
+    if (!t.vanished) continue;
+    const std::string path = AbsolutePath(paths_[i]);
+    bool known = false, accounted = true;
+    for (size_t k = 0; k < saved.size(); ++k) {
+      const InputPosition& p = saved[k];
+      if (p.kind != "file" || p.path != path) continue;
+      known = true;
+      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
+    }
+    if (known && accounted) t.open_error = Status::Ok();
+  }
+  // Otherwise the run fails as it would have at opening the file: before any warning about
+  // the saved files.
+  if (Status s = VanishedError(); !s.ok()) return s;
   carried_.clear();
   for (size_t k = 0; k < saved.size(); ++k) {
     if (used[k]) continue;
     Status s = Unmatched(saved[k]);
     if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status InputSet::VanishedError() const {
+  for (const Track& t : tracks_) {
+    if (t.vanished && !t.open_error.ok()) return t.open_error;
   }
   return Status::Ok();
 }

@@ -63,6 +63,10 @@ class InputSet final : public CheckpointComponent {
     size_t buffer_size = 1 << 20;
     bool reread_replaced = false;  // a truncated or replaced file is read from its start
     bool allow_missing_inputs = false;    // a file left off with unread bytes: a warning, not refused
+    // A file that does not exist when opened (a generation a rotation removed after the
+    // shell's glob named it) is not an error yet: Load accepts it when the state shows where
+    // its content went, and VanishedError() returns the error otherwise.
+    bool defer_vanished = false;
     std::string state_path;        // for messages
     // Receives warnings (an input read again from its start).
     std::function<void(const std::string&)> warn;
@@ -79,6 +83,12 @@ class InputSet final : public CheckpointComponent {
 
   size_t size() const { return readers_.size(); }
   LineReader& reader(size_t i) { return *readers_[i]; }
+
+  // Under Options::defer_vanished: the error of opening a file that is gone, unless Load
+  // found where its content went (saved under that name, it is continued by another input of
+  // this run, or was rotated away and read to its end). Such a file is read as empty and not
+  // saved. REQUIRES: after Load when there is a state to load.
+  Status VanishedError() const;
 
   // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
   // REQUIRES: before Load and before any line is read.
@@ -133,6 +143,8 @@ class InputSet final : public CheckpointComponent {
     bool rotated = false;
     bool ended = false;  // read to its end in this run
     bool duplicate = false;  // a copy of the content another input continues: not read, not saved
+    bool vanished = false;   // gone when opened (Options::defer_vanished): not read, not saved
+    Status open_error;       // vanished: the error, until Load finds where its content went
     std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
     // Files: the bytes a checkpoint knows them by, kept as they are read, never read again
     // from the file then (it may have been truncated or rewritten meanwhile, as a copytruncate
