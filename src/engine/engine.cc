@@ -208,6 +208,10 @@ Status Engine::Impl::Open() {
   opts.buffer_size = config.buffer_size;
   opts.reread_replaced = config.reread_replaced;
   opts.allow_missing_inputs = config.allow_missing_inputs;
+  // Only a state that exists can show where a vanished file's content went (and a new one
+  // is not made for a run that fails).
+  struct stat st;
+  opts.defer_vanished = !config.state_path.empty() && ::stat(config.state_path.c_str(), &st) == 0;
   opts.state_path = config.state_path;
   opts.warn = [this](const std::string& m) { Warn(m); };
   opts.max_time = [this](int i) { return tracker.max_time(i); };
@@ -219,7 +223,8 @@ Status Engine::Impl::Open() {
     outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });
   if (!config.state_path.empty()) {
     bool resumed = false;
-    if (!(s = OpenState(&resumed)).ok() || nothing_to_do) return s;
+    if (!(s = OpenState(&resumed)).ok()) return s;
+    if (!(s = inputs->VanishedError()).ok() || nothing_to_do) return s;
     if (!resumed && !config.overwrite && !(s = CheckFreshOutputs()).ok()) return s;
   }
   // --follow: plain files (not those a rotation renamed away, which are finished).

@@ -186,7 +186,7 @@ ByteSource::ByteSource(int fd, bool owns, std::string name)
 }
 
 ByteSource::~ByteSource() {
-  if (owns_) ::close(fd_);
+  if (owns_ && fd_ >= 0) ::close(fd_);
 }
 
 bool ByteSource::buffered() const {

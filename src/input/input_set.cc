@@ -71,6 +71,18 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
 
 }  // namespace
 
+void InputSet::Track::KeepHead(const char* data, uint64_t offset, uint64_t end) {
+  if (offset == 0) {
+    head.clear();
+    tail_size = 0;
+  }
+  // Past the head (a state saved without its first bytes, by a version before this rule):
+  // nothing to add to.
+  if (offset > head.size()) return;
+  const uint64_t to = std::min(end, kFingerprintBytes);
+  if (to > head.size()) head.append(data + (head.size() - offset), to - head.size());
+}
+
 void InputSet::Track::KeepTail(const char* data, size_t n) {
   static_assert(sizeof(tail) >= 2 * kTailBytes);
   if (n >= kTailBytes) {
@@ -128,13 +140,22 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
   std::unique_ptr<InputSet> set(new InputSet());
   set->options_ = std::move(options);
   set->paths_ = paths;
-  for (const std::string& path : paths) {
+  set->tracks_.resize(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
     std::unique_ptr<LineReader> r;
-    Status s = LineReader::Open(path, set->options_.buffer_size, &r);
-    if (!s.ok()) return s;
+    Status s = LineReader::Open(paths[i], set->options_.buffer_size, &r);
+    struct stat st;
+    if (!s.ok() && set->options_.defer_vanished && paths[i] != "-" &&
+        ::lstat(paths[i].c_str(), &st) != 0 && errno == ENOENT) {
+      r = LineReader::Vanished(paths[i]);
+      set->tracks_[i].vanished = true;
+      set->tracks_[i].rotated = true;  // at its (immediate) end it holds nothing back
+      set->tracks_[i].open_error = s;
+    } else if (!s.ok()) {
+      return s;
+    }
     set->readers_.push_back(std::move(r));
   }
-  set->tracks_.resize(paths.size());
   *out = std::move(set);
   return Status::Ok();
 }
@@ -151,14 +172,17 @@ void InputSet::TrackForCheckpoints() {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
     }
-    tracks_[i].keep_tail = !readers_[i]->is_stdin() && readers_[i]->compressed();
+    tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
   if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
-  if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
+  if (t.keep_bytes) {
+    if (line.offset < kFingerprintBytes) t.KeepHead(line.data, line.offset, line.end_offset);
+    t.KeepTail(line.data, line.end_offset - line.offset);
+  }
   t.offset = line.end_offset;
   t.line = line.number;
 }
@@ -200,29 +224,12 @@ Status InputSet::PositionOf(size_t i, InputPosition* out) {
   } else {
     p.kind = "file";
     p.path = AbsolutePath(paths_[i]);
-    // The first bytes: at least what was read, up to kFingerprintBytes of the file (of its
-    // decompressed bytes when compressed: as many as there are, up to that).
-    std::string bytes;
-    Status s = r.ReadAt(
-        0,
-        r.compressed() ? kFingerprintBytes
-                       : std::min(kFingerprintBytes,
-                                  std::max(t.offset, std::min(r.file_size(), kFingerprintBytes))),
-        &bytes);
-    if (!s.ok()) return s;
-    p.fingerprint = HashOf(bytes);
-    p.fingerprint_len = bytes.size();
-    if (!t.fixed_tail_hash.empty()) {
-      p.tail_hash = t.fixed_tail_hash;
-    } else if (t.keep_tail) {
-      p.tail_hash = HashOf(t.Tail());
-    } else {
-      std::string tail;
-      const uint64_t from = t.offset - std::min(t.offset, kTailBytes);
-      s = r.ReadAt(from, t.offset - from, &tail);
-      if (!s.ok()) return s;
-      p.tail_hash = HashOf(tail);
-    }
+    // The first bytes and those before the offset as they were read (Track::head, tail),
+    // not as the file holds them now: a file truncated since (copytruncate) is still known by
+    // the bytes that were read from it, which its copy starts with.
+    p.fingerprint = HashOf(t.head);
+    p.fingerprint_len = t.head.size();
+    p.tail_hash = !t.fixed_tail_hash.empty() ? t.fixed_tail_hash : HashOf(t.Tail());
     p.dev = r.dev();
     p.ino = r.ino();
     p.rotated = t.rotated;
@@ -258,16 +265,18 @@ void InputSet::FollowedRotation(size_t i) {
   t.rotated = false;
   t.ended = false;
   t.fixed_tail_hash.clear();
+  t.head.clear();
+  t.tail_size = 0;
 }
 
 Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   if (!follow_error_.ok()) return follow_error_;
   ByteWriter w(data);
   uint32_t n = static_cast<uint32_t>(carried_.size());
-  for (const Track& t : tracks_) n += t.duplicate ? 0 : 1;
+  for (const Track& t : tracks_) n += t.duplicate || t.vanished ? 0 : 1;
   w.U32(n);
   for (size_t i = 0; i < readers_.size(); ++i) {
-    if (tracks_[i].duplicate) continue;
+    if (tracks_[i].duplicate || tracks_[i].vanished) continue;
     InputPosition p;
     Status s = PositionOf(i, &p);
     if (!s.ok()) return s;
@@ -283,6 +292,7 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
   std::vector<bool> used(saved.size(), false);
   std::vector<size_t> fresh;  // inputs that match no saved one
   for (size_t i = 0; i < readers_.size(); ++i) {
+    if (tracks_[i].vanished) continue;
     int found = -1;
     Status s = Match(i, saved, &used, &found);
     if (!s.ok()) return s;
@@ -317,11 +327,36 @@ Status InputSet::Load(std::string_view data, const WindowRows&) {
       }
     }
   }
+  // A file gone since the shell named it is no error when every position saved under its
+  // name is continued by another input of this run or was rotated away and read to its end.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    Track& t = tracks_[i];
+    if (!t.vanished) continue;
+    const std::string path = AbsolutePath(paths_[i]);
+    bool known = false, accounted = true;
+    for (size_t k = 0; k < saved.size(); ++k) {
+      const InputPosition& p = saved[k];
+      if (p.kind != "file" || p.path != path) continue;
+      known = true;
+      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
+    }
+    if (known && accounted) t.open_error = Status::Ok();
+  }
+  // Otherwise the run fails as it would have at opening the file: before any warning about
+  // the saved files.
+  if (Status s = VanishedError(); !s.ok()) return s;
   carried_.clear();
   for (size_t k = 0; k < saved.size(); ++k) {
     if (used[k]) continue;
     Status s = Unmatched(saved[k]);
     if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status InputSet::VanishedError() const {
+  for (const Track& t : tracks_) {
+    if (t.vanished && !t.open_error.ok()) return t.open_error;
   }
   return Status::Ok();
 }
@@ -435,7 +470,7 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     return Status::Ok();
   }
-  std::string head;
+  std::string head, found_head;
   for (size_t k = 0; k < saved.size(); ++k) {
     const InputPosition& p = saved[k];
     if ((*used)[k] || p.kind != "file") continue;
@@ -450,11 +485,15 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     auto rank = [&](const InputPosition& q) {
       return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == paths_[i] ? 1 : 0);
     };
-    if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)]))
+    if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)])) {
       *found = static_cast<int>(k);
+      found_head = head;
+    }
   }
   if (*found < 0) return Status::Ok();  // a new file: read from its start
   const InputPosition& p = saved[static_cast<size_t>(*found)];
+  // The first bytes as read now, equal to those saved: the head this run goes on from.
+  t.head = std::move(found_head);
   std::string problem;
   if (r.compressed() && p.rotated && p.size != InputPosition::kUnknownSize &&
       p.offset >= p.size) {
@@ -482,6 +521,10 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
           "was replaced or rewritten",
           r.name(), p.offset);
     }
+    // The bytes before the offset as read now, equal to those saved: the tail this run goes
+    // on from.
+    t.tail_size = 0;
+    t.KeepTail(tail.data(), tail.size());
   }
   if (!problem.empty()) {
     if (!options_.reread_replaced) {
@@ -490,6 +533,7 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     }
     if (options_.warn) options_.warn(problem + "; reading it from its start (--reread-replaced)");
     *found = -1;
+    t.head.clear();
     t.tail_size = 0;
     return r.compressed() ? r.Rewind() : Status::Ok();
   }

@@ -2,10 +2,12 @@
 // across runs (a checkpoint component, section "inputs"). A file is known by a hash of its
 // first bytes, so a rotated file is found under its new name, and by a hash of the bytes
 // just before its offset, so a file rewritten under the same name is noticed; standard input
-// by a hash of every byte consumed. A compressed file is known by its decompressed bytes, so
-// a log compressed after a run (app.log.1 -> app.log.2.gz) is the same input; the bytes
-// before its offset are kept as they are consumed, since reading them again would mean
-// decompressing the file from its start.
+// by a hash of every byte consumed. Both hashes of a file are of its bytes as they were read
+// (kept as they are consumed), never read again from the file when a checkpoint saves them: a
+// log truncated in place during a run (copytruncate) is saved as what was read from it, which
+// its copy starts with, so the next run goes on in the copy and reads the truncated log as a
+// new file. A compressed file is known by its decompressed bytes, so a log compressed after a
+// run (app.log.1 -> app.log.2.gz) is the same input.
 //
 // Rotation: a file found under another name than it was last read under, whose old name now
 // holds another file or none, was renamed away by a log rotation. Nothing more will be written
@@ -34,13 +36,14 @@ struct InputPosition {
   std::string name;         // as given on the command line ("-" for stdin)
   std::string path;         // files: the absolute path (util/paths.h) of that name
   std::string kind;         // "file" or "stdin"
-  std::string fingerprint;  // files: hash of the first fingerprint_len bytes; stdin: of all
-                            // consumed bytes
+  std::string fingerprint;  // files: hash of the first fingerprint_len bytes as read (those
+                            // consumed, up to 4096, or more that a resumed run matched);
+                            // stdin: of all consumed bytes
   uint64_t fingerprint_len = 0;
   uint64_t offset = 0;           // byte offset just past the last processed line
   uint64_t line = 0;             // lines processed
   int64_t max_time = INT64_MIN;  // largest event time read (INT64_MIN: none)
-  std::string tail_hash;         // files: hash of the bytes just before `offset`
+  std::string tail_hash;         // files: hash of the bytes just before `offset`, as read
   uint64_t dev = 0;              // files: device and inode, a hint when several files match
   uint64_t ino = 0;
   bool rotated = false;          // files: renamed away by a rotation (InputSet::rotated)
@@ -60,6 +63,10 @@ class InputSet final : public CheckpointComponent {
     size_t buffer_size = 1 << 20;
     bool reread_replaced = false;  // a truncated or replaced file is read from its start
     bool allow_missing_inputs = false;    // a file left off with unread bytes: a warning, not refused
+    // A file that does not exist when opened (a generation a rotation removed after the
+    // shell's glob named it) is not an error yet: Load accepts it when the state shows where
+    // its content went, and VanishedError() returns the error otherwise.
+    bool defer_vanished = false;
     std::string state_path;        // for messages
     // Receives warnings (an input read again from its start).
     std::function<void(const std::string&)> warn;
@@ -76,6 +83,12 @@ class InputSet final : public CheckpointComponent {
 
   size_t size() const { return readers_.size(); }
   LineReader& reader(size_t i) { return *readers_[i]; }
+
+  // Under Options::defer_vanished: the error of opening a file that is gone, unless Load
+  // found where its content went (saved under that name, it is continued by another input of
+  // this run, or was rotated away and read to its end). Such a file is read as empty and not
+  // saved. REQUIRES: after Load when there is a state to load.
+  Status VanishedError() const;
 
   // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
   // REQUIRES: before Load and before any line is read.
@@ -130,12 +143,22 @@ class InputSet final : public CheckpointComponent {
     bool rotated = false;
     bool ended = false;  // read to its end in this run
     bool duplicate = false;  // a copy of the content another input continues: not read, not saved
+    bool vanished = false;   // gone when opened (Options::defer_vanished): not read, not saved
+    Status open_error;       // vanished: the error, until Load finds where its content went
     std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
-    // Compressed files: the last bytes consumed, up to kTailBytes of them at the end of
-    // tail[0, tail_size).
-    bool keep_tail = false;
+    // Files: the bytes a checkpoint knows them by, kept as they are read, never read again
+    // from the file then (it may have been truncated or rewritten meanwhile, as a copytruncate
+    // rotation does). `head`: the first bytes, up to kFingerprintBytes, as this run read them
+    // (those Load matched, then each line consumed); the last bytes consumed, up to kTailBytes
+    // of them at the end of tail[0, tail_size).
+    bool keep_bytes = false;
+    std::string head;
     char tail[128];
     size_t tail_size = 0;
+    // Adds the line consumed at [offset, end) of the file, its bytes at `data`, to the head
+    // when it reaches into it; a line at offset 0 starts the file again (read from its start
+    // again, after a truncation while followed): what was kept of it is dropped first.
+    void KeepHead(const char* data, uint64_t offset, uint64_t end);
     void KeepTail(const char* data, size_t n);
     std::string_view Tail() const;
   };

@@ -36,6 +36,13 @@ Status LineReader::Open(const std::string& path, size_t buffer_size,
   return Status::Ok();
 }
 
+std::unique_ptr<LineReader> LineReader::Vanished(const std::string& path) {
+  std::unique_ptr<LineReader> r(new LineReader(-1, true, path, 1));
+  r->regular_ = true;
+  r->SetAtEnd(0, 0);
+  return r;
+}
+
 LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
     : src_(std::make_unique<ByteSource>(fd, owns, name)),
       fd_(fd),

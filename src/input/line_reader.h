@@ -54,6 +54,10 @@ class LineReader {
   // Opens `path`; "-" is standard input. `buffer_size` is the initial read size; a longer line
   // grows the buffer. Results never depend on the buffer size.
   static Status Open(const std::string& path, size_t buffer_size, std::unique_ptr<LineReader>* out);
+  // Returns a reader for the file named `path` that is gone (a rotation removed it after the
+  // shell's glob named it): a regular file of no bytes, at its end, with no device or inode,
+  // that reads nothing (ReadAt fails).
+  static std::unique_ptr<LineReader> Vanished(const std::string& path);
   ~LineReader();
 
   // Continues from byte `offset`, which starts line `line` + 1. Plain files seek; standard

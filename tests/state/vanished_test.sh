@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A generation that a rotation removes between the shell's glob and logtide's open() (issue 28,
+# item 4): not an error when the state shows where its content went (every position saved
+# under its name was read to its end, or another input continues it); still exit 1 otherwise.
+# The race is frozen: the names are globbed, the files changed, then logtide runs on the names.
+# Usage: vanished_test.sh LOGTIDE LOGTIDE_GEN
+set -u
+bin=$(realpath "$1")
+gen=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 2
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+# check NAME CONDITION...: runs the condition, counts it
+check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --delay 2s)
+digest() { sha256sum "$1" | cut -d' ' -f1; }
+# cron [NAME...]: one --hold run of the job over the names (app.log* when none), its exit status
+# in $rc and its standard error in err.txt.
+cron() {
+  local names=("$@")
+  [ ${#names[@]} -gt 0 ] || names=(app.log*)
+  "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson "${names[@]}" 2> err.txt
+  rc=$?
+}
+
+seed=${LOGTIDE_TEST_SEED:-20280604}
+echo "seed $seed"
+"$gen" --lines 8000 --seed "$seed" --rate-per-s 200 > all.ndjson
+for k in 1 2 3 4; do sed -n "$(( (k - 1) * 2000 + 1 )),$(( k * 2000 ))p" all.ndjson > p$k; done
+mkdir ref && cp all.ndjson ref/app.log
+(cd ref && "$bin" -q "${Q[@]}" app.log > ../ref.ndjson) || fail "reference run"
+check "the reference run wrote records" test -s ref.ndjson
+
+# Three generations (rotate 2), each read to its end by a cron run.
+cp p1 app.log
+cron
+mv app.log app.log.1 && cp p2 app.log
+cron
+mv app.log.1 app.log.2 && mv app.log app.log.1 && cp p3 app.log
+cron
+check "setup: the cron runs exited 0 (last: $rc: $(cat err.txt))" test "$rc" = 0
+# The next rotation drops app.log.2 after the glob named it.
+names=(app.log*)
+rm app.log.2
+cron "${names[@]}"
+check "the oldest generation removed after the glob, read to its end: exit 0 (was $rc: $(cat err.txt))" \
+  test "$rc" = 0
+check "... without a warning" test ! -s err.txt
+mv app.log.1 app.log.2 && mv app.log app.log.1 && cp p4 app.log
+cron
+check "the next run over app.log* exits 0 (was $rc: $(cat err.txt))" test "$rc" = 0
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err.txt
+check "the final run exits 0 ($(cat err.txt))" test $? = 0
+check "the output is the bytes of one uninterrupted run" cmp -s out.ndjson ref.ndjson
+
+# Refused as before: a file whose content the state cannot account for.
+rm -f s.db* out.ndjson app.log*
+cp p1 app.log
+cron
+cat p2 >> app.log  # bytes no run read yet
+names=(app.log*)
+rm app.log
+before=$(digest s.db)
+cron "${names[@]}"
+check "a generation removed with bytes never read: exit 1 (was $rc)" test "$rc" = 1
+check "... saying it cannot be opened" grep -q "cannot open app.log: No such file or directory" err.txt
+check "... the state unchanged" test "$before" = "$(digest s.db)"
+cp p1 app.log
+cron app.log nosuch.log
+check "a name the state never read that does not exist: exit 1 (was $rc)" test "$rc" = 1
+check "... saying it cannot be opened" grep -q "cannot open nosuch.log: No such file or directory" err.txt
+check "... the state unchanged" test "$before" = "$(digest s.db)"
+rm -f s.db*
+cron app.log nosuch.log
+check "a new job naming a file that does not exist: exit 1 (was $rc)" test "$rc" = 1
+check "... and no state file made" test ! -e s.db
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
