@@ -379,7 +379,8 @@ struct FieldExtractor::Impl {
   // after the point: such a decimal is m / 10^f with both exact doubles, so the one rounding of
   // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
   // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
-  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives.
+  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives;
+  // an integer beyond 64 bits, which simdjson 3.0.1 refuses, is the nearest double.
   __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e,
                                                  ValueRef* out) {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -466,7 +467,15 @@ struct FieldExtractor::Impl {
       return true;
     }
     od::number num;
-    if (doc.get_number().get(num)) return false;
+    if (doc.get_number().get(num)) {
+      // An integer beyond 64 bits, which simdjson 3.0.1 refuses (its grammar was checked by
+      // ReadNumber): the nearest double, as for one in [2^63, 2^64). None past the largest.
+      double d;
+      const auto r = std::from_chars(number_copy.data(), number_copy.data() + size, d);
+      if (r.ec != std::errc() || r.ptr != number_copy.data() + size) return false;
+      *out = ValueRef::Number(d);
+      return true;
+    }
     if (num.get_number_type() == od::number_type::signed_integer) {
       *out = ValueRef::Int(num.get_int64());
     } else if (num.get_number_type() == od::number_type::unsigned_integer) {

@@ -5,6 +5,9 @@
 
 #include <simdjson.h>
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -91,7 +94,21 @@ struct Reference {
           return simdjson::SUCCESS;
         }
         od::number n;
-        if (auto e = val.get_number().get(n)) return e;
+        if (auto e = val.get_number().get(n)) {
+          // An integer beyond 64 bits, which simdjson 3.0.1 refuses: logtide reads it as the
+          // nearest double (issue 28), here strtod's, if it is an integer as JSON spells one.
+          std::string token(val.raw_json_token());
+          while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+            token.pop_back();
+          const size_t digits = token[0] == '-' ? 1 : 0;
+          if (token.size() <= digits || token[digits] == '0' ||
+              token.find_first_not_of("0123456789", digits) != std::string::npos)
+            return e;
+          const double d = std::strtod(token.c_str(), nullptr);
+          if (!std::isfinite(d)) return e;
+          *out = ValueRef::Number(d);
+          return simdjson::SUCCESS;
+        }
         if (n.get_number_type() == od::number_type::signed_integer)
           *out = ValueRef::Int(n.get_int64());
         else
