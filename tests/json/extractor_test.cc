@@ -192,6 +192,24 @@ TEST_CASE("every number written reads back as the same key (issue 28)") {
   }
 }
 
+TEST_CASE("objects and arrays may hold integers beyond 64 bits (issue 28)") {
+  Fixture f;
+  int o = f.Add("o");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"o":[99999999999999999999, 18446744073709551616, -9223372036854775809]})")
+              .ok());
+  CHECK(f.values[o].s == "[1e+20,1.8446744073709552e+19,-9223372036854775808]");
+  REQUIRE(f.Run(R"({"o":{"b":"99999999999999999999","a":-100000000000000000000}})").ok());
+  CHECK(f.values[o].s == R"({"a":-1e+20,"b":"99999999999999999999"})");
+  CHECK_FALSE(f.Run(R"({"o":[99999999999999999999x]})").ok());
+  CHECK_FALSE(f.Run(R"({"o":[099999999999999999999]})").ok());
+  JsonChecker checker;
+  CHECK(checker.IsValid(R"({"a":99999999999999999999,"b":[-99999999999999999999]})"));
+  CHECK(checker.IsValid(R"({"a":"\"99999999999999999999"})"));
+  CHECK_FALSE(checker.IsValid(R"({"a":99999999999999999999x})"));
+  CHECK_FALSE(checker.IsValid("{\"a\":1" + std::string(400, '0') + "}"));
+}
+
 TEST_CASE("decimals are integers exactly when their value is integral") {
   NumberReader read;
   CHECK(read("7.00").is_int);
