@@ -113,6 +113,50 @@ void AppendCanonicalJson(simdjson::dom::element e, std::string* out) {
   }
 }
 
+// Copies `text` to *out with "e0" after each integer outside int64's range that is not in a
+// string, and returns true when there is one. simdjson 3.0.1's DOM parser refuses integers
+// beyond 64 bits (NUMBER_ERROR); spelled with an exponent, such an integer is a double to it,
+// the nearest one, as the walk reads it, and one in [2^63, 2^64) reads as the same double it
+// gives. The copy is valid JSON exactly when the text is: "e0" after a whole run of digits
+// (one not followed by a digit, '.', 'e', 'E', '+' or '-') keeps a number a number.
+bool WidenBigIntegers(std::string_view text, std::string* out) {
+  const auto in_number = [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  };
+  out->clear();
+  bool widened = false;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    size_t j = i + 1;
+    if (c == '"') {
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, text.size());
+    } else if (in_number(c)) {
+      while (j < text.size() && in_number(text[j])) ++j;
+    }
+    const std::string_view token = text.substr(i, j - i);
+    out->append(token);
+    int64_t v;
+    const auto r = std::from_chars(token.data(), token.data() + token.size(), v);
+    if (r.ec == std::errc::result_out_of_range && r.ptr == token.data() + token.size()) {
+      out->append("e0");
+      widened = true;
+    }
+    i = j;
+  }
+  return widened;
+}
+
+// Parses `text` with the DOM parser, reading integers beyond 64 bits as doubles (through a
+// copy in *copy). REQUIRES: when `padded`, simdjson's padding follows the text.
+simdjson::error_code ParseDom(simdjson::dom::parser& parser, std::string_view text, bool padded,
+                              std::string* copy, simdjson::dom::element* out) {
+  const auto error = parser.parse(text.data(), text.size(), !padded).get(*out);
+  if (error != simdjson::NUMBER_ERROR || !WidenBigIntegers(text, copy)) return error;
+  return parser.parse(*copy).get(*out);
+}
+
 }  // namespace
 
 struct FieldExtractor::Impl {
@@ -305,6 +349,7 @@ struct FieldExtractor::Impl {
   std::vector<uint32_t> elements;     // WalkArray's
   od::parser number_parser;           // integers of 19 digits or more, numbers out of range
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
+  std::string dom_copy;               // ParseDom's
   // The current line's objects and arrays read as values, in canonical form, and where.
   std::string canon;
   struct RawValue {
@@ -379,7 +424,8 @@ struct FieldExtractor::Impl {
   // after the point: such a decimal is m / 10^f with both exact doubles, so the one rounding of
   // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
   // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
-  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives.
+  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives;
+  // an integer beyond 64 bits, which simdjson 3.0.1 refuses, is the nearest double.
   __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e,
                                                  ValueRef* out) {
     static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -466,7 +512,15 @@ struct FieldExtractor::Impl {
       return true;
     }
     od::number num;
-    if (doc.get_number().get(num)) return false;
+    if (doc.get_number().get(num)) {
+      // An integer beyond 64 bits, which simdjson 3.0.1 refuses (its grammar was checked by
+      // ReadNumber): the nearest double, as for one in [2^63, 2^64). None past the largest.
+      double d;
+      const auto r = std::from_chars(number_copy.data(), number_copy.data() + size, d);
+      if (r.ec != std::errc() || r.ptr != number_copy.data() + size) return false;
+      *out = ValueRef::Number(d);
+      return true;
+    }
     if (num.get_number_type() == od::number_type::signed_integer) {
       *out = ValueRef::Int(num.get_int64());
     } else if (num.get_number_type() == od::number_type::unsigned_integer) {
@@ -484,7 +538,11 @@ struct FieldExtractor::Impl {
     const uint8_t* e = buf + idx[*next - 1] + 1;
     // The text is used as a key or written out: it must be valid JSON in full.
     simdjson::dom::element element;
-    if (raw_checker.parse(s, static_cast<size_t>(e - s), false).get(element)) return false;
+    if (ParseDom(raw_checker, std::string_view(reinterpret_cast<const char*>(s),
+                                               static_cast<size_t>(e - s)),
+                 true, &dom_copy, &element)) {
+      return false;
+    }
     // Compared and written as a JSON value: in canonical form (AppendCanonicalJson), in
     // `canon`, where it is pointed to once the line is read (it may grow meanwhile).
     const size_t at = canon.size();
@@ -906,9 +964,10 @@ namespace {
 
 
 // The slow path for a line the fast path refused: full validation, for a precise message.
-Status DescribeBadLine(simdjson::dom::parser& parser, const char* line, size_t size) {
+Status DescribeBadLine(simdjson::dom::parser& parser, std::string* copy, const char* line,
+                       size_t size) {
   simdjson::dom::element root;
-  auto error = parser.parse(line, size, true).get(root);
+  auto error = ParseDom(parser, std::string_view(line, size), false, copy, &root);
   if (error)
     return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
   switch (root.type()) {
@@ -937,15 +996,15 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
   std::fill(values->begin(), values->end(), ValueRef::Null());
   if (index == nullptr || !index->Find(line, size)) {
     index = &impl_->own;
-    if (!index->Build(line, size)) return DescribeBadLine(impl_->raw_checker, line, size);
+    if (!index->Build(line, size)) return DescribeBadLine(impl_->raw_checker, &impl_->dom_copy, line, size);
   }
   if (!impl_->Walk(index, line, size, values))
-    return DescribeBadLine(impl_->raw_checker, line, size);
+    return DescribeBadLine(impl_->raw_checker, &impl_->dom_copy, line, size);
   return Status::Ok();
 }
 
 Status FieldExtractor::ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values) {
-  if (!impl_->ReadDeferred(values)) return DescribeBadLine(impl_->raw_checker, line, size);
+  if (!impl_->ReadDeferred(values)) return DescribeBadLine(impl_->raw_checker, &impl_->dom_copy, line, size);
   return Status::Ok();
 }
 
@@ -954,7 +1013,8 @@ JsonChecker::~JsonChecker() = default;
 
 bool JsonChecker::IsValid(std::string_view raw) {
   simdjson::dom::element e;
-  return parser_->parse(raw.data(), raw.size(), true).get(e) == simdjson::SUCCESS;
+  std::string copy;  // used only for a text with integers beyond 64 bits
+  return ParseDom(*parser_, raw, false, &copy, &e) == simdjson::SUCCESS;
 }
 
 Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out) {

@@ -127,7 +127,13 @@ void AppendDouble(double d, std::string* out) {
     return;
   }
   char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), d);
+  // Outside [-2^63, 2^63) every double is integral, and the shortest form may be all digits
+  // (2^64 as 18446744073709551616): an integer that readers of 64-bit integers refuse or read
+  // differently. The exponent form reads back as the same double everywhere.
+  const bool beyond_int64 = !(d >= -9223372036854775808.0 && d < 9223372036854775808.0);
+  auto [end, ec] = beyond_int64
+                       ? std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific)
+                       : std::to_chars(buf, buf + sizeof(buf), d);
   out->append(buf, static_cast<size_t>(end - buf));
 }
 

@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include "json/json_text.h"
+
 namespace logtide {
 namespace {
 
@@ -129,10 +131,83 @@ TEST_CASE("numbers are read exactly, whatever their spelling") {
   CHECK(read("-9223372036854775808").i == INT64_MIN);
   CHECK(read("18446744073709551615").d == 18446744073709551615.0);
   for (const char* bad : {"01", "1.", ".5", "-", "+1", "1e", "1e+", "--1", "1.2.3", "0x10", "1a",
-                          "1e400", "18446744073709551616", "nul", "tru", "falsey"}) {
+                          "1e400", "nul", "tru", "falsey", "012345678901234567890",
+                          "99999999999999999999x", "-99999999999999999999-"}) {
     INFO(bad);
     CHECK_FALSE(f.Run(std::string("{\"n\":") + bad + "}").ok());
   }
+}
+
+// Issue 28: integers beyond 64 bits were refused as invalid JSON.
+TEST_CASE("integers beyond 64 bits are read as the nearest double (issue 28)") {
+  NumberReader read;
+  const double k63 = 9223372036854775808.0, k64 = 18446744073709551616.0;
+  CHECK_FALSE(read("9223372036854775808").is_int);
+  CHECK(read("9223372036854775808").d == k63);
+  CHECK(read("18446744073709551616").d == k64);
+  CHECK_FALSE(read("18446744073709551616").is_int);
+  CHECK(read("99999999999999999999").d == 1e20);  // 1e20 - 1 rounds to 1e20, a double
+  CHECK(read("-99999999999999999999").d == -1e20);
+  CHECK(read("-18446744073709551616").d == -k64);
+  CHECK(read("1000000000000000000000000000000").d == 1e30);
+  CHECK(read("1.8446744073709552e19").d == k64);
+  // -2^63 - 1 rounds to -2^63, which is integral and within int64: the integer INT64_MIN.
+  CHECK(read("-9223372036854775809").is_int);
+  CHECK(read("-9223372036854775809").i == INT64_MIN);
+  // Past the largest double an integer is refused, as 1e400 is.
+  NumberReader& r = read;
+  CHECK_FALSE(r.f.Run("{\"n\":1" + std::string(400, '0') + "}").ok());
+}
+
+std::string Key(const ValueRef& v) {
+  std::string out;
+  EncodeValue(v, &out);
+  return out;
+}
+
+TEST_CASE("spellings of one number beyond 64 bits are one key (issue 28)") {
+  NumberReader read;
+  CHECK(Key(read("99999999999999999999")) == Key(read("1e20")));
+  CHECK(Key(read("100000000000000000000")) == Key(read("1e+20")));
+  CHECK(Key(read("18446744073709551615")) == Key(read("18446744073709551616")));
+  CHECK(Key(read("18446744073709551616")) == Key(read("1.8446744073709552e19")));
+  CHECK(Key(read("-9223372036854775809")) == Key(read("-9223372036854775808")));
+  CHECK(Key(read("9223372036854775807")) != Key(read("9223372036854775808")));
+}
+
+// What logtide writes, logtide reads back as the same value: `logtide | logtide` works.
+TEST_CASE("every number written reads back as the same key (issue 28)") {
+  NumberReader read;
+  const double k63 = 9223372036854775808.0, k64 = 18446744073709551616.0;
+  for (const ValueRef& v :
+       {ValueRef::Int(INT64_MAX), ValueRef::Int(INT64_MIN), ValueRef::Int(INT64_MAX - 1),
+        ValueRef::Number(9007199254740992.0), ValueRef::Number(k63), ValueRef::Number(-k63),
+        ValueRef::Number(k64), ValueRef::Number(-k64), ValueRef::Number(1e19),
+        ValueRef::Number(1e20), ValueRef::Number(-1e20), ValueRef::Number(1.7976931348623157e308),
+        ValueRef::Number(0.1), read("99999999999999999999")}) {
+    std::string text;
+    AppendJsonValue(v, &text);
+    INFO(text);
+    CHECK(Key(read(text)) == Key(v));
+  }
+}
+
+TEST_CASE("objects and arrays may hold integers beyond 64 bits (issue 28)") {
+  Fixture f;
+  int o = f.Add("o");
+  REQUIRE(f.ex.Finish().ok());
+  REQUIRE(f.Run(R"({"o":[99999999999999999999, 18446744073709551616, -9223372036854775809]})")
+              .ok());
+  CHECK(f.values[o].s == "[1e+20,1.8446744073709552e+19,-9223372036854775808]");
+  REQUIRE(f.Run(R"({"o":{"b":"99999999999999999999","a":-100000000000000000000}})").ok());
+  CHECK(f.values[o].s == R"({"a":-1e+20,"b":"99999999999999999999"})");
+  CHECK_FALSE(f.Run(R"({"o":[99999999999999999999x]})").ok());
+  CHECK_FALSE(f.Run(R"({"o":[099999999999999999999]})").ok());
+  JsonChecker checker;
+  CHECK(checker.IsValid(R"({"a":99999999999999999999,"b":[-99999999999999999999]})"));
+  CHECK(checker.IsValid(R"({"a":"\"99999999999999999999"})"));
+  CHECK_FALSE(checker.IsValid(R"({"a":99999999999999999999x})"));
+  CHECK_FALSE(checker.IsValid("{\"a\":1" + std::string(400, '0') + "}"));
 }
 
 TEST_CASE("decimals are integers exactly when their value is integral") {

@@ -34,5 +34,38 @@ TEST_CASE("numbers: integers exactly, doubles shortest round-trip, non-finite as
   CHECK(s == "null");
 }
 
+std::string Written(const ValueRef& v) {
+  std::string out;
+  AppendJsonValue(v, &out);
+  return out;
+}
+
+// Issue 28: an integral double beyond int64 was written as an integer of 20 digits that
+// logtide, and any reader of 64-bit integers, refused.
+TEST_CASE("integral numbers are integers only within int64, otherwise in exponent form (issue 28)") {
+  CHECK(Written(ValueRef::Number(9007199254740992.0)) == "9007199254740992");  // 2^53
+  CHECK(Written(ValueRef::Int(INT64_MAX)) == "9223372036854775807");
+  CHECK(Written(ValueRef::Number(-9223372036854775808.0)) == "-9223372036854775808");
+  CHECK(Written(ValueRef::Number(9223372036854775808.0)) == "9.223372036854776e+18");  // 2^63
+  CHECK(Written(ValueRef::Number(18446744073709551616.0)) == "1.8446744073709552e+19");
+  CHECK(Written(ValueRef::Number(-18446744073709551616.0)) == "-1.8446744073709552e+19");
+  CHECK(Written(ValueRef::Number(1e19)) == "1e+19");
+  CHECK(Written(ValueRef::Number(1e20)) == "1e+20");
+  CHECK(Written(ValueRef::Number(123456789012345678901234.0)) == "1.2345678901234569e+23");
+  // AppendDouble alone (avg, sums of doubles) follows the same rule.
+  std::string s;
+  AppendDouble(18446744073709551616.0, &s);
+  CHECK(s == "1.8446744073709552e+19");
+  s.clear();
+  AppendDouble(-9223372036854775808.0, &s);
+  CHECK(s == "-9223372036854775808");
+  s.clear();
+  AppendDouble(4611686018427387904.0, &s);  // 2^62: within int64, an integer
+  CHECK(s == "4611686018427387904");
+  s.clear();
+  AppendDouble(1.7976931348623157e308, &s);
+  CHECK(s == "1.7976931348623157e+308");
+}
+
 }  // namespace
 }  // namespace logtide

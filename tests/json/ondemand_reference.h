@@ -5,6 +5,11 @@
 
 #include <simdjson.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -91,7 +96,21 @@ struct Reference {
           return simdjson::SUCCESS;
         }
         od::number n;
-        if (auto e = val.get_number().get(n)) return e;
+        if (auto e = val.get_number().get(n)) {
+          // An integer beyond 64 bits, which simdjson 3.0.1 refuses: logtide reads it as the
+          // nearest double (issue 28), here strtod's, if it is an integer as JSON spells one.
+          std::string token(val.raw_json_token());
+          while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+            token.pop_back();
+          const size_t digits = token[0] == '-' ? 1 : 0;
+          if (token.size() <= digits || token[digits] == '0' ||
+              token.find_first_not_of("0123456789", digits) != std::string::npos)
+            return e;
+          const double d = std::strtod(token.c_str(), nullptr);
+          if (!std::isfinite(d)) return e;
+          *out = ValueRef::Number(d);
+          return simdjson::SUCCESS;
+        }
         if (n.get_number_type() == od::number_type::signed_integer)
           *out = ValueRef::Int(n.get_int64());
         else
@@ -264,6 +283,47 @@ inline bool Canonical(simdjson::dom::element e) {
   return true;
 }
 
+// The text `s` with each integer beyond 64 bits outside strings respelled as strtod's double
+// with 17 digits and an exponent: simdjson 3.0.1's DOM parser refuses such integers, which
+// logtide reads as the nearest double (issue 28). Integers with a leading zero stay as they are.
+inline std::string DoublesForBigIntegers(std::string_view s) {
+  std::string out;
+  bool in_string = false;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (in_string || c == '"') {
+      out += c;
+      if (in_string && c == '\\' && i + 1 < s.size()) out += s[++i];
+      else if (c == '"') in_string = !in_string;
+      ++i;
+      continue;
+    }
+    if (c != '-' && !std::isdigit(static_cast<unsigned char>(c))) {
+      out += c;
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) ||
+                            std::strchr(".eE+-", s[j]) != nullptr))
+      ++j;
+    const std::string token(s.substr(i, j - i));
+    const size_t lead = token[0] == '-' ? 1 : 0;
+    char* end = nullptr;
+    errno = 0;
+    std::strtoll(token.c_str(), &end, 10);
+    if (*end == '\0' && errno == ERANGE && token.size() > lead + 1 && token[lead] != '0') {
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%.16e", std::strtod(token.c_str(), nullptr));
+      out += buf;
+    } else {
+      out += token;
+    }
+    i = j;
+  }
+  return out;
+}
+
 inline bool Same(const ValueRef& a, const ValueRef& b) {
   if (a.type != b.type || a.is_int != b.is_int) return false;
   if (a.type == ValueType::kNumber)
@@ -273,8 +333,8 @@ inline bool Same(const ValueRef& a, const ValueRef& b) {
     // The extractor's text (a) is canonical and equal as JSON to the source text (b).
     static simdjson::dom::parser pa, pb;
     simdjson::dom::element ea, eb;
-    if (pa.parse(a.s.data(), a.s.size()).get(ea) || pb.parse(b.s.data(), b.s.size()).get(eb))
-      return false;
+    const std::string source = DoublesForBigIntegers(b.s);
+    if (pa.parse(a.s.data(), a.s.size()).get(ea) || pb.parse(source).get(eb)) return false;
     // No spaces outside strings: minifying changes nothing.
     std::string min(a.s.size() + 1, '\0');
     size_t min_size = 0;

@@ -51,7 +51,7 @@ def num(v):
 
 
 def fmt_num(x):
-    if isinstance(x, float) and x.is_integer() and abs(x) < 2**63:
+    if isinstance(x, float) and x.is_integer() and -2**63 <= x < 2**63:
         return str(int(x))
     return repr(x) if isinstance(x, float) else str(x)
 
