@@ -17,6 +17,9 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
 Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s)
 digest() { sha256sum "$1" | cut -d' ' -f1; }
+# Waits until the command succeeds (polling every 10 ms), for at most a minute however busy the
+# machine; then goes on, and the checks that follow fail if it never did.
+wait_until() { local i; for ((i = 0; i < 6000; i++)); do "$@" && return 0; sleep 0.01; done; return 1; }
 reset() { rm -f s.db s.db-wal s.db-shm out.ndjson late.ndjson err.txt; }
 
 "$gen" --lines 20000 --seed 5 --rate-per-s 200 --disorder-ms 1500 --late-fraction 0.01 > all.ndjson
@@ -107,7 +110,8 @@ check "canonical query: ... and the resumed run went on writing" bash -c '[ "$(w
 rm -f s2.db*
 "$bin" -q "${Q[@]}" --state s2.db --checkpoint-every 20 -o slow.out slow.ndjson 2> /dev/null &
 slow=$!
-sleep 0.3
+# The outputs are opened after the state (which the run then holds): wait for both.
+wait_until bash -c '[ -e s2.db ] && [ -e slow.out ]' 
 "$bin" -q "${Q[@]}" --state s2.db --checkpoint-every 20 -o other.out slow.ndjson > /dev/null 2> err.txt
 rc=$?
 check "state in use: a second run fails at once with exit 4" test "$rc" = 4
@@ -313,25 +317,32 @@ reset
 "$gen" --lines 400000 --seed 9 --rate-per-s 1000 > long.ndjson
 "$bin" -q "${Q[@]}" long.ndjson > ref-long.ndjson
 : > piped.ndjson
-# Checkpoints every 20 lines slow the run down enough to be stopped in the middle.
-("$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson | cat >> piped.ndjson) 2> err.txt &
-sleep 0.3
-pkill -TERM -f -- "--state s.db --checkpoint-every 20 long.ndjson" || true
-wait
+# Checkpoints every 20 lines slow the run down enough to be stopped in the middle: the signal
+# goes to this run alone (its own pid), once it has written records (is past its start).
+rm -f term.fifo; mkfifo term.fifo
+cat term.fifo >> piped.ndjson &
+reader=$!
+"$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson > term.fifo 2> err.txt &
+run=$!
+wait_until bash -c '[ -s piped.ndjson ] || ! kill -0 '"$run"' 2>/dev/null' 
+kill -TERM "$run" 2>/dev/null
+wait "$run" "$reader"
 check "SIGTERM: the run says it stopped" grep -q "stopped by signal 15 after a checkpoint" err.txt
 "$bin" -q "${Q[@]}" --state s.db --checkpoint-every 20 long.ndjson | cat >> piped.ndjson
 check "SIGTERM: after the rerun the pipe got each record exactly once" cmp -s piped.ndjson ref-long.ndjson
 
 # --- a signal while waiting on a quiet pipe stops the run at once, after a checkpoint -------------
 reset
-(head -n 3000 all.ndjson; exec sleep 30) | "$bin" -q "${Q[@]}" --state s.db -o out.ndjson - 2> err.txt &
+(echo "$BASHPID" > writer.pid; head -n 3000 all.ndjson; exec sleep 30) |
+  "$bin" -q "${Q[@]}" --state s.db --checkpoint-interval 50ms -o out.ndjson - 2> err.txt &
 pid=$!  # logtide, the pipeline's last command
-sleep 1
+# Idle: a checkpoint taken while it waits holds every line the writer wrote.
+wait_until bash -c "'$bin' inspect s.db 2>/dev/null | grep -q '\"line\":3000,'"
 started=$(date +%s%N)
 kill -INT "$pid"
 while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 stopped=$(( ($(date +%s%N) - started) / 1000000 ))
-pkill -x -f "sleep 30" 2>/dev/null || true
+kill "$(cat writer.pid)" 2>/dev/null
 wait 2>/dev/null
 check "idle pipe + SIGINT: the run says it stopped" grep -q "stopped by signal 2 after a checkpoint" err.txt
 check "idle pipe + SIGINT: within a second (took ${stopped} ms)" test "$stopped" -lt 1000
