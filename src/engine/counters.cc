@@ -20,7 +20,7 @@ Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status CountersState::Load(std::string_view data, const WindowRows&) {
+Status CountersState::Load(std::string_view data, uint32_t, const WindowRows&) {
   ByteReader r(data);
   *seq_ = r.U64();
   for (uint64_t* v : {&stats_->lines, &stats_->events, &stats_->bad_lines, &stats_->late_events,

@@ -40,7 +40,7 @@ class CountersState final : public CheckpointComponent {
   std::string_view section() const override { return "counters"; }
   uint32_t version() const override { return filtered_ ? 2 : 1; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, const WindowRows& rows) override;
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
  private:
   EngineStats* stats_;

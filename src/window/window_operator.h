@@ -97,7 +97,7 @@ class WindowOperator : public CheckpointComponent {
     return Status::Ok();
   }
   // Restores into a new operator and sets the timers its state implies.
-  Status Load(std::string_view data, const WindowRows& rows) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows& rows) override {
     ByteReader r(data);
     const Nanos w = r.I64();
     if (!r.ok() || !Restore(rows, &r, w) || !r.ok() || !r.at_end())

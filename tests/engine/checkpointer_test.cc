@@ -21,7 +21,7 @@ class Fake final : public CheckpointComponent {
     if (name_ == "windows") log->push_back(StateOp{StateOp::kPut, all ? "all" : "k", value});
     return Status::Ok();
   }
-  Status Load(std::string_view data, const WindowRows& rows) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows& rows) override {
     calls_->push_back("load " + name_);
     if (data == "damaged") return Status::Corruption("it does not decode");
     value = std::string(data);

@@ -69,7 +69,7 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
     return s;
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
-  bool Load(const Saved& s) { return op_->Load(s.meta, s.rows).ok(); }
+  bool Load(const Saved& s) { return op_->Load(s.meta, op_->version(), s.rows).ok(); }
   size_t pending_timers() const { return op_->pending_timers(); }
 
   // The most records handed over in one EmitWindows call so far.
