@@ -345,9 +345,9 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
-  bool accepted = op->Add(KeyedEvent{key, t, ev.aggs, seq});
+  const AddResult added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
   keys.ReleaseIfUnused(key);
-  if (!accepted) {
+  if (!added.accepted()) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
     if (!json_checker.IsValid(std::string_view(line.data, line.size)))
       return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
