@@ -42,10 +42,17 @@ void PrintStats(const Engine& engine, double seconds) {
     }
     return text;
   };
+  // With overlapping windows, the events that missed some of them, and the windows missed.
+  auto partly = [&](const EngineStats& s) {
+    if (!engine.config().window.overlaps()) return std::string();
+    return fmt::format(",\"partly_late_events\":{},\"missed_windows\":{}", s.partly_late_events,
+                       s.missed_windows);
+  };
   Diag(stderr,
-       "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},\"windows_emitted\":{},"
+       "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}{},\"windows_emitted\":{},"
        "\"ignored_values\":{{{}}},{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
-       st.lines, st.events, st.bad_lines, st.late_events, st.windows_emitted, ignored(st),
+       st.lines, st.events, st.bad_lines, st.late_events, partly(st), st.windows_emitted,
+       ignored(st),
        engine.config().where.empty() ? "" : fmt::format("\"filtered\":{},", st.filtered),
        st.bytes_read, seconds,
        seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
@@ -53,10 +60,11 @@ void PrintStats(const Engine& engine, double seconds) {
            ? std::string()
            : fmt::format(
                  ",\"checkpoints\":{},\"checkpoint_seconds\":{:.3f},\"last_checkpoint_rows\":{},"
-                 "\"job\":{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{},"
+                 "\"job\":{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}{},"
                  "\"windows_emitted\":{},\"ignored_values\":{{{}}}{}}}",
                  st.checkpoints, st.checkpoint_seconds, st.last_checkpoint_rows, job.lines,
-                 job.events, job.bad_lines, job.late_events, job.windows_emitted, ignored(job),
+                 job.events, job.bad_lines, job.late_events, partly(job), job.windows_emitted,
+                 ignored(job),
                  engine.config().where.empty() ? ""
                                                : fmt::format(",\"filtered\":{}", job.filtered)));
 }

@@ -35,7 +35,7 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
           fmt::format("state file {} has no \"{}\" section: it is damaged; it was not changed",
                       store_->path(), c->section()));
     }
-    if (s->version != c->version()) {
+    if (!c->Reads(s->version)) {
       return another_version(
           fmt::format("its \"{}\" section has format {}; this version reads "
                       "format {}",
@@ -43,7 +43,8 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
     }
   }
   for (CheckpointComponent* c : components_) {
-    Status st = c->Load(cp.Find(c->section())->data, cp.windows);
+    const Section* s = cp.Find(c->section());
+    Status st = c->Load(s->data, s->version, cp.windows);
     if (st.code() == Status::Code::kCorruption) {
       return Status::Corruption(
           fmt::format("state file {}: its \"{}\" section is damaged ({}); it was not changed",

@@ -6,7 +6,8 @@ namespace logtide {
 
 // Section "counters", version 1: u64 seq, u64 lines, events, bad_lines, late_events,
 // windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported. Version 2
-// (a query with --where): then u64 filtered.
+// (a query with --where): then u64 filtered. Version 3 (overlapping windows): then u64
+// filtered (0 without --where), partly_late_events, missed_windows.
 Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   ByteWriter w(data);
   w.U64(*seq_);
@@ -16,11 +17,16 @@ Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   w.U32(static_cast<uint32_t>(stats_->ignored_values.size()));
   for (uint64_t v : stats_->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(*reported_));
-  if (filtered_) w.U64(stats_->filtered);
+  const uint32_t version = this->version();
+  if (version >= 2) w.U64(stats_->filtered);
+  if (version >= 3) {
+    w.U64(stats_->partly_late_events);
+    w.U64(stats_->missed_windows);
+  }
   return Status::Ok();
 }
 
-Status CountersState::Load(std::string_view data, const WindowRows&) {
+Status CountersState::Load(std::string_view data, uint32_t version, const WindowRows&) {
   ByteReader r(data);
   *seq_ = r.U64();
   for (uint64_t* v : {&stats_->lines, &stats_->events, &stats_->bad_lines, &stats_->late_events,
@@ -30,7 +36,10 @@ Status CountersState::Load(std::string_view data, const WindowRows&) {
     return Status::Corruption("the number of aggregates differs");
   for (uint64_t& v : stats_->ignored_values) v = r.U64();
   *reported_ = static_cast<int>(r.U32());
-  if (filtered_) stats_->filtered = r.U64();
+  if (version >= 2) stats_->filtered = r.U64();
+  // A version before 3 did not count them: from 0.
+  stats_->partly_late_events = version >= 3 ? r.U64() : 0;
+  stats_->missed_windows = version >= 3 ? r.U64() : 0;
   if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
   return Status::Ok();
 }

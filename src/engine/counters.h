@@ -23,6 +23,11 @@ struct EngineStats {
   uint64_t last_checkpoint_rows = 0;     // window rows written by the last one
   std::vector<uint64_t> ignored_values;  // per aggregate: values of the wrong type
   uint64_t filtered = 0;                 // events --where skipped
+  // Windows that overlap (WindowSpec::overlaps): an event's windows close one after another,
+  // and it may come after some of them closed.
+  uint64_t partly_late_events = 0;  // events added to some of their windows, not all
+  uint64_t missed_windows = 0;      // (event, window) pairs dropped as late: every window of a
+                                    // late event, the closed ones of a partly late event
   // Counts above are for the whole job: a run resumed from --state continues them.
 };
 
@@ -31,22 +36,37 @@ struct EngineStats {
 class CountersState final : public CheckpointComponent {
  public:
   // REQUIRES: the pointees outlive this object; stats->ignored_values is sized.
-  // `filtered`: the query has a --where, whose skipped events are counted too.
-  CountersState(EngineStats* stats, uint64_t* seq, int* reported, bool filtered)
-      : stats_(stats), seq_(seq), reported_(reported), filtered_(filtered) {}
+  // `filtered`: the query has a --where, whose skipped events are counted too. `overlapping`:
+  // its windows overlap (WindowSpec::overlaps), whose partly late events are counted too.
+  CountersState(EngineStats* stats, uint64_t* seq, int* reported, bool filtered, bool overlapping)
+      : stats_(stats),
+        seq_(seq),
+        reported_(reported),
+        filtered_(filtered),
+        overlapping_(overlapping) {}
 
-  // Version 2 adds the filtered count; a query without --where keeps writing version 1, so
-  // its state files stay readable by the versions before.
+  // Version 2 adds the filtered count, version 3 the partly late events and the missed
+  // windows. A query writes the lowest version that holds its counters (1 without --where, 2
+  // with, 3 with overlapping windows), so its state files stay readable by the versions
+  // before; with overlapping windows it reads the version it wrote before version 3 existed
+  // too, whose missing counters start at 0.
   std::string_view section() const override { return "counters"; }
-  uint32_t version() const override { return filtered_ ? 2 : 1; }
+  uint32_t version() const override { return overlapping_ ? 3 : OldVersion(); }
+  bool Reads(uint32_t version) const override {
+    return version == this->version() || (overlapping_ && version == OldVersion());
+  }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, const WindowRows& rows) override;
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
  private:
+  // The version this query wrote before version 3.
+  uint32_t OldVersion() const { return filtered_ ? 2 : 1; }
+
   EngineStats* stats_;
   uint64_t* seq_;
   int* reported_;
   bool filtered_;
+  bool overlapping_;
 };
 
 }  // namespace logtide

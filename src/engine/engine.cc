@@ -59,7 +59,7 @@ struct Engine::Impl {
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
         idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
-        counters(s, &seq, report.reported(), !c.where.empty()) {
+        counters(s, &seq, report.reported(), !c.where.empty(), c.window.overlaps()) {
     tracker.set_hold(c.hold);
     c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }
@@ -350,15 +350,30 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
-  bool accepted = op->Add(KeyedEvent{key, t, ev.aggs, seq});
+  const AddResult added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
   keys.ReleaseIfUnused(key);
-  if (!accepted) {
+  if (!added.accepted()) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
     if (!json_checker.IsValid(std::string_view(line.data, line.size)))
       return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
-    report.LateEvent(inputs->reader(input).name(), line, t, watermark);
+    report.LateEvent(inputs->reader(input).name(), line, t, watermark, added.windows);
   } else {
     ++stats->events;
+    if (added.missed > 0) [[unlikely]] {
+      // Its windows start a slide apart and the late ones are its first.
+      const Nanos first_end = config.window.NextEndAfter(t);
+      const Nanos last_end = SatAdd(first_end, (added.missed - 1) * config.window.slide);
+      const MissedWindows missed{added.windows,
+                                 added.missed,
+                                 SatSub(first_end, config.window.size),
+                                 first_end,
+                                 SatSub(last_end, config.window.size),
+                                 last_end};
+      // The line is in the windows already: one that is not valid JSON as a whole (its fields
+      // could be read) is still an event, and its record holds it as a string.
+      const bool valid = json_checker.IsValid(std::string_view(line.data, line.size));
+      report.PartlyLateEvent(inputs->reader(input).name(), line, t, watermark, missed, valid);
+    }
   }
   tracker.Observe(input, t);
   Advance(tracker.Update());
@@ -425,7 +440,8 @@ void Engine::Impl::ReportProgress(bool done) {
 }
 
 void Engine::Impl::FlushIfDue() {
-  const uint64_t records = stats->windows_emitted + stats->late_events + stats->bad_lines;
+  const uint64_t records =
+      stats->windows_emitted + stats->late_events + stats->partly_late_events + stats->bad_lines;
   if (records == flushed_records) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_flush < kFlushDeadline) return;
@@ -457,7 +473,8 @@ bool Engine::Impl::Tick() {
       if (others && (tracker.idle(waiting_on) || AnyIdleReady())) wait = false;
     }
   }
-  const uint64_t records = stats->windows_emitted + stats->late_events + stats->bad_lines;
+  const uint64_t records =
+      stats->windows_emitted + stats->late_events + stats->partly_late_events + stats->bad_lines;
   if (records != flushed_records) {
     flushed_records = records;
     if (output_thread != nullptr) output_thread->Drain();
@@ -699,6 +716,8 @@ EngineStats Engine::run_stats() const {
   r.events -= a.events;
   r.bad_lines -= a.bad_lines;
   r.late_events -= a.late_events;
+  r.partly_late_events -= a.partly_late_events;
+  r.missed_windows -= a.missed_windows;
   r.windows_emitted -= a.windows_emitted;
   r.filtered -= a.filtered;
   for (size_t i = 0; i < r.ignored_values.size() && i < a.ignored_values.size(); ++i)

@@ -71,13 +71,31 @@ Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind
   return Status::Ok();
 }
 
-void RunReport::LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark) {
+void RunReport::LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
+                          uint32_t windows) {
   ++stats_->late_events;
+  stats_->missed_windows += windows;
   lateness_.Add(SatSub(watermark, time));
   OutputFile& late = outputs_->late();
   if (!late.is_open()) return;
   AppendLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark,
                    std::string_view(line.data, line.size), late.buffer());
+  late.MaybeFlush();
+}
+
+void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos time,
+                                Nanos watermark, const MissedWindows& missed, bool valid) {
+  ++stats_->partly_late_events;
+  stats_->missed_windows += missed.missed;
+  partly_missed_ += missed.missed;
+  partly_windows_ += missed.windows;
+  // As for a late event: a --delay larger by this much would have had the watermark at its
+  // time when it came, before its first window closed.
+  partly_lateness_.Add(SatSub(watermark, time));
+  OutputFile& late = outputs_->late();
+  if (!late.is_open()) return;
+  AppendPartlyLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark, missed,
+                         std::string_view(line.data, line.size), valid, late.buffer());
   late.MaybeFlush();
 }
 
@@ -141,6 +159,21 @@ void RunReport::WarnAtEnd(Nanos top) {
           FormatRfc3339(SatAdd(top, config_.delay)));
     }
     Diag(diag_, "{}", text);
+  }
+  const uint64_t partly = stats_->partly_late_events - a.partly_late_events;
+  if (partly > 0 && config_.late_output.empty()) {
+    const bool one = partly == 1;
+    Diag(diag_,
+         "logtide: warning: {} event{} missed {} of {} {} windows, closed before {} came ({} in "
+         "the other {}), up to {} behind the watermark (median about {}); --delay {} would have "
+         "kept {} in all {} windows (or allow more with --lateness), or keep {} with "
+         "--late-output FILE\n",
+         partly, one ? "" : "s", partly_missed_, one ? "its" : "their", partly_windows_,
+         one ? "it" : "they", one ? "it is" : "they are", partly_windows_ - partly_missed_,
+         FormatDurationRounded(partly_lateness_.max(), true),
+         FormatDurationRounded(partly_lateness_.Median(), false),
+         FormatDurationRounded(SatAdd(config_.delay, partly_lateness_.max()), true),
+         one ? "it" : "them", one ? "its" : "their", one ? "it" : "them");
   }
   WarnUnseenFields();
   for (const auto& [label, n] : mismatches_) {

@@ -16,6 +16,7 @@
 #include "engine/config.h"
 #include "engine/counters.h"
 #include "input/line_reader.h"
+#include "output/side_records.h"
 #include "time/timestamp.h"
 #include "util/status.h"
 #include "watermark/lateness.h"
@@ -51,9 +52,16 @@ class RunReport {
   // --max-errors, unless --errors or --quiet), written to --errors. Returns the DataError that
   // stops the run under --on-error fail, else Ok.
   Status BadLine(std::string_view input, const Line& line, BadKind kind, std::string_view reason);
-  // An event behind the watermark that no window took: counted, written to --late-output.
+  // An event behind the watermark that none of its `windows` took: counted (with its windows
+  // as missed), written to --late-output.
   // REQUIRES: the line is valid JSON (it is copied into the record as it is).
-  void LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark);
+  void LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
+                 uint32_t windows);
+  // An event added to some of its windows that came after the others closed: counted (its
+  // missed windows too), written to --late-output with the windows it missed; `valid`: the
+  // line is valid JSON (else the record holds it as a string).
+  void PartlyLateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
+                       const MissedWindows& missed, bool valid);
   // Keeps the first lines that held events, to say which fields events have (WarnAtEnd).
   void NoteSample(const Line& line) {
     if (samples_.size() < kSamples) [[unlikely]]
@@ -71,9 +79,9 @@ class RunReport {
 
   // A warning, unless --quiet.
   void Warn(std::string_view message);
-  // The end-of-run warnings: this run's bad lines, late events (with the --delay that would
-  // have kept them; `top` is the largest event time read), absent fields with a hint, type
-  // mismatches and ignored values.
+  // The end-of-run warnings: this run's bad lines, late events and partly late events (each
+  // with the --delay that would have kept them; `top` is the largest event time read), absent
+  // fields with a hint, type mismatches and ignored values.
   void WarnAtEnd(Nanos top);
   // The run's verdict on its input: DataError when no line was usable (the wrong --time,
   // --time-format, not NDJSON) or when more lines were bad than --max-bad-ratio allows, saying
@@ -96,6 +104,9 @@ class RunReport {
   uint64_t bad_by_kind_[kBadKinds] = {};
   std::string first_reason_[kBadKinds];
   LatenessSummary lateness_;  // this run's late events
+  // This run's partly late events: how late, and their windows, missed and in all.
+  LatenessSummary partly_lateness_;
+  uint64_t partly_missed_ = 0, partly_windows_ = 0;
   std::vector<std::string> samples_;
   std::vector<std::pair<std::string, bool>> unseen_fields_;
   std::vector<std::pair<std::string, uint64_t>> mismatches_;

@@ -286,7 +286,7 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status InputSet::Load(std::string_view data, const WindowRows&) {
+Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
   std::vector<InputPosition> saved;
   if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);

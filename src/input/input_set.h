@@ -130,7 +130,7 @@ class InputSet final : public CheckpointComponent {
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, const WindowRows& rows) override;
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
  private:
   struct Track {

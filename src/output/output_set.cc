@@ -113,7 +113,7 @@ Status OutputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status OutputSet::Load(std::string_view data, const WindowRows&) {
+Status OutputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
   std::vector<OutputPosition> saved;
   if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
   resumed_ = true;

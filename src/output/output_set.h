@@ -68,7 +68,7 @@ class OutputSet final : public CheckpointComponent {
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, const WindowRows& rows) override;
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
  private:
   static constexpr const char* kRoles[3] = {"output", "late-output", "errors"};

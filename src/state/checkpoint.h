@@ -39,19 +39,23 @@ class CheckpointComponent {
 
   // The section's name, unique within a job ("inputs", "windows", ...).
   virtual std::string_view section() const = 0;
-  // The version of the section's format that Save writes and Load reads. A format change
-  // takes a new version: a state saved by another version is refused, never misread.
+  // The version of the section's format that Save writes. A format change takes a new
+  // version: a state saved in a version the component does not read is refused, never misread.
   virtual uint32_t version() const = 0;
+  // Whether Load reads a section saved in `version`: the one Save writes, and the older ones
+  // a component migrates (their missing fields take the values a new job starts with).
+  virtual bool Reads(uint32_t version) const { return version == this->version(); }
 
   // Writes the component's state to *data. The window operator also appends its row changes
   // to *log (with `all`, every live row, for a log rewritten whole); other components leave
   // it alone.
   virtual Status Save(std::string* data, std::vector<StateOp>* log, bool all) = 0;
-  // Restores the component from a section its version wrote and the window log's live rows
+  // Restores the component from a section saved in `version` and the window log's live rows
   // (which only the window operator reads). Components are restored in the order they were
   // registered. Errors: Corruption when the bytes are damaged; Refused when the saved state
   // does not fit this run (an input replaced, say).
-  virtual Status Load(std::string_view data, const WindowRows& rows) = 0;
+  // REQUIRES: Reads(version).
+  virtual Status Load(std::string_view data, uint32_t version, const WindowRows& rows) = 0;
 };
 
 }  // namespace logtide

@@ -94,7 +94,7 @@ class WatermarkTracker final : public CheckpointComponent {
     ByteWriter(data).I64(current_);
     return Status::Ok();
   }
-  Status Load(std::string_view data, const WindowRows&) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
     ByteReader r(data);
     current_ = r.I64();
     if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");

@@ -13,17 +13,30 @@ PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode
 
 PaneOperator::~PaneOperator() = default;
 
-bool PaneOperator::Add(const KeyedEvent& e) {
+AddResult PaneOperator::Add(const KeyedEvent& e) {
   const Nanos t = e.time;
-  // Every time in one pane has the same last window (the pane divides the slide): consecutive
-  // events in one pane skip the divisions.
+  // Every time in one pane has the same windows (the pane divides the slide and the size):
+  // consecutive events in one pane skip the divisions.
   if (!(t >= recent_pane_ && t < recent_pane_end_)) {
     recent_pane_ = FloorTo(t, pane_);
     recent_pane_end_ = SatAdd(recent_pane_, pane_);
-    recent_last_end_ = spec_.LastWindowEnd(t);
+    const Nanos last_end = spec_.LastWindowEnd(t);
+    recent_first_end_ = spec_.NextEndAfter(t);
+    // At most kMaxWindowsPerEvent (window_spec.h).
+    recent_windows_ = static_cast<uint32_t>(SatSub(last_end, recent_first_end_) / spec_.slide + 1);
+    recent_first_late_ = CleanupTime(recent_first_end_);
+    recent_last_late_ = CleanupTime(last_end);
     recent_ = nullptr;
   }
-  if (IsLate(recent_last_end_)) return false;
+  // IsLate(end) of the pane's last and first windows, with their cleanup times kept.
+  if (watermark_ >= recent_last_late_) return AddResult{recent_windows_, recent_windows_};
+  uint32_t missed = 0;
+  if (watermark_ >= recent_first_late_) [[unlikely]] {
+    // The windows ending at or before watermark - lateness are late; the last one is not.
+    const Nanos late_to = SatSub(watermark_, lateness_);
+    missed = static_cast<uint32_t>(
+        std::min<Nanos>(SatSub(late_to, recent_first_end_) / spec_.slide + 1, recent_windows_ - 1));
+  }
   const Nanos p = recent_pane_;
   if (recent_ == nullptr) recent_ = GetPane(p);
   uint32_t slot = FindSlot(*recent_, e.key);
@@ -47,7 +60,7 @@ bool PaneOperator::Add(const KeyedEvent& e) {
     }
     EmitAndRelease();
   }
-  return true;
+  return AddResult{recent_windows_, missed};
 }
 
 PaneOperator::Pane* PaneOperator::GetPane(Nanos start) {

@@ -29,7 +29,7 @@ class PaneOperator final : public WindowOperator {
   PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~PaneOperator() override;
 
-  bool Add(const KeyedEvent& e) override;
+  AddResult Add(const KeyedEvent& e) override;
   size_t open_entries() const override { return open_entries_; }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
 
@@ -89,9 +89,12 @@ class PaneOperator final : public WindowOperator {
 
   WindowSpec spec_;
   Nanos pane_;
-  // The pane of the last event added, [recent_pane_, recent_pane_end_), and the end of its
-  // last window.
-  Nanos recent_pane_ = kPlusInfinity, recent_pane_end_ = kPlusInfinity, recent_last_end_ = 0;
+  // The pane of the last event added, [recent_pane_, recent_pane_end_), the end of its first
+  // window, the CleanupTimes of its first and last windows, and its number of windows (the
+  // same for every time in the pane).
+  Nanos recent_pane_ = kPlusInfinity, recent_pane_end_ = kPlusInfinity, recent_first_end_ = 0;
+  Nanos recent_first_late_ = 0, recent_last_late_ = 0;
+  uint32_t recent_windows_ = 1;
   // Pane start -> its state (held by pointer: btree values move when the tree changes).
   absl::btree_map<Nanos, std::unique_ptr<Pane>> panes_;
   Pane* recent_ = nullptr;     // the pane starting at recent_pane_, once it exists

@@ -48,7 +48,7 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
   }
 }
 
-bool SessionOperator::Add(const KeyedEvent& e) {
+AddResult SessionOperator::Add(const KeyedEvent& e) {
   const uint32_t key = e.key;
   const Nanos t = e.time;
   SessionList* list = key < sessions_.size() ? &sessions_[key] : nullptr;
@@ -58,7 +58,7 @@ bool SessionOperator::Add(const KeyedEvent& e) {
   const size_t first = m.first, last = m.last;
   const Nanos start = m.start, end = m.end;
   // The session the event would end up in decides lateness (Flink: merge, then isWindowLate).
-  if (IsLate(end)) return false;
+  if (IsLate(end)) return AddResult{1, 1};
 
   if (list == nullptr) {
     sessions_.resize(key + 1);
@@ -110,7 +110,7 @@ bool SessionOperator::Add(const KeyedEvent& e) {
     timers_.Set(TimeDomain::kEventTime,
                 Timer{FireTime(target->end), target->end, target->start, key, Timer::kFire});
   }
-  return true;
+  return AddResult{1, 0};
 }
 
 void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {

@@ -19,7 +19,7 @@ class SessionOperator final : public WindowOperator {
   SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
   ~SessionOperator() override;
 
-  bool Add(const KeyedEvent& e) override;
+  AddResult Add(const KeyedEvent& e) override;
   size_t open_entries() const override { return open_; }
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
 

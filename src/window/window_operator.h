@@ -22,7 +22,9 @@
 //    revision from inside Add().
 //  - CleanupTime(end) = end + lateness: the window is late (IsLate) from then on, takes no
 //    more events, and its state is dropped.
-//  - An event is late, and changes nothing, when every window it belongs to is late.
+//  - An event is late, and changes nothing, when every window it belongs to is late. An event
+//    of overlapping (sliding) windows is partly late when some of them are: it is added to
+//    the others. Windows of one event are late in end order, so the late ones are its first.
 // The emitter writes the windows handed over in one EmitWindows call sorted by (end, start,
 // key); operators hand windows over in end order.
 #pragma once
@@ -70,6 +72,15 @@ struct KeyedEvent {
   uint64_t seq;  // the event's position in the stream, for first()/last()
 };
 
+// What Add did with an event: of the `windows` it belongs to (1 for tumbling and session
+// windows), the first `missed` in end order were late, and it was added to the others.
+struct AddResult {
+  uint32_t windows;
+  uint32_t missed;
+  // Whether it was added to a window: false, and nothing changed, when the event is late.
+  bool accepted() const { return missed < windows; }
+};
+
 class WindowOperator : public CheckpointComponent {
  public:
   struct Deps {
@@ -97,7 +108,7 @@ class WindowOperator : public CheckpointComponent {
     return Status::Ok();
   }
   // Restores into a new operator and sets the timers its state implies.
-  Status Load(std::string_view data, const WindowRows& rows) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows& rows) override {
     ByteReader r(data);
     const Nanos w = r.I64();
     if (!r.ok() || !Restore(rows, &r, w) || !r.ok() || !r.at_end())
@@ -105,8 +116,10 @@ class WindowOperator : public CheckpointComponent {
     return Status::Ok();
   }
 
-  // Adds one event at the current watermark. Returns false, changing nothing, when it is late.
-  virtual bool Add(const KeyedEvent& e) = 0;
+  // Adds one event at the current watermark to each of its windows that is not late, and
+  // returns how many windows it has and how many of them were late. When all were, the event
+  // is late and nothing changed.
+  virtual AddResult Add(const KeyedEvent& e) = 0;
 
   // Fires every event-time timer due at w, in timer order.
   // REQUIRES: w is not smaller than any watermark passed before.

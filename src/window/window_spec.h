@@ -31,6 +31,9 @@ struct WindowSpec {
   Nanos gap = 0;    // session
 
   bool is_session() const { return kind == Kind::kSession; }
+  // Whether an event belongs to more than one window (sliding, with a slide smaller than the
+  // size): only then may it come after some of its windows closed and before the others did.
+  bool overlaps() const { return kind == Kind::kSliding && slide < size; }
   // The event times whose every window, firing and cleanup time (with this delay and
   // lateness) are finite Nanos: an event outside [*lo, *hi] cannot be windowed exactly.
   void WindowableRange(Nanos delay, Nanos lateness, Nanos* lo, Nanos* hi) const;

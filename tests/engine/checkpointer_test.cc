@@ -15,14 +15,18 @@ class Fake final : public CheckpointComponent {
       : name_(std::move(name)), version_(version), calls_(calls) {}
   std::string_view section() const override { return name_; }
   uint32_t version() const override { return version_; }
+  bool Reads(uint32_t v) const override {
+    return v == version_ || (reads_from != 0 && v >= reads_from && v < version_);
+  }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
     calls_->push_back("save " + name_);
     *data = value;
     if (name_ == "windows") log->push_back(StateOp{StateOp::kPut, all ? "all" : "k", value});
     return Status::Ok();
   }
-  Status Load(std::string_view data, const WindowRows& rows) override {
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override {
     calls_->push_back("load " + name_);
+    loaded_version = version;
     if (data == "damaged") return Status::Corruption("it does not decode");
     value = std::string(data);
     rows_seen = rows.size();
@@ -30,6 +34,8 @@ class Fake final : public CheckpointComponent {
   }
   std::string value;
   size_t rows_seen = 0;
+  uint32_t reads_from = 0;  // the oldest older version Load reads; 0: none
+  uint32_t loaded_version = 0;
 
  private:
   std::string name_;
@@ -70,19 +76,22 @@ void Write(const std::string& path, const std::string& a_value) {
 }
 
 Status Read(const std::string& path, uint32_t windows_version, std::vector<std::string>* calls,
-            std::string* a_value = nullptr) {
+            std::string* a_value = nullptr, uint32_t windows_reads_from = 0,
+            uint32_t* windows_loaded = nullptr) {
   std::unique_ptr<StateStore> store;
   Status s = StateStore::Open(path, false, &store);
   if (!s.ok()) return s;
   Checkpoint c;
   if (!(s = store->Load(&c)).ok()) return s;
   Fake a("a", 1, calls), w("windows", windows_version, calls);
+  w.reads_from = windows_reads_from;
   Checkpointer cp(store.get());
   cp.Add(&a);
   cp.Add(&w);
   s = cp.Restore(c);
   if (a_value != nullptr) *a_value = a.value;
   if (s.ok()) CHECK(w.rows_seen == 1);
+  if (windows_loaded != nullptr) *windows_loaded = w.loaded_version;
   return s;
 }
 
@@ -106,6 +115,26 @@ TEST_CASE("a section in another format is refused as another version's, before a
   CHECK_THAT(s.message(), Catch::Contains("another version of logtide") &&
                               Catch::Contains("\"windows\" section has format 1") &&
                               Catch::Contains("reads format 2"));
+  CHECK(calls.empty());
+  Cleanup(path);
+}
+
+TEST_CASE("a section in an older format the component reads is loaded, told its version") {
+  const std::string path = TempPath();
+  Write(path, "hello");
+  std::vector<std::string> calls;
+  std::string a;
+  uint32_t loaded = 0;
+  // The windows section was saved in version 1; this component writes 3 and reads 2 and 1.
+  REQUIRE(Read(path, 3, &calls, &a, 1, &loaded).ok());
+  CHECK(calls == std::vector<std::string>{"load a", "load windows"});
+  CHECK(a == "hello");
+  CHECK(loaded == 1);
+  // One that reads only 2 and 3 refuses it, before any load.
+  calls.clear();
+  Status s = Read(path, 3, &calls, nullptr, 2);
+  CHECK(s.code() == Status::Code::kRefused);
+  CHECK_THAT(s.message(), Catch::Contains("\"windows\" section has format 1"));
   CHECK(calls.empty());
   Cleanup(path);
 }

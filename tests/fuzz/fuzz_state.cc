@@ -161,7 +161,7 @@ class DecodedInputs final : public CheckpointComponent {
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return InputSet::kVersion; }
   Status Save(std::string*, std::vector<StateOp>*, bool) override { return Status::Ok(); }
-  Status Load(std::string_view data, const WindowRows&) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
     std::vector<InputPosition> saved;
     if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeInputs(saved) == data, "inputs section decodes to other fields");
@@ -174,7 +174,7 @@ class DecodedOutputs final : public CheckpointComponent {
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return OutputSet::kVersion; }
   Status Save(std::string*, std::vector<StateOp>*, bool) override { return Status::Ok(); }
-  Status Load(std::string_view data, const WindowRows&) override {
+  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
     std::vector<OutputPosition> saved;
     if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeOutputs(saved) == data, "outputs section decodes to other fields");
@@ -206,7 +206,7 @@ struct Job {
         writer(OutputFormat::kNdjson, c.by, AggNames(c), c.emit == EmitMode::kUpdate, &out),
         sink(&keys, &acc, &stats.windows_emitted),
         tracker(1, c.delay),
-        counters(&stats, &seq, &reported, !c.where.empty()) {
+        counters(&stats, &seq, &reported, !c.where.empty(), c.window.overlaps()) {
     stats.ignored_values.assign(c.aggs.size(), 0);
     sink.set_writer(&writer);
     out.set_gate([] { return Status::IOError("not written"); });
@@ -258,7 +258,8 @@ void CheckLoaded(Job* job) {
   Job again(job->config);
   for (CheckpointComponent* c : again.components()) {
     if (c == &again.inputs || c == &again.outputs) continue;
-    const Status s = c->Load(first.sections.at(std::string(c->section())), first.rows);
+    const Status s =
+        c->Load(first.sections.at(std::string(c->section())), c->version(), first.rows);
     FUZZ_CHECK(s.ok(), "the %s section saved from a loaded state does not load: %s",
                std::string(c->section()).c_str(), s.message().c_str());
   }
@@ -315,7 +316,7 @@ void FuzzSections(const uint8_t* data, size_t size) {
                                                          {'W', job.op.get()},
                                                          {'o', &job.outputs}};
   for (const auto& [tag, c] : order) {
-    const Status s = c->Load(sections[tag], window_rows);
+    const Status s = c->Load(sections[tag], c->version(), window_rows);
     if (!s.ok()) {
       FUZZ_CHECK(s.code() == Status::Code::kCorruption, "the %s section: %s (code %d)",
                  std::string(c->section()).c_str(), s.message().c_str(),

@@ -128,7 +128,11 @@ class Model:
         self.W = -INF
         self.out = []
         self.late = 0
-        self.late_events = []  # (input, line number, event time, watermark), in reading order
+        # (input, line number, event time, watermark, missed), in reading order: missed is None
+        # for a late event, and (windows, [(start, end) of each window missed]) for a partly
+        # late one (added to some of its windows, too late for the others).
+        self.late_events = []
+        self.missed = None  # what add() found of the event it took last
         self.maxes = [-INF] * inputs
         self.finished = [False] * inputs
         # fixed windows: (start, end, key) -> {"events": [...], "fired": bool, "rev": int}
@@ -164,11 +168,15 @@ class Model:
     def add(self, t, seq, rec):
         key = rec.get(self.by) if self.by else None
         ev = (t, seq, rec)
+        self.missed = None
         if self.kind != "session":
-            accepted = [w for w in self.fixed_windows(t) if not self.late_window(w[1])]
+            windows = self.fixed_windows(t)
+            accepted = [w for w in windows if not self.late_window(w[1])]
             if not accepted:
                 self.late += 1
                 return False
+            if len(accepted) < len(windows):
+                self.missed = (len(windows), [w for w in windows if self.late_window(w[1])])
             revs = []
             for (s, e) in accepted:
                 st = self.windows.setdefault((s, e, key_rank(key), key), {"events": [], "fired": False, "rev": -1})
@@ -250,7 +258,9 @@ class Model:
             pos[i] += 1
             seq += 1
             if not self.add(t, seq, rec):
-                self.late_events.append((i, pos[i], t, self.W))
+                self.late_events.append((i, pos[i], t, self.W, None))
+            elif self.missed is not None:
+                self.late_events.append((i, pos[i], t, self.W, self.missed))
             self.maxes[i] = max(self.maxes[i], t)
             self.advance()
         return self.out

@@ -29,13 +29,13 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
 
   // Adds an event with key `key` and value x at time t; returns whether it was accepted.
   bool Add(const std::string& key, Nanos t, int64_t x = 1) {
-    std::string enc;
-    EncodeValue(ValueRef::String(key), &enc);
-    uint32_t id = keys_.Intern(enc);
-    ValueRef in[2] = {ValueRef::Null(), ValueRef::Int(x)};
-    bool ok = op_->Add(KeyedEvent{id, t, in, ++seq_});
-    keys_.ReleaseIfUnused(id);
-    return ok;
+    return AddCounted(key, t, x).accepted();
+  }
+  // Adds an event as Add does; returns what the operator said of its windows as
+  // "windows=N missed=M".
+  std::string AddMissed(const std::string& key, Nanos t, int64_t x = 1) {
+    const AddResult r = AddCounted(key, t, x);
+    return fmt::format("windows={} missed={}", r.windows, r.missed);
   }
   void Advance(Nanos w) { op_->OnWatermark(w); }
   // Returns and clears the records emitted so far.
@@ -69,7 +69,7 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
     return s;
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
-  bool Load(const Saved& s) { return op_->Load(s.meta, s.rows).ok(); }
+  bool Load(const Saved& s) { return op_->Load(s.meta, op_->version(), s.rows).ok(); }
   size_t pending_timers() const { return op_->pending_timers(); }
 
   // The most records handed over in one EmitWindows call so far.
@@ -100,6 +100,15 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
   }
 
  private:
+  AddResult AddCounted(const std::string& key, Nanos t, int64_t x) {
+    std::string enc;
+    EncodeValue(ValueRef::String(key), &enc);
+    uint32_t id = keys_.Intern(enc);
+    ValueRef in[2] = {ValueRef::Null(), ValueRef::Int(x)};
+    const AddResult r = op_->Add(KeyedEvent{id, t, in, ++seq_});
+    keys_.ReleaseIfUnused(id);
+    return r;
+  }
   static std::vector<AggSpec> Specs() {
     AggSpec count, sum;
     (void)ParseAggSpec("count", &count);

@@ -297,6 +297,60 @@ TEST_CASE("issue2: a window passed while empty never fires, even when its pane f
   CHECK(h.Take() == std::vector<std::string>{"[12,21) a 1 1"});
 }
 
+// Issue 28: an event that came after some of its sliding windows closed was added to the open
+// ones and dropped from the others with nothing said. Add now says how many it missed.
+TEST_CASE("issue28: an event whose first 3 of 5 sliding windows closed says it missed 3") {
+  // size 10, slide 2: t=13 is in [4,14), [6,16), [8,18), [10,20), [12,22).
+  OperatorHarness h(Sliding(10, 2), 0, EmitMode::kFinal);
+  CHECK(h.AddMissed("a", 15) == "windows=5 missed=0");
+  h.Advance(19);  // [4,14) (empty), [6,16) and [8,18) close
+  CHECK(h.Take() == V{"[6,16) a 1 1", "[8,18) a 1 1"});
+  CHECK(h.AddMissed("a", 13, 100) == "windows=5 missed=3");
+  h.Advance(kPlusInfinity);
+  // In the 2 open windows only; the closed ones were not written again.
+  CHECK(h.Take() == V{"[10,20) a 2 101", "[12,22) a 2 101", "[14,24) a 1 1"});
+}
+
+TEST_CASE("issue28: a window is missed from watermark = end + lateness; a late event misses all") {
+  // size 6, slide 2, lateness 3: t=11 is in [6,12), [8,14), [10,16).
+  OperatorHarness h(Sliding(6, 2), 3, EmitMode::kFinal);
+  h.Add("a", 17);
+  h.Advance(14);  // 14 < 12 + 3: no window of t=11 is late yet
+  CHECK(h.AddMissed("a", 11) == "windows=3 missed=0");
+  h.Advance(15);  // 15 >= 12 + 3: [6,12) is late, [8,14) is not
+  CHECK(h.AddMissed("a", 11) == "windows=3 missed=1");
+  h.Advance(18);  // [10,16) is the last one open until 19
+  CHECK(h.AddMissed("a", 11) == "windows=3 missed=2");
+  h.Advance(19);
+  CHECK(h.AddMissed("a", 11) == "windows=3 missed=3");
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[6,12) a 1 1", "[8,14) a 2 2", "[10,16) a 3 3", "[12,18) a 1 1",
+                      "[14,20) a 1 1", "[16,22) a 1 1"});
+}
+
+TEST_CASE("issue28: with a slide that does not divide the size, windows per event vary") {
+  // size 5, slide 2, pane 1: t=4 is in [0,5), [2,7), [4,9); t=5 in [2,7), [4,9).
+  OperatorHarness h(Sliding(5, 2), 0, EmitMode::kFinal);
+  h.Add("a", 7);
+  h.Advance(7);  // [0,5) and [2,7) closed
+  CHECK(h.AddMissed("a", 4) == "windows=3 missed=2");
+  CHECK(h.AddMissed("a", 5) == "windows=2 missed=1");
+  CHECK(h.AddMissed("a", 1) == "windows=2 missed=2");  // [-2,3) and [0,5)
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[4,9) a 3 3", "[6,11) a 1 1"});
+}
+
+TEST_CASE("issue28: tumbling and session windows have one window an event") {
+  OperatorHarness t(Tumbling(10), 0, EmitMode::kFinal);
+  CHECK(t.AddMissed("a", 15) == "windows=1 missed=0");
+  t.Advance(20);
+  CHECK(t.AddMissed("a", 19) == "windows=1 missed=1");
+  OperatorHarness s(Session(10), 0, EmitMode::kFinal);
+  CHECK(s.AddMissed("a", 15) == "windows=1 missed=0");
+  s.Advance(40);
+  CHECK(s.AddMissed("a", 5) == "windows=1 missed=1");
+}
+
 TEST_CASE("issue2: update mode emits a late first event once, not again at the next advance") {
   OperatorHarness h(Tumbling(10), 100, EmitMode::kUpdate);
   h.Add("a", 55);
