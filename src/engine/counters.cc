@@ -6,8 +6,8 @@ namespace logtide {
 
 // Section "counters", version 1: u64 seq, u64 lines, events, bad_lines, late_events,
 // windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported. Version 2
-// (a query with --where): then u64 filtered. Version 3 (overlapping windows): then u64
-// filtered (0 without --where), partly_late_events, missed_windows.
+// (written by f7668ee for a query with --where): then u64 filtered. Version 3 (written now for
+// every query): then u64 filtered, partly_late_events, missed_windows.
 Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   ByteWriter w(data);
   w.U64(*seq_);
@@ -17,12 +17,9 @@ Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   w.U32(static_cast<uint32_t>(stats_->ignored_values.size()));
   for (uint64_t v : stats_->ignored_values) w.U64(v);
   w.U32(static_cast<uint32_t>(*reported_));
-  const uint32_t version = this->version();
-  if (version >= 2) w.U64(stats_->filtered);
-  if (version >= 3) {
-    w.U64(stats_->partly_late_events);
-    w.U64(stats_->missed_windows);
-  }
+  w.U64(stats_->filtered);
+  w.U64(stats_->partly_late_events);
+  w.U64(stats_->missed_windows);
   return Status::Ok();
 }
 

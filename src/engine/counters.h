@@ -36,37 +36,23 @@ struct EngineStats {
 class CountersState final : public CheckpointComponent {
  public:
   // REQUIRES: the pointees outlive this object; stats->ignored_values is sized.
-  // `filtered`: the query has a --where, whose skipped events are counted too. `overlapping`:
-  // its windows overlap (WindowSpec::overlaps), whose partly late events are counted too.
-  CountersState(EngineStats* stats, uint64_t* seq, int* reported, bool filtered, bool overlapping)
-      : stats_(stats),
-        seq_(seq),
-        reported_(reported),
-        filtered_(filtered),
-        overlapping_(overlapping) {}
+  CountersState(EngineStats* stats, uint64_t* seq, int* reported)
+      : stats_(stats), seq_(seq), reported_(reported) {}
 
-  // Version 2 adds the filtered count, version 3 the partly late events and the missed
-  // windows. A query writes the lowest version that holds its counters (1 without --where, 2
-  // with, 3 with overlapping windows), so its state files stay readable by the versions
-  // before; with overlapping windows it reads the version it wrote before version 3 existed
-  // too, whose missing counters start at 0.
+  // Version 2 added the filtered count, version 3 the partly late events and the missed
+  // windows. Every query writes version 3 (a format's version is a function of the code, not
+  // of the query) and reads the versions before it, which f7668ee's logtide wrote (1 without
+  // --where, 2 with): the counters they lack start at 0.
   std::string_view section() const override { return "counters"; }
-  uint32_t version() const override { return overlapping_ ? 3 : OldVersion(); }
-  bool Reads(uint32_t version) const override {
-    return version == this->version() || (overlapping_ && version == OldVersion());
-  }
+  uint32_t version() const override { return 3; }
+  bool Reads(uint32_t version) const override { return version >= 1 && version <= 3; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
   Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
  private:
-  // The version this query wrote before version 3.
-  uint32_t OldVersion() const { return filtered_ ? 2 : 1; }
-
   EngineStats* stats_;
   uint64_t* seq_;
   int* reported_;
-  bool filtered_;
-  bool overlapping_;
 };
 
 }  // namespace logtide

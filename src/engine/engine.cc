@@ -59,7 +59,7 @@ struct Engine::Impl {
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
         idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
-        counters(s, &seq, report.reported(), !c.where.empty(), c.window.overlaps()) {
+        counters(s, &seq, report.reported()) {
     tracker.set_hold(c.hold);
     c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }

@@ -206,7 +206,7 @@ struct Job {
         writer(OutputFormat::kNdjson, c.by, AggNames(c), c.emit == EmitMode::kUpdate, &out),
         sink(&keys, &acc, &stats.windows_emitted),
         tracker(1, c.delay),
-        counters(&stats, &seq, &reported, !c.where.empty(), c.window.overlaps()) {
+        counters(&stats, &seq, &reported) {
     stats.ignored_values.assign(c.aggs.size(), 0);
     sink.set_writer(&writer);
     out.set_gate([] { return Status::IOError("not written"); });
