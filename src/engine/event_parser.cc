@@ -5,11 +5,13 @@
 #include <atomic>
 #include <cstring>
 
+#include "input/line_reader.h"
 #include "keys/key_table.h"
 
 namespace logtide {
 
-const size_t EventParser::kPadding = FieldExtractor::kPadding;
+static_assert(LineReader::kPadding >= FieldExtractor::kPadding,
+              "the lines a reader returns must be as padded as the extractor reads them");
 
 Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* out) {
   static_assert(kKeyMemo <= KeyTable::kCacheSlots, "a memo entry is a KeyTable cache slot");

@@ -49,7 +49,7 @@ class EventParser {
              StructuralIndex* index = nullptr);
 
   size_t num_aggs() const { return agg_slots_.size(); }
-  static const size_t kPadding;
+  static constexpr size_t kPadding = FieldExtractor::kPadding;
 
   // The fields of --by and --agg, in that order (a field used twice is listed once), and
   // whether some event this parser made had each one (not null, not absent). Checked until

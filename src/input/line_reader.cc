@@ -10,11 +10,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "json/extractor.h"
 
 namespace logtide {
 
-const size_t LineReader::kPadding = FieldExtractor::kPadding;
 
 Status LineReader::Open(const std::string& path, size_t buffer_size,
                         std::unique_ptr<LineReader>* out) {

@@ -152,7 +152,9 @@ class LineReader {
   // Device and inode of the input (0 for standard input).
   uint64_t dev() const { return dev_; }
   uint64_t ino() const { return ino_; }
-  static const size_t kPadding;
+  // Bytes readable past the end of every line: what a JSON parser reading in wide loads
+  // needs (the engine checks that it is json/extractor.h's).
+  static constexpr size_t kPadding = 64;
 
  private:
   LineReader(int fd, bool owns, std::string name, size_t buffer_size);

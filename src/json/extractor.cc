@@ -16,7 +16,8 @@ namespace logtide {
 
 namespace od = simdjson::ondemand;
 
-const size_t FieldExtractor::kPadding = simdjson::SIMDJSON_PADDING;
+static_assert(FieldExtractor::kPadding >= simdjson::SIMDJSON_PADDING,
+              "a line must have simdjson's padding readable past its end");
 
 // Keys and strings are scanned eight bytes at a time, their first byte in the low byte.
 static_assert(std::endian::native == std::endian::little,
