@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/validate_config.h"
 #include "config_file.h"
 #include "explain.h"
 #include "flags.h"
@@ -355,14 +356,14 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   Status s = BuildConfig(o, &config);
   config.faults = faults;
   if (s.ok()) s = CheckStandardStreams(config);
-  std::unique_ptr<Engine> engine;
-  if (s.ok()) s = Engine::Create(config, &engine);
+  // --explain needs the checked configuration, not an engine: nothing is opened.
+  if (s.ok()) s = ValidateConfig(&config);
   if (!s.ok()) return UsageError(app, s.message());
   if (explain == "sql:duckdb" || explain == "sql:flink") {
-    if (Status st = CheckSqlText(engine->config()); !st.ok())
+    if (Status st = CheckSqlText(config); !st.ok())
       return UsageError(app, "--explain=" + explain + ": " + st.message());
     const std::vector<std::string> missing = Untranslated(
-        engine->config(), explain == "sql:duckdb" ? SqlDialect::kDuckDb : SqlDialect::kFlink);
+        config, explain == "sql:duckdb" ? SqlDialect::kDuckDb : SqlDialect::kFlink);
     if (!missing.empty()) {
       std::string list;
       for (const std::string& m : missing) list += (list.empty() ? "" : "; ") + m;
@@ -375,13 +376,15 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   if (!explain.empty()) {
     std::string text;
     const Status st =
-        explain == "sql:duckdb"  ? ExplainSql(engine->config(), SqlDialect::kDuckDb, &text)
-        : explain == "sql:flink" ? ExplainSql(engine->config(), SqlDialect::kFlink, &text)
-                                 : Explain(engine->config(), &text);
+        explain == "sql:duckdb"  ? ExplainSql(config, SqlDialect::kDuckDb, &text)
+        : explain == "sql:flink" ? ExplainSql(config, SqlDialect::kFlink, &text)
+                                 : Explain(config, &text);
     if (!st.ok()) return UsageError(app, "--explain=" + explain + ": " + st.message());
     if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;
   }
+  std::unique_ptr<Engine> engine;
+  if (!(s = Engine::Create(config, &engine)).ok()) return UsageError(app, s.message());
   ProgressPrinter printer(stderr, progress);
   auto start = std::chrono::steady_clock::now();
   s = engine->Run(stderr, &printer);

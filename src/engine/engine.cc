@@ -13,9 +13,9 @@
 #include "engine/event_parser.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
-#include "engine/path_check.h"
 #include "engine/result_sink.h"
 #include "engine/run_report.h"
+#include "engine/validate_config.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
 #include "json/extractor.h"
@@ -161,40 +161,10 @@ Engine::~Engine() = default;
 Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) {
   std::unique_ptr<Engine> e(new Engine(config));
   EngineConfig& c = e->config_;
-  if (c.inputs.empty()) c.inputs.push_back("-");
-  if (c.aggs.empty()) {
-    AggSpec count;
-    Status s = ParseAggSpec("count", &count);
-    if (!s.ok()) return s;
-    c.aggs.push_back(count);
-  }
-  // Output column names must be unique.
-  std::vector<std::string> names = {"window_start", "window_end"};
-  for (const std::string& k : KeyNames(c)) names.push_back(k);
-  for (const AggSpec& a : c.aggs) names.push_back(a.name);
-  if (c.emit == EmitMode::kUpdate) names.push_back("revision");
-  for (size_t i = 0; i < names.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (names[i] == names[j]) {
-        return Status::InvalidArgument(
-            fmt::format("two output fields are named \"{}\"; rename an aggregate with NAME=SPEC "
-                        "(e.g. --agg total=sum(bytes)) or a key with NAME=EXPR (e.g. --by "
-                        "level=.\"log.level\")",
-                        names[i]));
-      }
-    }
-  }
-  if (Status s = CheckDistinctPaths(c); !s.ok()) return s;
+  if (Status s = ValidateConfig(&c); !s.ok()) return s;
   e->stats_.ignored_values.assign(c.aggs.size(), 0);
   e->impl_ = std::make_unique<Impl>(e->config_, &e->stats_);
   Impl& m = *e->impl_;
-  {
-    // Field paths and the time format are checked here, before anything is opened; the
-    // parsers that run are made by the ParsePool.
-    std::unique_ptr<EventParser> check;
-    Status s = EventParser::Create(c, &check);
-    if (!s.ok()) return s;
-  }
   m.op = WindowOperator::Create(
       c.window, c.lateness, c.emit,
       WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});

@@ -1,0 +1,46 @@
+#include "engine/validate_config.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/event_parser.h"
+#include "engine/path_check.h"
+
+namespace logtide {
+
+Status ValidateConfig(EngineConfig* config) {
+  EngineConfig& c = *config;
+  if (c.inputs.empty()) c.inputs.push_back("-");
+  if (c.aggs.empty()) {
+    AggSpec count;
+    Status s = ParseAggSpec("count", &count);
+    if (!s.ok()) return s;
+    c.aggs.push_back(count);
+  }
+  // Output column names must be unique.
+  std::vector<std::string> names = {"window_start", "window_end"};
+  for (const std::string& k : KeyNames(c)) names.push_back(k);
+  for (const AggSpec& a : c.aggs) names.push_back(a.name);
+  if (c.emit == EmitMode::kUpdate) names.push_back("revision");
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (names[i] == names[j]) {
+        return Status::InvalidArgument(
+            fmt::format("two output fields are named \"{}\"; rename an aggregate with NAME=SPEC "
+                        "(e.g. --agg total=sum(bytes)) or a key with NAME=EXPR (e.g. --by "
+                        "level=.\"log.level\")",
+                        names[i]));
+      }
+    }
+  }
+  if (Status s = CheckDistinctPaths(c); !s.ok()) return s;
+  // Field paths and the time format are checked here, before anything is opened; the parsers
+  // that run are made by the ParsePool.
+  std::unique_ptr<EventParser> check;
+  return EventParser::Create(c, &check);
+}
+
+}  // namespace logtide
