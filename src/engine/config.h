@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "agg/agg_spec.h"
-#include "output/record_writer.h"
+#include "output/output_format.h"
 #include "time/clock.h"
 #include "time/timestamp.h"
-#include "window/window_operator.h"
+#include "window/emit_mode.h"
 #include "window/window_spec.h"
 
 namespace logtide {

@@ -9,11 +9,10 @@
 
 #include "agg/accumulators.h"
 #include "output/output_file.h"
+#include "output/output_format.h"
 #include "time/timestamp.h"
 
 namespace logtide {
-
-enum class OutputFormat { kNdjson, kCsv };
 
 // Where records go, one at a time: BeginRecord, one Key per key field, one ValueSink call per
 // aggregate, EndRecord (with the revision, or -1 outside update mode).

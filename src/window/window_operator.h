@@ -41,11 +41,10 @@
 #include "state/checkpoint.h"
 #include "util/bytes.h"
 #include "watermark/timer_queue.h"
+#include "window/emit_mode.h"
 #include "window/window_spec.h"
 
 namespace logtide {
-
-enum class EmitMode { kFinal, kUpdate };
 
 struct WindowResult {
   Nanos start;

@@ -1,0 +1,8 @@
+// The record formats (--format).
+#pragma once
+
+namespace logtide {
+
+enum class OutputFormat { kNdjson, kCsv };
+
+}  // namespace logtide
