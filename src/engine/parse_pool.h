@@ -99,6 +99,7 @@ class ParsePool {
     std::vector<char> bytes;
     size_t size = 0;  // 0: the end of the input
     uint64_t offset = 0;
+    LongLine long_line;  // size != 0: bytes holds the first bytes of this line alone
     Status status;
     bool ready = false;
     std::vector<Rec> recs;
@@ -127,6 +128,9 @@ class ParsePool {
   void ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
                     std::unique_lock<std::mutex>* lk);
   void ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c);
+  // Appends to c a bad line for a line of `full_size` bytes at `begin` that is longer than
+  // --max-line-length, unparsed; `consumed`: its bytes up to the next line.
+  void AddTooLong(Chunk* c, uint64_t begin, uint64_t full_size, uint64_t consumed, bool terminated);
 
   const EngineConfig& config_;
   std::vector<LineReader*> readers_;
@@ -139,6 +143,7 @@ class ParsePool {
   // Without workers: per input, the index of the run of lines its reader holds now.
   bool direct_ = false;
   std::vector<std::unique_ptr<StructuralIndex>> direct_indexes_;
+  std::vector<std::string> direct_reasons_;  // per input: the reason of its last too long line
 
   std::mutex mu_;
   std::condition_variable work_cv_;   // workers: an input became readable, or shutdown

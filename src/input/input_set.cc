@@ -132,6 +132,7 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
     std::unique_ptr<LineReader> r;
     Status s = LineReader::Open(path, set->options_.buffer_size, &r);
     if (!s.ok()) return s;
+    r->set_max_line_length(set->options_.max_line_length);
     set->readers_.push_back(std::move(r));
   }
   set->tracks_.resize(paths.size());
@@ -150,6 +151,7 @@ void InputSet::TrackForCheckpoints() {
     if (readers_[i]->is_stdin() && tracks_[i].hash == nullptr) {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
+      readers_[i]->set_hash_bytes(true);  // for the lines it drops (Line::hash_after)
     }
     tracks_[i].keep_tail = !readers_[i]->is_stdin() && readers_[i]->compressed();
   }
@@ -157,8 +159,15 @@ void InputSet::TrackForCheckpoints() {
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
-  if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
-  if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
+  if (line.dropped) [[unlikely]] {
+    // Its bytes are gone: the reader kept what is needed of them.
+    static_assert(kTailBytes <= LineReader::kDroppedTail);
+    if (t.hash != nullptr) XXH64_copyState(t.hash, line.hash_after);
+    if (t.keep_tail) t.KeepTail(line.tail.data(), line.tail.size());
+  } else {
+    if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+    if (t.keep_tail) t.KeepTail(line.data, line.end_offset - line.offset);
+  }
   t.offset = line.end_offset;
   t.line = line.number;
 }
