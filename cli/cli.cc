@@ -238,6 +238,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       ->check(CLI::Range(0.0, 1.0))
       ->type_name("R");
   app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON")->type_name("FILE");
+  app.add_option("--max-line-length", o.max_line_length,
+                 "A longer line is a bad line, dropped as it is read so it is never held "
+                 "(default 16M; K, M, G suffixes)")
+      ->type_name("SIZE");
   app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
       ->type_name("FILE");
   app.add_option("--format", o.format, "Output format: ndjson (default) or csv")

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <thread>
 
 #include "expr/expr.h"
@@ -54,6 +55,39 @@ Status ParseKey(std::string_view text, EngineConfig* c) {
   if (!s.ok()) return Status::InvalidArgument(fmt::format("--by \"{}\": {}", text, s.message()));
   c->by.emplace_back(name);
   c->by_expr.push_back(e.Canonical());
+  return Status::Ok();
+}
+
+// --max-line-length: a number of bytes, with an optional K, M or G (KiB, MiB, GiB: 1024s).
+Status ParseLineLength(std::string_view text, size_t* out) {
+  constexpr uint64_t kMax = uint64_t{1} << 30;
+  auto bad = [&] {
+    return Status::InvalidArgument(fmt::format(
+        "--max-line-length \"{}\": a size from 1 byte to 1G is a number of bytes with an "
+        "optional suffix K, M or G (1024s: 64K, 16M, 1G; KiB, MiB and GiB too)",
+        text));
+  };
+  size_t i = 0;
+  uint64_t n = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    n = n * 10 + static_cast<uint64_t>(text[i++] - '0');
+    if (n > kMax) return bad();
+  }
+  if (i == 0) return bad();
+  std::string unit(text.substr(i));
+  for (char& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  int shift = 0;
+  if (unit == "K" || unit == "KIB") {
+    shift = 10;
+  } else if (unit == "M" || unit == "MIB") {
+    shift = 20;
+  } else if (unit == "G" || unit == "GIB") {
+    shift = 30;
+  } else if (!unit.empty() && unit != "B") {
+    return bad();
+  }
+  if (n == 0 || n > (kMax >> shift)) return bad();
+  *out = static_cast<size_t>(n << shift);
   return Status::Ok();
 }
 
@@ -111,6 +145,9 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->errors_output = o.errors;
   c->quiet = o.quiet;
   c->buffer_size = o.io_buffer;
+  if (!o.max_line_length.empty() &&
+      !(s = ParseLineLength(o.max_line_length, &c->max_line_length)).ok())
+    return s;
   c->threads = o.threads > 0 ? o.threads : DefaultThreads();
   c->state_path = o.state;
   if (o.checkpoint_every == 0)

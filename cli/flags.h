@@ -47,6 +47,7 @@ struct Options {
   bool stats = false;
   bool quiet = false;
   size_t io_buffer = 1 << 20;
+  std::string max_line_length;  // empty: the default
   int threads = 0;  // 0: one per core
   std::string state;
   uint64_t checkpoint_every = 100000;

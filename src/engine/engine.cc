@@ -176,6 +176,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
 Status Engine::Impl::Open() {
   InputSet::Options opts;
   opts.buffer_size = config.buffer_size;
+  opts.max_line_length = config.max_line_length;
   opts.reread_replaced = config.reread_replaced;
   opts.allow_missing_inputs = config.allow_missing_inputs;
   // Only a state that exists can show where a vanished file's content went (and a new one

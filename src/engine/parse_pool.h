@@ -99,6 +99,8 @@ class ParsePool {
     std::vector<char> bytes;
     size_t size = 0;  // 0: the end of the input
     uint64_t offset = 0;
+    LongLine long_line;  // size != 0: bytes holds the first bytes of this line alone
+    size_t parsed = 0;   // bytes whose lines are in recs, or were (see ParseChunk)
     Status status;
     bool ready = false;
     std::vector<Rec> recs;
@@ -126,7 +128,17 @@ class ParsePool {
   // Reads the next block of input i and parses it, with mu_ held by *lk on entry and exit.
   void ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
                     std::unique_lock<std::mutex>* lk);
-  void ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c);
+  // Parses the lines of c from byte `from` into its records (replacing those it held), up to
+  // about kRecordBytesPerByte bytes of records per byte of block (sets c->parsed to where it
+  // stopped): a block of many short lines, or of lines with many aggregates, is parsed a part at
+  // a time, each part when Next reaches it, so that a block's records stay within a bound of
+  // its size.
+  // REQUIRES: `from` starts a line of c.
+  void ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c, size_t from);
+  static constexpr size_t kRecordBytesPerByte = 2;
+  // Appends to c a bad line for a line of `full_size` bytes at `begin` that is longer than
+  // --max-line-length, unparsed; `consumed`: its bytes up to the next line.
+  void AddTooLong(Chunk* c, uint64_t begin, uint64_t full_size, uint64_t consumed, bool terminated);
 
   const EngineConfig& config_;
   std::vector<LineReader*> readers_;
@@ -139,6 +151,7 @@ class ParsePool {
   // Without workers: per input, the index of the run of lines its reader holds now.
   bool direct_ = false;
   std::vector<std::unique_ptr<StructuralIndex>> direct_indexes_;
+  std::vector<std::string> direct_reasons_;  // per input: the reason of its last too long line
 
   std::mutex mu_;
   std::condition_variable work_cv_;   // workers: an input became readable, or shutdown

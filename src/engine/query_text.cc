@@ -35,6 +35,8 @@ std::string QueryText(const EngineConfig& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
+  if (c.max_line_length != EngineConfig().max_line_length)
+    text += "\nmax-line-length=" + std::to_string(c.max_line_length);
   for (const std::string& w : c.where) text += "\nwhere=" + w;
   return text;
 }

@@ -30,6 +30,9 @@ constexpr const char* kBadKindText[kBadKinds][2] = {
      "this century)"},
     {"more than --max-future ahead of the watermark",
      "--max-future DUR says how far ahead of the watermark an event time may be"},
+    {"longer than --max-line-length",
+     "--max-line-length SIZE says how long a line may be (default 16MiB; K, M and G suffixes "
+     "count 1024s)"},
 };
 
 }  // namespace

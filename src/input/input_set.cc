@@ -154,6 +154,7 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
     } else if (!s.ok()) {
       return s;
     }
+    r->set_max_line_length(set->options_.max_line_length);
     set->readers_.push_back(std::move(r));
   }
   *out = std::move(set);
@@ -171,6 +172,7 @@ void InputSet::TrackForCheckpoints() {
     if (readers_[i]->is_stdin() && tracks_[i].hash == nullptr) {
       tracks_[i].hash = XXH64_createState();
       XXH64_reset(tracks_[i].hash, 0);
+      readers_[i]->set_hash_bytes(true);  // for the lines it drops (Line::hash_after)
     }
     tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
@@ -178,10 +180,23 @@ void InputSet::TrackForCheckpoints() {
 
 void InputSet::Consumed(size_t i, const Line& line) {
   Track& t = tracks_[i];
-  if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
-  if (t.keep_bytes) {
-    if (line.offset < kFingerprintBytes) t.KeepHead(line.data, line.offset, line.end_offset);
-    t.KeepTail(line.data, line.end_offset - line.offset);
+  if (line.dropped) [[unlikely]] {
+    // Its bytes are gone: the reader kept what is needed of them (its first bytes in data,
+    // its last in tail, and under set_hash_bytes the hash of the input up to its end). A
+    // fingerprint then holds the bytes read up to the kept first ones.
+    static_assert(kTailBytes <= LineReader::kDroppedTail);
+    if (t.hash != nullptr) XXH64_copyState(t.hash, line.hash_after);
+    if (t.keep_bytes) {
+      if (line.offset < kFingerprintBytes)
+        t.KeepHead(line.data, line.offset, line.offset + line.size);
+      t.KeepTail(line.tail.data(), line.tail.size());
+    }
+  } else {
+    if (t.hash != nullptr) XXH64_update(t.hash, line.data, line.end_offset - line.offset);
+    if (t.keep_bytes) {
+      if (line.offset < kFingerprintBytes) t.KeepHead(line.data, line.offset, line.end_offset);
+      t.KeepTail(line.data, line.end_offset - line.offset);
+    }
   }
   t.offset = line.end_offset;
   t.line = line.number;

@@ -61,6 +61,7 @@ class InputSet final : public CheckpointComponent {
  public:
   struct Options {
     size_t buffer_size = 1 << 20;
+    size_t max_line_length = LineReader::kDefaultMaxLineLength;  // LineReader::set_max_line_length
     bool reread_replaced = false;  // a truncated or replaced file is read from its start
     bool allow_missing_inputs = false;    // a file left off with unread bytes: a warning, not refused
     // A file that does not exist when opened (a generation a rotation removed after the

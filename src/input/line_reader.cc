@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -107,6 +108,7 @@ Status LineReader::SkipTo(uint64_t offset, uint64_t line,
             name_, offset - left, offset));
       }
       skipped(std::string_view(buf_.data(), n));
+      if (hash_ != nullptr) XXH64_update(hash_.get(), buf_.data(), n);
       left -= n;
     }
   }
@@ -119,6 +121,7 @@ Status LineReader::Rewind() {
   Status s = src_->Rewind();
   if (!s.ok()) return s;
   begin_ = end_ = 0;
+  dropping_ = false;
   eof_ = false;
   new_run_ = true;
   consumed_ = 0;
@@ -128,6 +131,23 @@ Status LineReader::Rewind() {
 
 Status LineReader::ReadAt(uint64_t offset, size_t n, std::string* out) const {
   return src_->ReadAt(offset, n, out);
+}
+
+void LineReader::set_hash_bytes(bool on) {
+  hash_.reset();
+  if (!on) return;
+  hash_ = std::shared_ptr<XXH64_state_s>(XXH64_createState(), XXH64_freeState);
+  XXH64_reset(hash_.get(), 0);
+}
+
+void LineReader::NoteDropped(const char* data, size_t n, std::string* tail) {
+  if (hash_ != nullptr) XXH64_update(hash_.get(), data, n);
+  if (n >= kDroppedTail) {
+    tail->assign(data + n - kDroppedTail, kDroppedTail);
+    return;
+  }
+  tail->append(data, n);
+  if (tail->size() > kDroppedTail) tail->erase(0, tail->size() - kDroppedTail);
 }
 
 void LineReader::EnsureBuffer() {
@@ -209,7 +229,8 @@ Status LineReader::Fill() {
     begin_ = 0;
   }
   if (end_ == capacity_) {
-    capacity_ *= 2;
+    // A line longer than the buffer; up to the limit and a '\r', past which it is dropped.
+    capacity_ = std::max(capacity_ + 1, std::min(capacity_ * 2, max_line_ + 2));
     buf_.resize(capacity_ + kPadding);
   }
   size_t n = 0;
@@ -232,6 +253,7 @@ Status LineReader::FollowAtEnd() {
       }
       // What was read past the last whole line is gone with it.
       begin_ = end_ = 0;
+      dropping_ = false;
       consumed_ = 0;
       line_number_ = 0;
       new_run_ = true;
@@ -283,6 +305,7 @@ Status LineReader::SwitchFile() {
   file_size_ = static_cast<uint64_t>(st.st_size);
   Status s = src_->Seek(0);  // a followed file is plain: no format to detect
   begin_ = end_ = 0;
+  dropping_ = false;
   eof_ = false;
   new_run_ = true;
   consumed_ = 0;
@@ -323,33 +346,85 @@ bool LineReader::Ready() {
 Status LineReader::Next(Line* line, bool* have) {
   pending_ = false;
   EnsureBuffer();
-  size_t scan_from = begin_;
+  const size_t keep = LongLinePrefix(max_line_);
+  size_t scan_from = dropping_ ? end_ : begin_;
   while (true) {
     const char* start = buf_.data() + begin_;
-    const char* nl =
-        static_cast<const char*>(std::memchr(buf_.data() + scan_from, '\n', end_ - scan_from));
-    if (nl != nullptr || (eof_ && end_ > begin_)) {
-      const LineEnd e = EndOfLine(start, nl, buf_.data() + end_);
-      const size_t consumed = e.consumed;
-      line->data = start;
-      line->size = e.size;
-      line->capacity = buf_.size() - begin_;
-      line->offset = consumed_;
-      line->end_offset = consumed_ + consumed;
-      line->number = ++line_number_;
-      line->terminated = e.terminated;
-      line->run_size = 0;
-      if (new_run_) {
-        // The run: up to the last newline, or to the end of input past it.
-        const char* last = eof_ ? buf_.data() + end_
-                                : static_cast<const char*>(memrchr(start, '\n', end_ - begin_)) + 1;
-        line->run_size = static_cast<size_t>(last - start);
-        new_run_ = false;
+    if (dropping_) {
+      // The bytes read after the kept ones: up to the line's '\n', they are dropped.
+      char* from = buf_.data() + begin_ + keep;
+      const size_t n = end_ - begin_ - keep;
+      const char* nl = static_cast<const char*>(std::memchr(from, '\n', n));
+      const size_t before = nl != nullptr ? static_cast<size_t>(nl - from) : n;
+      if (before > 0) last_dropped_ = from[before - 1];
+      dropped_ += before;
+      NoteDropped(from, before + (nl != nullptr ? 1 : 0), &dropped_tail_);
+      if (nl != nullptr || eof_) {
+        const uint64_t len = keep + dropped_;  // > keep + 1: last_dropped_ is the line's last
+        const uint64_t consumed = len + (nl != nullptr ? 1 : 0);
+        line->data = start;
+        line->size = keep;
+        line->capacity = buf_.size() - begin_;
+        line->offset = consumed_;
+        line->end_offset = consumed_ + consumed;
+        line->number = ++line_number_;
+        line->terminated = nl != nullptr;
+        line->run_size = 0;
+        line->too_long = true;
+        line->full_size = last_dropped_ == '\r' ? len - 1 : len;
+        line->dropped = true;
+        line->tail = dropped_tail_;
+        line->hash_after = hash_.get();
+        dropping_ = false;
+        begin_ = nl != nullptr ? static_cast<size_t>(nl - buf_.data()) + 1 : end_;
+        consumed_ += consumed;
+        new_run_ = true;  // the next lines were not in a run returned yet
+        *have = true;
+        return Status::Ok();
       }
-      begin_ += consumed;
-      consumed_ += consumed;
-      *have = true;
-      return Status::Ok();
+      end_ = begin_ + keep;
+    } else {
+      const char* nl =
+          static_cast<const char*>(std::memchr(buf_.data() + scan_from, '\n', end_ - scan_from));
+      if (nl != nullptr || (eof_ && end_ > begin_)) {
+        const LineEnd e = EndOfLine(start, nl, buf_.data() + end_);
+        const size_t consumed = e.consumed;
+        line->data = start;
+        line->too_long = e.size > max_line_;
+        line->size = line->too_long ? keep : e.size;
+        line->full_size = e.size;
+        line->dropped = false;
+        line->capacity = buf_.size() - begin_;
+        line->offset = consumed_;
+        line->end_offset = consumed_ + consumed;
+        line->number = ++line_number_;
+        line->terminated = e.terminated;
+        line->run_size = 0;
+        if (new_run_) {
+          // The run: up to the last newline, or to the end of input past it.
+          const char* last =
+              eof_ ? buf_.data() + end_
+                   : static_cast<const char*>(memrchr(start, '\n', end_ - begin_)) + 1;
+          line->run_size = static_cast<size_t>(last - start);
+          new_run_ = false;
+        }
+        if (hash_ != nullptr) XXH64_update(hash_.get(), start, consumed);
+        begin_ += consumed;
+        consumed_ += consumed;
+        *have = true;
+        return Status::Ok();
+      }
+      if (end_ - begin_ > max_line_ + 1) {
+        // No '\n' yet in more than the limit and a '\r': too long, whatever follows. Its
+        // first bytes are kept; the rest, and what comes up to its '\n', is dropped.
+        dropping_ = true;
+        last_dropped_ = buf_[end_ - 1];
+        dropped_ = end_ - begin_ - keep;
+        dropped_tail_.clear();
+        NoteDropped(start, end_ - begin_, &dropped_tail_);
+        end_ = begin_ + keep;
+        continue;
+      }
     }
     if (eof_ && switch_pending_) {
       switch_pending_ = false;
@@ -374,10 +449,12 @@ Status LineReader::Next(Line* line, bool* have) {
 }
 
 Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* size,
-                             uint64_t* offset, const std::atomic<bool>& cancel, bool* cancelled) {
+                             uint64_t* offset, LongLine* long_line, const std::atomic<bool>& cancel,
+                             bool* cancelled) {
   *cancelled = false;
   *offset = consumed_;
   *size = 0;
+  *long_line = LongLine();
   if (at_end_set_) return Status::Ok();
   StartVerify();
   // The partial line left by the previous block (or by Next) starts this one.
@@ -393,9 +470,25 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
   if (have > 0) std::memcpy(block->data(), buf_.data() + begin_, have);
   begin_ = end_ = 0;
   size_t scanned = 0;  // bytes known to hold no '\n'
+  // A line longer than the limit: its first `keep` bytes stay at the start of the block, what
+  // is read after them is dropped up to its '\n'.
+  const size_t keep = LongLinePrefix(max_line_);
+  bool dropping = false;
+  uint64_t line_bytes = 0;  // dropping: the line's bytes so far
+  char last = 0;            // and the last of them
+  auto drop = [&] {
+    dropping = true;
+    line_bytes = have;
+    last = (*block)[have - 1];
+    NoteDropped(block->data(), have, &long_line->tail);
+    have = keep;
+  };
+  // What a long line left over may hold lines; the partial line of a block holds no '\n', and
+  // past the limit and a '\r' it is too long.
+  if (have > max_line_ + 1 && std::memchr(block->data(), '\n', have) == nullptr) drop();
   while (true) {
-    if (have == cap) {  // a line longer than the block
-      cap *= 2;
+    if (have == cap) {  // a line longer than the block, up to the limit and a '\r'
+      cap = std::max(cap + 1, std::min(cap * 2, max_line_ + 2));
       block->resize(cap + kPadding);
     }
     if (!regular_ && !src_->buffered()) {
@@ -420,6 +513,31 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
     } else if (n == 0) {
       eof_ = true;
     }
+    if (dropping) {
+      const char* from = block->data() + have;
+      const char* nl = static_cast<const char*>(std::memchr(from, '\n', n));
+      const size_t before = nl != nullptr ? static_cast<size_t>(nl - from) : n;
+      if (before > 0) last = from[before - 1];
+      line_bytes += before;
+      NoteDropped(from, before + (nl != nullptr ? 1 : 0), &long_line->tail);
+      if (nl == nullptr && !eof_) continue;
+      // The line ends: what follows its '\n' starts the next block.
+      const size_t rest = nl != nullptr ? n - before - 1 : 0;
+      if (buf_.size() < rest + kPadding) buf_.resize(rest + kPadding);
+      if (rest > 0) std::memcpy(buf_.data(), nl + 1, rest);
+      end_ = rest;
+      long_line->size = last == '\r' ? line_bytes - 1 : line_bytes;
+      long_line->consumed = line_bytes + (nl != nullptr ? 1 : 0);
+      long_line->terminated = nl != nullptr;
+      if (hash_ != nullptr) {
+        long_line->hash_after =
+            std::shared_ptr<XXH64_state_s>(XXH64_createState(), XXH64_freeState);
+        XXH64_copyState(long_line->hash_after.get(), hash_.get());
+      }
+      *size = keep;
+      consumed_ += long_line->consumed;
+      return Status::Ok();
+    }
     have += n;
     bool full = have == cap;
     if (!eof_ && !full) {
@@ -431,6 +549,10 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
     const char* data = block->data();
     const void* nl = have > scanned ? memrchr(data + scanned, '\n', have - scanned) : nullptr;
     if (nl == nullptr && !eof_) {
+      if (have > max_line_ + 1) {
+        drop();
+        continue;
+      }
       scanned = have;
       continue;
     }
@@ -443,6 +565,7 @@ Status LineReader::ReadBlock(size_t target, std::vector<char>* block, size_t* si
     if (rest > 0) std::memcpy(buf_.data(), data + lines, rest);
     end_ = rest;
     *size = lines;
+    if (hash_ != nullptr) XXH64_update(hash_.get(), data, lines);
     consumed_ += lines;
     return Status::Ok();
   }

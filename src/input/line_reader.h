@@ -2,9 +2,13 @@
 // and number of every line. A final line without '\n' is returned, flagged as unterminated.
 // Each line is readable for LineReader::kPadding bytes past its end, as simdjson requires.
 // A gzip or zstd input is decompressed as it is read (byte_source.h): offsets, sizes and
-// everything else here count its decompressed bytes.
+// everything else here count its decompressed bytes. A line longer than the reader's limit
+// (set_max_line_length) is not held: its first bytes are returned, flagged as too long, and the
+// rest is read and dropped as it comes, so that memory stays bounded by the limit whatever the
+// input holds.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +22,8 @@
 
 #include "input/byte_source.h"
 #include "util/status.h"
+
+struct XXH64_state_s;
 
 namespace logtide {
 
@@ -33,6 +39,29 @@ struct Line {
   // now and are the ones the next calls return, before the reader's buffer changes (see
   // json/structural_index.h, which indexes such a run at once).
   size_t run_size;
+  // A line longer than the reader's limit: data and size hold only its first bytes (at most
+  // LineReader::kLongLinePrefix), full_size is its whole length (without the '\n' and a
+  // trailing '\r'). Its offsets and number are exact all the same.
+  bool too_long = false;
+  uint64_t full_size = 0;  // size, or more for a line that is too_long
+  // A too_long line whose bytes past data + size are gone (dropped as they were read): what a
+  // checkpoint needs of them was kept instead. `tail`: the line's last bytes (up to
+  // LineReader::kDroppedTail, with its '\n'); hash_after, under LineReader::set_hash_bytes: the
+  // hash of every byte of the input up to the line's end.
+  bool dropped = false;
+  std::string_view tail;
+  const XXH64_state_s* hash_after = nullptr;
+};
+
+// A line longer than the limit, which ReadBlock returns as a block of its own holding the
+// line's first bytes.
+struct LongLine {
+  uint64_t size = 0;      // 0: the block holds whole lines; else the line's whole length
+                          // (without the '\n' and a trailing '\r')
+  uint64_t consumed = 0;  // the line's bytes up to the next line
+  bool terminated = false;
+  std::string tail;                           // as Line::tail
+  std::shared_ptr<XXH64_state_s> hash_after;  // as Line::hash_after
 };
 
 // Where a line starting at `start` ends, given the '\n' that ends it (nullptr: the line runs to
@@ -125,19 +154,43 @@ class LineReader {
   // there; or a pipe has bytes to read). Files always are.
   bool Ready();
 
+  // The longest line, in bytes (without the '\n' and a trailing '\r'), that is returned
+  // whole; a longer one is returned too_long (Line), and what it holds past its first bytes is
+  // dropped as it is read. kDefaultMaxLineLength unless set.
+  // REQUIRES: n >= 1; no line was read yet.
+  void set_max_line_length(size_t n) { max_line_ = n; }
+  size_t max_line_length() const { return max_line_; }
+  // 16 MiB: more than real log lines hold (Filebeat cuts lines at 10 MiB by default), little
+  // beside the memory a run takes anyway.
+  static constexpr size_t kDefaultMaxLineLength = size_t{16} << 20;
+  // The first bytes of a too long line that are kept and returned: enough to see what it was.
+  static constexpr size_t kLongLinePrefix = 1024;
+  // The bytes a too long line returns under a limit of `max_line` bytes.
+  static size_t LongLinePrefix(size_t max_line) { return std::min(max_line, kLongLinePrefix); }
+  // The last bytes of a dropped line that are kept (Line::tail).
+  static constexpr size_t kDroppedTail = 64;
+  // Makes the reader hash every byte it reads, in order (SkipTo's too), so that a dropped line
+  // gives the hash of the input up to its end (Line::hash_after): for a checkpoint that keeps a
+  // hash of all bytes consumed (standard input). REQUIRES: nothing was read yet.
+  void set_hash_bytes(bool on);
+
   // Sets *line to the next line and returns true, or returns false at the end of input.
   // The line stays valid until the next call. Read errors are returned as IOError.
   Status Next(Line* line, bool* have);
 
   // Reads the next block of whole lines into *block (resized as needed, kPadding readable past
   // the end): about `target` bytes of regular files; of a pipe, what has arrived, once it holds
-  // a whole line. A longer line grows the block. At the end of input, a last line without '\n'
-  // ends the block. Sets *size to the bytes of lines (0 at the end of input) and *offset to the
-  // input offset of the block's first byte. A read from a pipe waits in steps of 100 ms and
-  // returns with *size 0 and *cancelled set once *cancel is true. For reading on another thread
-  // than Next(), which must not be mixed in.
+  // a whole line. A longer line grows the block, up to the limit (set_max_line_length): a line
+  // longer than that is a block of its own, with *long_line set, holding its first bytes (as
+  // Line::too_long); the rest of it is dropped as it is read. Lines up to the limit may be held
+  // whole though longer than it (those of a block larger than the limit): the caller checks
+  // their length. At the end of input, a last line without '\n' ends the block. Sets *size to
+  // the bytes in *block (0 at the end of input) and *offset to the input offset of the block's
+  // first byte. A read from a pipe waits in steps of 100 ms and returns with *size 0 and
+  // *cancelled set once *cancel is true. For reading on another thread than Next(), which must
+  // not be mixed in.
   Status ReadBlock(size_t target, std::vector<char>* block, size_t* size, uint64_t* offset,
-                   const std::atomic<bool>& cancel, bool* cancelled);
+                   LongLine* long_line, const std::atomic<bool>& cancel, bool* cancelled);
 
   // The name used in messages: the path, or "<stdin>".
   const std::string& name() const { return name_; }
@@ -178,6 +231,18 @@ class LineReader {
   size_t begin_ = 0;  // first unconsumed byte
   size_t end_ = 0;    // end of valid bytes
   bool eof_ = false;
+  size_t max_line_ = kDefaultMaxLineLength;
+  // The line at begin_ is longer than max_line_: buf_ holds its first bytes (LongLinePrefix)
+  // and what was read after them; dropped_ counts the bytes after those, up to what is in
+  // buf_, and last_dropped_ is the last of them (a '\r' before the '\n' is not the line's).
+  bool dropping_ = false;
+  uint64_t dropped_ = 0;
+  char last_dropped_ = 0;
+  std::string dropped_tail_;  // the last bytes of the line being dropped (Line::tail)
+  // set_hash_bytes: every byte returned or skipped so far, in order.
+  std::shared_ptr<XXH64_state_s> hash_;
+  // Adds the bytes of a line being dropped to hash_ and dropped_tail_.
+  void NoteDropped(const char* data, size_t n, std::string* tail);
   bool new_run_ = true;  // the buffer changed since the last line returned
   uint64_t consumed_ = 0;  // input offset of buf_[begin_]
   uint64_t line_number_ = 0;

@@ -19,8 +19,9 @@ enum class BadKind : uint8_t {
   kBadTime,    // the time field holds what --time-format cannot read as a time
   kTimeRange,  // a time read, but outside what 64-bit nanoseconds hold or the query can window
   kTooFarAhead,  // more than --max-future ahead of the watermark
+  kTooLong,      // longer than --max-line-length: its bytes were dropped as they were read
 };
-inline constexpr int kBadKinds = 5;
+inline constexpr int kBadKinds = 6;
 
 class [[nodiscard]] Status {
  public:
