@@ -71,15 +71,15 @@ class Decoder {
 namespace {
 
 // gzip with ISA-L's inflate: the gzip header, trailer and CRC-32 are checked by
-// isal_inflate (crc_flag ISAL_GZIP); a finished member is followed by another one.
+// isal_inflate (crc_flag ISAL_GZIP); a finished member is followed by another one, or by zero
+// bytes up to the end (padding to a block size), which gzip(1) ignores too.
 class GzipDecoder final : public Decoder {
  public:
   GzipDecoder() : st_(std::make_unique<inflate_state>()) { Reset(); }
   void Reset() override {
-    isal_inflate_init(st_.get());
-    st_->crc_flag = ISAL_GZIP;
-    between_ = true;
-    pending_ = false;
+    StartMember();
+    after_member_ = false;
+    padding_ = false;
   }
   bool between() const override { return between_; }
   bool pending() const override { return pending_; }
@@ -88,6 +88,16 @@ class GzipDecoder final : public Decoder {
     *made = 0;
     const size_t avail = static_cast<size_t>(end - *in);
     if (between_ && avail == 0) return true;
+    if (between_ && after_member_ && (padding_ || **in == '\0')) {
+      // Zero padding: only more zero bytes may follow, up to the end.
+      padding_ = true;
+      *in = std::find_if(*in, end, [](char c) { return c != '\0'; });
+      if (*in == end) return true;
+      *error =
+          "a non-zero byte after the zero bytes that follow the last gzip member (only zero "
+          "bytes may pad the end of gzip data; another member may not follow them)";
+      return false;
+    }
     const uint32_t in_n = static_cast<uint32_t>(std::min<size_t>(avail, UINT32_MAX));
     const uint32_t out_n = static_cast<uint32_t>(std::min<size_t>(n, UINT32_MAX));
     st_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(*in));
@@ -104,8 +114,10 @@ class GzipDecoder final : public Decoder {
     if (in_n != st_->avail_in || *made > 0) between_ = false;
     pending_ = st_->avail_out == 0;
     if (st_->block_state == ISAL_BLOCK_FINISH) {
-      // The member is complete and its trailer checked: the next byte starts another.
-      Reset();
+      // The member is complete and its trailer checked: the next byte starts another, or
+      // zero padding.
+      StartMember();
+      after_member_ = true;
     }
     return true;
   }
@@ -120,7 +132,8 @@ class GzipDecoder final : public Decoder {
       case ISAL_INVALID_LOOKBACK:
         return "invalid deflate distance";
       case ISAL_INVALID_WRAPPER:
-        return "invalid gzip header (after a member, only another gzip member may follow)";
+        return "invalid gzip header (after a member, only another gzip member or zero bytes "
+               "up to the end may follow)";
       case ISAL_UNSUPPORTED_METHOD:
         return "unsupported gzip compression method";
       case ISAL_INCORRECT_CHECKSUM:
@@ -129,9 +142,18 @@ class GzipDecoder final : public Decoder {
         return fmt::format("inflate error {}", r);
     }
   }
+  // Readies the inflate state for a member's first byte.
+  void StartMember() {
+    isal_inflate_init(st_.get());
+    st_->crc_flag = ISAL_GZIP;
+    between_ = true;
+    pending_ = false;
+  }
   std::unique_ptr<inflate_state> st_;
   bool between_ = true;
   bool pending_ = false;
+  bool after_member_ = false;  // a member ended: zero padding may start
+  bool padding_ = false;       // in the zero padding after the last member
 };
 
 // zstd with libzstd's streaming decoder, which checks each frame's checksum when it has one

@@ -8,7 +8,9 @@
 // gzip (ISA-L's igzip inflate) may hold any number of members and zstd (libzstd) any number
 // of frames, one after the other. Each member's CRC-32 and length, and each frame's checksum
 // when it has one, are checked at its end. Damaged or truncated compressed data is an IOError
-// naming the input and the decompressed offset where reading stopped.
+// naming the input and the decompressed offset where reading stopped. Zero bytes after the
+// last gzip member are padding and end the data (as gzip(1) reads them); anything else there
+// is damage.
 #pragma once
 
 #include <cstddef>

@@ -207,6 +207,53 @@ TEST_CASE("ByteSource: data after the last gzip member that is not gzip is an er
   CHECK_THAT(r.status.message(), Catch::Contains("gzip"));
 }
 
+TEST_CASE("ByteSource: zero bytes after the last gzip member are padding, as gzip(1) reads "
+          "them (issue 28)") {
+  const std::string a = Lines(3000, 1), b = Lines(500, 2);
+  // 300000 zero bytes span more than one read of compressed bytes.
+  for (size_t pad : {size_t{1}, size_t{511}, size_t{4096}, size_t{4097}, size_t{300000}}) {
+    for (size_t piece : {size_t{7}, size_t{1} << 16}) {
+      INFO("pad " << pad << ", piece " << piece);
+      Result r = ReadFile(Gzip(a) + std::string(pad, '\0'), piece);
+      REQUIRE(r.status.ok());
+      CHECK(r.bytes == a);
+      // After several members, the last one empty, too.
+      Result m = ReadFile(Gzip(a) + Gzip(b) + Gzip("") + std::string(pad, '\0'), piece);
+      REQUIRE(m.status.ok());
+      CHECK(m.bytes == a + b);
+    }
+  }
+  // ReadAt and Rewind read through the padding as Read does.
+  const std::string padded = Gzip(a) + std::string(70000, '\0');
+  std::string path = WriteTemp(padded);
+  ByteSource src(::open(path.c_str(), O_RDONLY), true, path);
+  REQUIRE(src.Detect().ok());
+  std::string out;
+  REQUIRE(src.ReadAt(a.size() - 10, 4096, &out).ok());
+  CHECK(out == a.substr(a.size() - 10));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("ByteSource: a non-zero byte after gzip zero padding is an error at its offset "
+          "(issue 28)") {
+  const std::string a = Lines(300);
+  const std::string gz = Gzip(a);
+  for (size_t pad : {size_t{1}, size_t{4096}, size_t{300000}}) {
+    for (const std::string& after : {std::string("x"), std::string("\x01\0\0"), Gzip(a)}) {
+      INFO("pad " << pad << ", then " << after.size() << " bytes");
+      Result r = ReadFile(gz + std::string(pad, '\0') + after, 4096);
+      REQUIRE(!r.status.ok());
+      CHECK(r.status.code() == Status::Code::kIOError);
+      CHECK_THAT(r.status.message(),
+                 Catch::Contains("test-input: damaged gzip data: a non-zero byte after the zero "
+                                 "bytes that follow the last gzip member") &&
+                     Catch::Contains("only zero bytes may pad the end of gzip data") &&
+                     Catch::Contains("compressed offset " + std::to_string(gz.size() + pad)));
+      CHECK(r.bytes == a);  // what came before is read
+    }
+  }
+}
+
 TEST_CASE("ByteSource: ReadAt gives decompressed bytes at decompressed offsets; Rewind restarts") {
   const std::string text = Lines(20000);
   for (const std::string& whole : {Gzip(text), Zstd(text), text}) {
