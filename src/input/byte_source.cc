@@ -5,7 +5,9 @@
 #include <isa-l/igzip_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader, stable since libzstd 1.3
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -54,11 +56,18 @@ Compression DetectCompression(std::string_view head, bool at_end, bool* decided)
 // Decodes one compressed format from memory to memory, member after member (frame after frame).
 class Decoder {
  public:
+  // Why a Step failed.
+  struct Failure {
+    bool damaged = true;  // the bytes are not valid data of the format; else they are, but
+                          // need more than a limit of logtide's, which `what` names
+    std::string what;
+    std::string fix;  // what the user can do about it, or empty
+  };
   virtual ~Decoder() = default;
   // Decodes from [*in, end) into [out, out + n): advances *in past the bytes taken and sets
-  // *made. Returns false with *error saying why when the data is damaged.
+  // *made. Returns false with *failure saying why when the data cannot be decoded.
   virtual bool Step(const char** in, const char* end, char* out, size_t n, size_t* made,
-                    std::string* error) = 0;
+                    Failure* failure) = 0;
   // True before a member (frame) starts: where the input may end.
   virtual bool between() const = 0;
   // True when a Step with no more input may still make bytes (the last one filled its output).
@@ -71,23 +80,33 @@ class Decoder {
 namespace {
 
 // gzip with ISA-L's inflate: the gzip header, trailer and CRC-32 are checked by
-// isal_inflate (crc_flag ISAL_GZIP); a finished member is followed by another one.
+// isal_inflate (crc_flag ISAL_GZIP); a finished member is followed by another one, or by zero
+// bytes up to the end (padding to a block size), which gzip(1) ignores too.
 class GzipDecoder final : public Decoder {
  public:
   GzipDecoder() : st_(std::make_unique<inflate_state>()) { Reset(); }
   void Reset() override {
-    isal_inflate_init(st_.get());
-    st_->crc_flag = ISAL_GZIP;
-    between_ = true;
-    pending_ = false;
+    StartMember();
+    after_member_ = false;
+    padding_ = false;
   }
   bool between() const override { return between_; }
   bool pending() const override { return pending_; }
   bool Step(const char** in, const char* end, char* out, size_t n, size_t* made,
-            std::string* error) override {
+            Failure* failure) override {
     *made = 0;
     const size_t avail = static_cast<size_t>(end - *in);
     if (between_ && avail == 0) return true;
+    if (between_ && after_member_ && (padding_ || **in == '\0')) {
+      // Zero padding: only more zero bytes may follow, up to the end.
+      padding_ = true;
+      *in = std::find_if(*in, end, [](char c) { return c != '\0'; });
+      if (*in == end) return true;
+      failure->what =
+          "a non-zero byte after the zero bytes that follow the last gzip member (only zero "
+          "bytes may pad the end of gzip data; another member may not follow them)";
+      return false;
+    }
     const uint32_t in_n = static_cast<uint32_t>(std::min<size_t>(avail, UINT32_MAX));
     const uint32_t out_n = static_cast<uint32_t>(std::min<size_t>(n, UINT32_MAX));
     st_->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(*in));
@@ -98,14 +117,16 @@ class GzipDecoder final : public Decoder {
     *made = out_n - st_->avail_out;
     *in += in_n - st_->avail_in;
     if (r < 0) {
-      *error = Reason(r);
+      failure->what = Reason(r);
       return false;
     }
     if (in_n != st_->avail_in || *made > 0) between_ = false;
     pending_ = st_->avail_out == 0;
     if (st_->block_state == ISAL_BLOCK_FINISH) {
-      // The member is complete and its trailer checked: the next byte starts another.
-      Reset();
+      // The member is complete and its trailer checked: the next byte starts another, or
+      // zero padding.
+      StartMember();
+      after_member_ = true;
     }
     return true;
   }
@@ -120,7 +141,8 @@ class GzipDecoder final : public Decoder {
       case ISAL_INVALID_LOOKBACK:
         return "invalid deflate distance";
       case ISAL_INVALID_WRAPPER:
-        return "invalid gzip header (after a member, only another gzip member may follow)";
+        return "invalid gzip header (after a member, only another gzip member or zero bytes "
+               "up to the end may follow)";
       case ISAL_UNSUPPORTED_METHOD:
         return "unsupported gzip compression method";
       case ISAL_INCORRECT_CHECKSUM:
@@ -129,16 +151,28 @@ class GzipDecoder final : public Decoder {
         return fmt::format("inflate error {}", r);
     }
   }
+  // Readies the inflate state for a member's first byte.
+  void StartMember() {
+    isal_inflate_init(st_.get());
+    st_->crc_flag = ISAL_GZIP;
+    between_ = true;
+    pending_ = false;
+  }
   std::unique_ptr<inflate_state> st_;
   bool between_ = true;
   bool pending_ = false;
+  bool after_member_ = false;  // a member ended: zero padding may start
+  bool padding_ = false;       // in the zero padding after the last member
 };
 
 // zstd with libzstd's streaming decoder, which checks each frame's checksum when it has one
-// and skips skippable frames.
+// and skips skippable frames. A frame's window (the history its matches may reach back into,
+// which the decoder allocates) is limited to 2^kZstdWindowLogMax bytes.
 class ZstdDecoder final : public Decoder {
  public:
-  ZstdDecoder() : d_(ZSTD_createDCtx()) {}
+  ZstdDecoder() : d_(ZSTD_createDCtx()) {
+    ZSTD_DCtx_setParameter(d_, ZSTD_d_windowLogMax, kZstdWindowLogMax);
+  }
   ~ZstdDecoder() override { ZSTD_freeDCtx(d_); }
   void Reset() override {
     ZSTD_DCtx_reset(d_, ZSTD_reset_session_only);
@@ -148,21 +182,72 @@ class ZstdDecoder final : public Decoder {
   bool between() const override { return between_; }
   bool pending() const override { return pending_; }
   bool Step(const char** in, const char* end, char* out, size_t n, size_t* made,
-            std::string* error) override {
+            Failure* failure) override {
     *made = 0;
     ZSTD_inBuffer ib = {*in, static_cast<size_t>(end - *in), 0};
     if (between_ && ib.size == 0) return true;
+    if (between_) {
+      // A frame starts: its header says the window it needs before the decoder allocates it.
+      uint64_t window = 0;
+      const size_t h = FrameWindow(*in, ib.size, &window);
+      if (h > 0) return true;  // the header is not all here yet: wait for more bytes
+      if (window > (uint64_t{1} << kZstdWindowLogMax)) {
+        WindowTooLarge(window, failure);
+        return false;
+      }
+    }
     ZSTD_outBuffer ob = {out, n, 0};
     const size_t r = ZSTD_decompressStream(d_, &ob, &ib);
     *made = ob.pos;
     *in += ib.pos;
     if (ZSTD_isError(r)) {
-      *error = ZSTD_getErrorName(r);
+      failure->what = ZSTD_getErrorName(r);
       return false;
     }
     between_ = r == 0;  // a frame ended and all of it was written out
     pending_ = ob.pos == ob.size;
     return true;
+  }
+
+ private:
+  // Reads the window size a frame starting at [p, p + size) declares into *window (0 for a
+  // skippable frame or a header that is not valid, which the decoder then reports). Returns
+  // the bytes still missing from the header, or 0.
+  static size_t FrameWindow(const char* p, size_t size, uint64_t* window) {
+    *window = 0;
+    ZSTD_frameHeader fh;
+    const size_t h = ZSTD_getFrameHeader(&fh, p, size);
+    if (!ZSTD_isError(h)) {
+      if (h == 0 && fh.frameType == ZSTD_frame) *window = fh.windowSize;
+      return h;
+    }
+    // libzstd refuses a Window_Descriptor above its own maximum (2^31) without saying the
+    // size: read it as RFC 8878 3.1.1.1.2 lays it out (after the magic number and the
+    // Frame_Header_Descriptor, when the Single_Segment_flag, bit 5, is clear).
+    if (ZSTD_getErrorCode(h) == ZSTD_error_frameParameter_windowTooLarge && size >= 6 &&
+        (p[4] & 0x20) == 0) {
+      const unsigned wd = static_cast<unsigned char>(p[5]);
+      const unsigned log = 10 + (wd >> 3);
+      const uint64_t base = uint64_t{1} << log;
+      *window = base + (base / 8) * (wd & 7);
+    }
+    return 0;
+  }
+  // Describes a frame whose window is over the limit.
+  static void WindowTooLarge(uint64_t window, Failure* failure) {
+    int log = 0;
+    while (log < 63 && (uint64_t{1} << log) < window) ++log;
+    const std::string size = (uint64_t{1} << log) == window
+                                 ? fmt::format("2^{} bytes", log)
+                                 : fmt::format("{} bytes (over 2^{})", window, log - 1);
+    failure->damaged = false;
+    failure->what = fmt::format(
+        "a zstd frame needs a window of {}, more than the 2^{} bytes (1 GiB) logtide accepts "
+        "(files written with zstd --long=N are read up to N={})",
+        size, kZstdWindowLogMax, kZstdWindowLogMax);
+    static_assert(kZstdWindowLogMax == 30, "the message says 1 GiB");
+    failure->fix = fmt::format("decompress it with `zstd -dc --long={}` and pipe that to logtide",
+                               std::min(std::max(log, kZstdWindowLogMax + 1), ZSTD_WINDOWLOG_MAX));
   }
 
  private:
@@ -178,6 +263,20 @@ std::unique_ptr<Decoder> Decoder::For(Compression c) {
   if (c == Compression::kZstd) return std::make_unique<ZstdDecoder>();
   return nullptr;
 }
+
+namespace {
+
+// Returns what a failed Step says before the offsets: "damaged FORMAT data: why", or the
+// limit that valid data exceeds.
+std::string FailureText(Compression c, const Decoder::Failure& f) {
+  if (!f.damaged) return f.what;
+  return fmt::format("damaged {} data: {}", CompressionName(c), f.what);
+}
+
+// Returns what goes after the offsets: "; FIX", or nothing.
+std::string FixText(const Decoder::Failure& f) { return f.fix.empty() ? "" : "; " + f.fix; }
+
+}  // namespace
 
 ByteSource::ByteSource(int fd, bool owns, std::string name)
     : fd_(fd), owns_(owns), name_(std::move(name)) {
@@ -231,9 +330,9 @@ void ByteSource::StartDecoder() {
   in_offset_ = 0;
 }
 
-Status ByteSource::DecodeError(const std::string& what) const {
-  return Status::IOError(fmt::format("{}: {} at decompressed offset {} (compressed offset {})",
-                                     name_, what, position_, in_offset_));
+Status ByteSource::DecodeError(const std::string& what, const std::string& after) const {
+  return Status::IOError(fmt::format("{}: {} at decompressed offset {} (compressed offset {}){}",
+                                     name_, what, position_, in_offset_, after));
 }
 
 Status ByteSource::Read(char* dst, size_t n, size_t* got) {
@@ -278,14 +377,14 @@ Status ByteSource::Read(char* dst, size_t n, size_t* got) {
     if (in_pos_ < in_end_ || decoder_->pending()) {
       const char* p = in_.get() + in_pos_;
       size_t made = 0;
-      std::string error;
-      const bool ok = decoder_->Step(&p, in_.get() + in_end_, dst, n, &made, &error);
+      Decoder::Failure failure;
+      const bool ok = decoder_->Step(&p, in_.get() + in_end_, dst, n, &made, &failure);
       const size_t used = static_cast<size_t>(p - (in_.get() + in_pos_));
       in_pos_ += used;
       in_offset_ += used;
       position_ += made;
       if (!ok) {
-        failed_ = DecodeError(fmt::format("damaged {} data: {}", CompressionName(format_), error));
+        failed_ = DecodeError(FailureText(format_, failure), FixText(failure));
         return failed_;
       }
       if (made > 0) {
@@ -389,13 +488,13 @@ Status ByteSource::ReadAt(uint64_t offset, size_t n, std::string* out) const {
     if (!need_input) {
       const char* p = in.data() + in_pos;
       size_t made = 0;
-      std::string error;
+      Decoder::Failure failure;
       const size_t want =
           static_cast<size_t>(std::min<uint64_t>(buf.size(), offset + n - made_total));
-      if (!d->Step(&p, in.data() + in_end, buf.data(), want, &made, &error)) {
-        return Status::IOError(fmt::format("{}: damaged {} data: {} at decompressed offset {}",
-                                           name_, CompressionName(format), error,
-                                           made_total + made));
+      if (!d->Step(&p, in.data() + in_end, buf.data(), want, &made, &failure)) {
+        return Status::IOError(fmt::format("{}: {} at decompressed offset {}{}", name_,
+                                           FailureText(format, failure), made_total + made,
+                                           FixText(failure)));
       }
       const size_t used = static_cast<size_t>(p - (in.data() + in_pos));
       in_pos += used;

@@ -8,7 +8,10 @@
 // gzip (ISA-L's igzip inflate) may hold any number of members and zstd (libzstd) any number
 // of frames, one after the other. Each member's CRC-32 and length, and each frame's checksum
 // when it has one, are checked at its end. Damaged or truncated compressed data is an IOError
-// naming the input and the decompressed offset where reading stopped.
+// naming the input and the decompressed offset where reading stopped. Zero bytes after the
+// last gzip member are padding and end the data (as gzip(1) reads them); anything else there
+// is damage. A zstd frame that needs a window over 2^kZstdWindowLogMax bytes is refused with
+// an IOError that says so.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,14 @@
 namespace logtide {
 
 enum class Compression { kNone, kGzip, kZstd };
+
+// The largest zstd window read, as a power of two: 2^30 bytes (1 GiB), the window of
+// `zstd --long=30`. The decoder allocates a frame's window (less for a frame that declares a
+// smaller content size) and fills it as it decodes, and a compressed file has two decoders,
+// the reader's and its check's: up to 2 GiB for each such input read at once. zstd(1) itself
+// reads windows up to 2^27 unless given --long or --memory; 2^31, its maximum, would double
+// that memory for the files only --long=31 writes.
+constexpr int kZstdWindowLogMax = 30;
 
 // "plain", "gzip" or "zstd".
 const char* CompressionName(Compression c);
@@ -81,7 +92,8 @@ class ByteSource {
   Status Peek();
   // Sets up the decoder for a compressed format, with the peeked bytes as its first input.
   void StartDecoder();
-  Status DecodeError(const std::string& what) const;
+  // Returns an IOError "NAME: WHAT at decompressed offset N (compressed offset M)AFTER".
+  Status DecodeError(const std::string& what, const std::string& after = "") const;
 
   int fd_;
   bool owns_;

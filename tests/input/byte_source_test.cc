@@ -42,6 +42,27 @@ std::string Zstd(const std::string& text, bool checksum = true) {
   return out;
 }
 
+// A zstd frame of `text` whose header declares a window of 2^window_log bytes and no content
+// size (as a compressor reading a pipe writes it). The data is compressed with a 1 KiB window
+// and the header's Window_Descriptor (RFC 8878 3.1.1.1.2) rewritten: a larger window than the
+// matches use is still a valid frame, and any window, even one over libzstd's maximum, costs
+// the compressor nothing.
+std::string ZstdDeclaringWindow(const std::string& text, int window_log) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 10);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  size_t n = ZSTD_compress2(c, out.data(), out.size(), text.data(), text.size());
+  REQUIRE(!ZSTD_isError(n));
+  ZSTD_freeCCtx(c);
+  out.resize(n);
+  REQUIRE((out[4] & 0x20) == 0);  // no Single_Segment_flag: byte 5 is the Window_Descriptor
+  REQUIRE(static_cast<unsigned char>(out[5]) == 0);  // 2^10, mantissa 0
+  out[5] = static_cast<char>((window_log - 10) << 3);
+  return out;
+}
+
 // Log-like lines: compressible, but not trivially.
 std::string Lines(int n, int seed = 1) {
   std::string s;
@@ -205,6 +226,105 @@ TEST_CASE("ByteSource: data after the last gzip member that is not gzip is an er
   Result r = ReadFile(Gzip(Lines(10)) + "trailing garbage\n");
   CHECK(!r.status.ok());
   CHECK_THAT(r.status.message(), Catch::Contains("gzip"));
+}
+
+TEST_CASE("ByteSource: zero bytes after the last gzip member are padding, as gzip(1) reads "
+          "them (issue 28)") {
+  const std::string a = Lines(3000, 1), b = Lines(500, 2);
+  // 300000 zero bytes span more than one read of compressed bytes.
+  for (size_t pad : {size_t{1}, size_t{511}, size_t{4096}, size_t{4097}, size_t{300000}}) {
+    for (size_t piece : {size_t{7}, size_t{1} << 16}) {
+      INFO("pad " << pad << ", piece " << piece);
+      Result r = ReadFile(Gzip(a) + std::string(pad, '\0'), piece);
+      REQUIRE(r.status.ok());
+      CHECK(r.bytes == a);
+      // After several members, the last one empty, too.
+      Result m = ReadFile(Gzip(a) + Gzip(b) + Gzip("") + std::string(pad, '\0'), piece);
+      REQUIRE(m.status.ok());
+      CHECK(m.bytes == a + b);
+    }
+  }
+  // ReadAt and Rewind read through the padding as Read does.
+  const std::string padded = Gzip(a) + std::string(70000, '\0');
+  std::string path = WriteTemp(padded);
+  ByteSource src(::open(path.c_str(), O_RDONLY), true, path);
+  REQUIRE(src.Detect().ok());
+  std::string out;
+  REQUIRE(src.ReadAt(a.size() - 10, 4096, &out).ok());
+  CHECK(out == a.substr(a.size() - 10));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("ByteSource: a non-zero byte after gzip zero padding is an error at its offset "
+          "(issue 28)") {
+  const std::string a = Lines(300);
+  const std::string gz = Gzip(a);
+  for (size_t pad : {size_t{1}, size_t{4096}, size_t{300000}}) {
+    for (const std::string& after : {std::string("x"), std::string("\x01\0\0"), Gzip(a)}) {
+      INFO("pad " << pad << ", then " << after.size() << " bytes");
+      Result r = ReadFile(gz + std::string(pad, '\0') + after, 4096);
+      REQUIRE(!r.status.ok());
+      CHECK(r.status.code() == Status::Code::kIOError);
+      CHECK_THAT(r.status.message(),
+                 Catch::Contains("test-input: damaged gzip data: a non-zero byte after the zero "
+                                 "bytes that follow the last gzip member") &&
+                     Catch::Contains("only zero bytes may pad the end of gzip data") &&
+                     Catch::Contains("compressed offset " + std::to_string(gz.size() + pad)));
+      CHECK(r.bytes == a);  // what came before is read
+    }
+  }
+}
+
+TEST_CASE("ByteSource: a zstd frame made with windowLog 28 and long matching is read "
+          "(issue 28)") {
+  // What `zstd --long=28` writes from a pipe: the header declares 2^28 even for a small input.
+  const std::string text = Lines(2000);
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 28);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_enableLongDistanceMatching, 1);
+  std::string z(ZSTD_compressBound(text.size()) + 64, '\0');
+  ZSTD_inBuffer in = {text.data(), text.size(), 0};
+  ZSTD_outBuffer out = {z.data(), z.size(), 0};
+  // Continue, then end: ending in the first call would tell the compressor the input's size,
+  // and it would shrink the window to fit.
+  REQUIRE(!ZSTD_isError(ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue)));
+  REQUIRE(ZSTD_compressStream2(c, &out, &in, ZSTD_e_end) == 0);
+  ZSTD_freeCCtx(c);
+  z.resize(out.pos);
+  REQUIRE((z[4] & 0x20) == 0);  // no Single_Segment_flag: byte 5 is the Window_Descriptor
+  REQUIRE(static_cast<unsigned char>(z[5]) == (28 - 10) << 3);  // 2^28
+  for (size_t piece : {size_t{1000}, size_t{1} << 20}) {
+    Result r = ReadFile(z + z, piece);
+    REQUIRE(r.status.ok());
+    CHECK(r.bytes == text + text);
+  }
+}
+
+TEST_CASE("ByteSource: zstd windows up to 2^kZstdWindowLogMax are read, larger ones refused "
+          "naming the limit (issue 28)") {
+  const std::string text = Lines(500);
+  for (int log : {27, kZstdWindowLogMax}) {
+    INFO("window 2^" << log);
+    Result r = ReadFile(Zstd(text) + ZstdDeclaringWindow(text, log));
+    REQUIRE(r.status.ok());
+    CHECK(r.bytes == text + text);
+  }
+  // 2^31 is libzstd's maximum; 2^32 is beyond it, though the format allows it.
+  for (int log : {kZstdWindowLogMax + 1, 32}) {
+    INFO("window 2^" << log);
+    const std::string first = Zstd(text);
+    Result r = ReadFile(first + ZstdDeclaringWindow(text, log), 999);
+    REQUIRE(!r.status.ok());
+    CHECK(r.status.code() == Status::Code::kIOError);
+    CHECK(r.status.message() ==
+          "test-input: a zstd frame needs a window of 2^" + std::to_string(log) +
+              " bytes, more than the 2^30 bytes (1 GiB) logtide accepts (files written with "
+              "zstd --long=N are read up to N=30) at decompressed offset " +
+              std::to_string(text.size()) + " (compressed offset " +
+              std::to_string(first.size()) +
+              "); decompress it with `zstd -dc --long=31` and pipe that to logtide");
+    CHECK(r.bytes == text);  // the frames before it are read
+  }
 }
 
 TEST_CASE("ByteSource: ReadAt gives decompressed bytes at decompressed offsets; Rewind restarts") {
