@@ -7,13 +7,7 @@
 set -u
 bin=$(realpath "$1")
 gen=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 2
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 for tool in gzip zstd; do
   command -v $tool > /dev/null || { echo "the test needs $tool (.ci/install-deps installs it)"; exit 2; }
 done
@@ -163,5 +157,4 @@ check "truncated gzip under --state: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "truncated gzip under --state, run again: exit 1 (got $rc)" [ "$rc" = 1 ]
 check "truncated gzip under --state: still named" grep -q "app.log.gz: the gzip data ends inside a member" run/err
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

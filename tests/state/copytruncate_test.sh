@@ -9,14 +9,7 @@
 set -u
 bin=$(realpath "$1")
 gen=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 2
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME CONDITION...: runs the condition, counts it
-check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s)
 # field NAME FILE: the first value of the numeric field NAME in `logtide inspect` of FILE.
 field() { "$bin" inspect "$2" | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
@@ -67,5 +60,4 @@ for variant in finished killed; do
   cd .. || exit 2
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -7,14 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(realpath "$1")
 gen=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 2
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME CONDITION...: runs the condition, counts it
-check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --agg 'last(path)' --delay 2s --lateness 5s)
 digest() { sha256sum "$1" | cut -d' ' -f1; }
 # Waits until the command succeeds (polling every 10 ms), for at most a minute however busy the
@@ -395,5 +388,4 @@ for target in output state; do
   fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

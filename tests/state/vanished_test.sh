@@ -7,14 +7,7 @@
 set -u
 bin=$(realpath "$1")
 gen=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 2
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-# check NAME CONDITION...: runs the condition, counts it
-check() { local name=$1; shift; if "$@"; then ok; else fail "$name"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 Q=(--window tumbling:10s --by service --agg count --agg 'sum(bytes)' --delay 2s)
 digest() { sha256sum "$1" | cut -d' ' -f1; }
 # cron [NAME...]: one --hold run of the job over the names (app.log* when none), its exit status
@@ -78,5 +71,4 @@ cron app.log nosuch.log
 check "a new job naming a file that does not exist: exit 1 (was $rc)" test "$rc" = 1
 check "... and no state file made" test ! -e s.db
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
