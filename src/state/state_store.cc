@@ -303,26 +303,44 @@ Status StateStore::CheckQuery(const std::string& query) {
     return Status::Ok();
   }
   if (stored == query) return Status::Ok();
-  // Name every setting that differs, line by line ("name=value").
-  auto lines = [](const std::string& q) {
-    std::vector<std::string> out;
+  // Name every setting that differs, by name: a setting written only when it is given (such as
+  // --max-future) is "not set" on the side that lacks it.
+  auto settings = [](const std::string& q) {
+    std::vector<std::pair<std::string, std::string>> out;  // in the text's order
     size_t pos = 0;
     while (pos < q.size()) {
       size_t nl = q.find('\n', pos);
-      out.push_back(q.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+      const std::string line = q.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      const size_t eq = line.find('=');
+      out.emplace_back(line.substr(0, eq), eq == std::string::npos ? "" : line.substr(eq + 1));
       if (nl == std::string::npos) break;
       pos = nl + 1;
     }
     return out;
   };
-  std::vector<std::string> a = lines(stored), b = lines(query);
+  const auto was = settings(stored), now = settings(query);
+  auto find = [](const std::vector<std::pair<std::string, std::string>>& v,
+                 const std::string& name) -> const std::string* {
+    for (const auto& [n, value] : v) {
+      if (n == name) return &value;
+    }
+    return nullptr;
+  };
+  auto side = [](const char* who, const std::string* v) {
+    return v == nullptr ? fmt::format("{} does not set it", who)
+                        : fmt::format("{} has \"{}\"", who, *v);
+  };
   std::string diff;
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    std::string was = i < a.size() ? a[i] : "", now = i < b.size() ? b[i] : "";
-    if (was == now) continue;
-    size_t eq = now.find('=');
-    fmt::format_to(std::back_inserter(diff), "\n  {}: the state has \"{}\", this run has \"{}\"",
-                   now.substr(0, eq), was.substr(was.find('=') + 1), now.substr(eq + 1));
+  std::vector<std::string> names;
+  for (const auto& [n, v] : now) names.push_back(n);
+  for (const auto& [n, v] : was) {
+    if (find(now, n) == nullptr) names.push_back(n);
+  }
+  for (const std::string& name : names) {
+    const std::string *a = find(was, name), *b = find(now, name);
+    if (a != nullptr && b != nullptr && *a == *b) continue;
+    fmt::format_to(std::back_inserter(diff), "\n  {}: {}, {}", name, side("the state", a),
+                   side("this run", b));
   }
   return Status::Refused(
       fmt::format("state file {} belongs to another query; nothing was changed. Use a new --state "
