@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <random>
 #include <string>
 
 #include "util/quote.h"
@@ -19,7 +20,10 @@
 namespace logtide {
 namespace {
 
-constexpr int kSchemaVersion = 2;
+// Format 3 adds the meta row "binding" (below); format 2 (logtide since the checkpoint
+// components) is read as well and becomes format 3 at its first checkpoint.
+constexpr int kSchemaVersion = 3;
+constexpr int kUnboundVersion = 2;
 constexpr int kApplicationId = 0x4C544944;  // "LTID"
 
 const char* kSchema = R"(
@@ -42,6 +46,62 @@ int64_t RowSum(std::initializer_list<std::string_view> fields) {
     buf.append(f);
   }
   return static_cast<int64_t>(XXH64(buf.data(), buf.size(), 0x4C544944));
+}
+
+// The binding: the meta row "binding" ties every section and window row to its checkpoint, so
+// rows and sections from an older checkpoint, from another job, deleted, added or moved (a torn
+// backup copy) do not load as one state, though each row's own sum is right. Its value:
+//
+//   binding  := "1" SP job SP checkpoints SP finished SP sections SP section-digest SP
+//               log-rows SP log-digest
+//   job      := 16 lowercase hex digits: random, chosen at the file's first bound checkpoint
+//   checkpoints, sections, log-rows := decimal: equal to meta "checkpoints", the number of
+//               sections and the number of window_log rows
+//   finished := "0" | "1": equal to meta "finished"
+//   section-digest := 16 hex digits: the sum mod 2^64, over the sections, of
+//               XXH64(job u64 | checkpoints u64 | the row's sum u64, seed 0x4C544944)
+//   log-digest := 16 hex digits: the sum mod 2^64, over the window_log rows, of
+//               XXH64(job u64 | id u64 | the row's sum u64, seed 0x4C544944)
+//   (integers little-endian). A sum of terms keeps the log's digest a running one: a
+//   checkpoint adds the terms of the rows it appends (a compaction starts from 0), so binding
+//   costs in proportion to the changes; loading recomputes both digests from the rows.
+constexpr std::string_view kBindingVersion = "1";
+
+uint64_t BindTerm(uint64_t job, uint64_t n, int64_t sum) {
+  uint64_t buf[3] = {job, n, static_cast<uint64_t>(sum)};
+  return XXH64(buf, sizeof buf, 0x4C544944);
+}
+
+struct Binding {
+  uint64_t job = 0;
+  uint64_t checkpoints = 0;
+  bool finished = false;
+  uint64_t sections = 0;
+  uint64_t section_digest = 0;
+  uint64_t log_rows = 0;
+  uint64_t log_digest = 0;
+
+  std::string Format() const {
+    return fmt::format("{} {:016x} {} {} {} {:016x} {} {:016x}", kBindingVersion, job,
+                       checkpoints, finished ? 1 : 0, sections, section_digest, log_rows,
+                       log_digest);
+  }
+  // Parses a value Format wrote; false for anything else.
+  bool Parse(const std::string& v) {
+    unsigned long long f[8];
+    char tail = 0;
+    if (std::sscanf(v.c_str(), "%llu %llx %llu %llu %llu %llx %llu %llx%c", &f[0], &f[1], &f[2],
+                    &f[3], &f[4], &f[5], &f[6], &f[7], &tail) != 8)
+      return false;
+    job = f[1], checkpoints = f[2], finished = f[3] == 1, sections = f[4], section_digest = f[5],
+    log_rows = f[6], log_digest = f[7];
+    return f[3] <= 1 && Format() == v;
+  }
+};
+
+uint64_t NewJobId() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
 }
 
 std::string_view OpName(int64_t op) {
@@ -136,7 +196,7 @@ Status GetMeta(sqlite3* db, const std::string& path, const char* key, std::strin
 // Opens and validates an existing, non-empty database without writing to it. Sets *blank for
 // an SQLite database with no tables and no application id (not logtide's: it creates its
 // state files whole).
-Status Validate(sqlite3* db, const std::string& path, bool* blank) {
+Status Validate(sqlite3* db, const std::string& path, bool* blank, bool* bound) {
   bool ok = true;
   int64_t app = PragmaInt(db, "PRAGMA application_id", &ok);
   if (!ok) return DbError(db, path, "reading the header");
@@ -152,7 +212,8 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank) {
         "state file {} is an SQLite database but not a logtide state file; it was not changed",
         path));
   }
-  if (version != kSchemaVersion) {
+  *bound = version == kSchemaVersion;
+  if (version != kSchemaVersion && version != kUnboundVersion) {
     return Status::Refused(fmt::format(
         "state file {} was written by {} version of logtide (state format {}; this version reads "
         "format {}); it was not changed. Finish the job with the logtide that wrote it, or start "
@@ -264,7 +325,7 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   sqlite3_busy_timeout(st->db_, 0);
   Status s;
   bool blank = false;
-  if (!(s = Validate(st->db_, path, &blank)).ok()) return s;
+  if (!(s = Validate(st->db_, path, &blank, &st->bound_)).ok()) return s;
   if (blank) {
     return Status::Corruption(fmt::format(
         "state file {} is not a logtide state file (an SQLite database with no tables); it was "
@@ -275,6 +336,19 @@ Status StateStore::Open(const std::string& path, bool durable, std::unique_ptr<S
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "checkpoints", &v, &found)).ok()) return s;
   st->is_new_ = !found;
+  // A binding is written with a checkpoint, in its transaction: without the checkpoint's row
+  // the file lost it.
+  if (st->is_new_ && st->bound_) {
+    bool bound = false;
+    if (!(s = GetMeta(st->db_, path, "binding", &v, &bound)).ok()) return s;
+    if (bound) {
+      return Status::Corruption(fmt::format(
+          "state file {} has a checkpoint's binding but no checkpoint: it is damaged; it was not "
+          "changed",
+          path));
+    }
+  }
+  st->job_ = NewJobId();
   bool ok = true;
   st->reclaims_ = PragmaInt(st->db_, "PRAGMA auto_vacuum", &ok) == 2;  // INCREMENTAL
   if (!ok) return DbError(st->db_, path, "reading the header");
@@ -365,6 +439,25 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &found);
   c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
+  // The binding (format 3): a format 2 file has none and takes one at its next checkpoint.
+  Binding bind;
+  bool bound = false;
+  if (replay && bound_) {
+    if (!(s = GetMeta(db_, path_, "binding", &v, &bound)).ok()) return s;
+    if (!bound) {
+      return Status::Corruption(fmt::format(
+          "state file {} is damaged: its last checkpoint's binding is missing; it was not changed",
+          path_));
+    }
+    if (!bind.Parse(v)) {
+      return Status::Corruption(fmt::format(
+          "state file {} is damaged: its last checkpoint's binding is not one logtide writes; it "
+          "was not changed",
+          path_));
+    }
+  }
+  const uint64_t job = bound ? bind.job : job_;
+  uint64_t sections = 0, section_digest = 0, log_digest = 0;
   int rc;
   Stmt info(db_, "SELECT key, value, sum FROM meta WHERE key LIKE 'info.%' ORDER BY key");
   if (!info.ok()) return ReadError(db_, path_, "reading meta");
@@ -380,6 +473,8 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     Section section{sec.ColText(0), static_cast<uint32_t>(sec.ColInt(1)), sec.ColText(2)};
     if (sec.ColInt(3) != RowSum({section.name, VersionBytes(sec.ColInt(1)), section.data}))
       return Damaged(path_, fmt::format("the {} section", QuoteForMessage(section.name)));
+    ++sections;
+    section_digest += BindTerm(job, c->checkpoints, sec.ColInt(3));
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
@@ -398,7 +493,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   }
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
   std::map<std::string, std::string> live;
-  Stmt win(db_, "SELECT op, k, v, sum FROM window_log ORDER BY id");
+  Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
   if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
     ++c->window_log_rows;
@@ -406,6 +501,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     std::string k = win.ColText(1);
     if (win.ColInt(3) != RowSum({OpName(op), k, win.ColText(2)}))
       return Damaged(path_, "a window row");
+    log_digest += BindTerm(job, static_cast<uint64_t>(win.ColInt(4)), win.ColInt(3));
     if (op == StateOp::kPut) {
       live[k] = win.ColText(2);
     } else if (op == StateOp::kErase) {
@@ -419,6 +515,30 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     }
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
+  if (bound) {
+    auto mismatch = [&](std::string_view what, auto has, auto want) {
+      return Status::Corruption(fmt::format(
+          "state file {} is damaged: its {} do not match its last checkpoint ({}, the checkpoint "
+          "recorded {}): rows from another checkpoint or another job, or rows added, deleted or "
+          "moved; it was not changed",
+          path_, what, has, want));
+    };
+    if (bind.checkpoints != c->checkpoints || bind.finished != c->finished)
+      return mismatch("meta rows", fmt::format("checkpoint {}", c->checkpoints),
+                      fmt::format("checkpoint {}", bind.checkpoints));
+    if (bind.sections != sections || bind.section_digest != section_digest)
+      return mismatch("sections", fmt::format("{} sections, digest {:016x}", sections,
+                                              section_digest),
+                      fmt::format("{}, digest {:016x}", bind.sections, bind.section_digest));
+    if (bind.log_rows != c->window_log_rows || bind.log_digest != log_digest)
+      return mismatch("window rows",
+                      fmt::format("{} rows, digest {:016x}", c->window_log_rows, log_digest),
+                      fmt::format("{}, digest {:016x}", bind.log_rows, bind.log_digest));
+  }
+  job_ = job;
+  log_rows_ = c->window_log_rows;
+  log_digest_ = log_digest;
+  log_known_ = true;
   c->windows.assign(live.begin(), live.end());
   return Status::Ok();
 }
@@ -435,6 +555,24 @@ Status StateStore::Commit(const Checkpoint& c) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return e;
   };
+  // The binding's running state: known from Load, or (a commit with no load before it) summed
+  // from the log once.
+  uint64_t log_rows = log_rows_, log_digest = log_digest_;
+  if (!log_known_) {
+    log_rows = log_digest = 0;
+    Stmt rows(db_, "SELECT id, sum FROM window_log");
+    if (!rows.ok()) return fail("saving the checkpoint");
+    int rc;
+    while ((rc = rows.Step()) == SQLITE_ROW) {
+      ++log_rows;
+      log_digest += BindTerm(job_, static_cast<uint64_t>(rows.ColInt(0)), rows.ColInt(1));
+    }
+    if (rc != SQLITE_DONE) return fail("saving the checkpoint");
+  }
+  Binding bind;
+  bind.job = job_;
+  bind.checkpoints = c.checkpoints;
+  bind.finished = c.finished;
   {
     Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value, sum) VALUES(?, ?, ?)");
     if (!put.ok()) return fail("saving the checkpoint");
@@ -459,8 +597,11 @@ Status StateStore::Commit(const Checkpoint& c) {
       put.Text(1, sec.name);
       put.Int(2, sec.version);
       put.Blob(3, sec.data);
-      put.Int(4, RowSum({sec.name, VersionBytes(sec.version), sec.data}));
+      const int64_t sum = RowSum({sec.name, VersionBytes(sec.version), sec.data});
+      put.Int(4, sum);
       if (put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
+      ++bind.sections;
+      bind.section_digest += BindTerm(job_, c.checkpoints, sum);
     }
   }
   {
@@ -468,6 +609,7 @@ Status StateStore::Commit(const Checkpoint& c) {
         sqlite3_exec(db_, "DELETE FROM window_log", nullptr, nullptr, nullptr) != SQLITE_OK) {
       return fail("compacting windows");
     }
+    if (c.compact) log_rows = log_digest = 0;
     Stmt put(db_, "INSERT INTO window_log(op, k, v, sum) VALUES(?, ?, ?, ?)");
     if (!put.ok()) return fail("saving windows");
     for (const StateOp& op : c.window_ops) {
@@ -475,10 +617,26 @@ Status StateStore::Commit(const Checkpoint& c) {
       put.Int(1, op.kind);
       put.Blob(2, op.key);
       put.Blob(3, op.value);
-      put.Int(4, RowSum({OpName(op.kind), op.key, op.value}));
+      const int64_t sum = RowSum({OpName(op.kind), op.key, op.value});
+      put.Int(4, sum);
       if (put.Step() != SQLITE_DONE) return fail("saving windows");
+      ++log_rows;
+      log_digest += BindTerm(job_, static_cast<uint64_t>(sqlite3_last_insert_rowid(db_)), sum);
     }
   }
+  bind.log_rows = log_rows;
+  bind.log_digest = log_digest;
+  {
+    Stmt put(db_, "INSERT OR REPLACE INTO meta(key, value, sum) VALUES('binding', ?, ?)");
+    const std::string v = bind.Format();
+    put.Blob(1, v);
+    put.Int(2, RowSum({"binding", v}));
+    if (!put.ok() || put.Step() != SQLITE_DONE) return fail("saving the checkpoint");
+  }
+  // A format 2 file becomes format 3 with its first bound checkpoint, in its transaction.
+  if (!bound_ && sqlite3_exec(db_, fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str(),
+                              nullptr, nullptr, nullptr) != SQLITE_OK)
+    return fail("saving the checkpoint");
   // The pages the old log held, beyond those the new one reused, leave the file in the same
   // transaction (it shrinks when the WAL is next copied into it): the file stays the size of
   // the state it holds. (Run to completion by sqlite3_exec; a no-op without auto-vacuum.)
@@ -487,6 +645,10 @@ Status StateStore::Commit(const Checkpoint& c) {
     return fail("returning free pages");
   if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
     return fail("committing");
+  log_rows_ = log_rows;
+  log_digest_ = log_digest;
+  log_known_ = true;
+  bound_ = true;
   if (!committed_) {
     // The state is this run's now: closing may checkpoint the log into the file again.
     sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, nullptr);
@@ -509,7 +671,7 @@ Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint*
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
     return DbError(st->db_, path, "opening");
   bool blank = false;
-  Status s = Validate(st->db_, path, &blank);
+  Status s = Validate(st->db_, path, &blank, &st->bound_);
   if (!s.ok()) return s;
   if (blank)
     return Status::Corruption(fmt::format("state file {} is not a logtide state file", path));

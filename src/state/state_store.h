@@ -2,9 +2,10 @@
 // section per checkpoint component (state/checkpoint.h) and the window log, and replaces them
 // all in one transaction per checkpoint. It is the only user of sqlite3.h.
 //
-// Schema (PRAGMA user_version = 2, application_id = 0x4C544944 "LTID"):
+// Schema (PRAGMA user_version = 3, application_id = 0x4C544944 "LTID"):
 //   meta(key TEXT PRIMARY KEY, value BLOB, sum INT)
-//                                               query, finished, checkpoints, info.NAME
+//                                               query, finished, checkpoints, info.NAME,
+//                                               binding (its grammar in state_store.cc)
 //   sections(name TEXT PRIMARY KEY, version INT, data BLOB, sum INT)
 //                                               one per component: "counters", "watermark",
 //                                               "inputs", "outputs", "windows"
@@ -22,6 +23,15 @@
 // converted once, by a VACUUM right after its first compaction.
 // Every row's `sum` is the XXH64 of its other fields (each with its length), checked on load:
 // a row that fails it makes the state damaged (Corruption), never misread.
+// The binding ties the rows to their checkpoint: the job's random id, the checkpoint's number,
+// and the count and digest of the sections and of the window log's rows (each row by its id),
+// recomputed on load. Rows or sections deleted, added, reordered, or taken from another
+// checkpoint or another job (a torn backup copy) make the state damaged (Corruption) though
+// each row's sum is right. Each checkpoint updates the log's digest with the rows it appends
+// only, so binding costs in proportion to the changes.
+// Version 2 (logtide before the binding) is read as it is and becomes version 3, bound, at its
+// next checkpoint, in that checkpoint's transaction; a version 3 file is refused by the
+// logtide before it as a newer one.
 // Version 1 (logtide before the checkpoint components) kept the engine's state in one meta
 // blob and the positions in tables of their own; it is refused with a message that says so.
 #pragma once
@@ -104,6 +114,13 @@ class StateStore {
   bool is_new_ = true;
   bool committed_ = false;  // by this run
   bool reclaims_ = false;   // the file has incremental auto-vacuum
+  bool bound_ = false;      // format 3: its checkpoints carry a binding
+  // The binding's running state (state_store.cc): the job's id, and the window log's rows and
+  // digest as of the last checkpoint, once known (Load, Commit).
+  uint64_t job_ = 0;
+  bool log_known_ = false;
+  uint64_t log_rows_ = 0;
+  uint64_t log_digest_ = 0;
   std::string path_;
 };
 

@@ -2,7 +2,8 @@
 """Edits a logtide state file at the SQL level, as a tool other than logtide would, for the
 state tests. Rows carry a checksum (src/state/state_store.cc, RowSum: XXH64 of the row's
 fields, each preceded by its 32-bit little-endian length, seed 0x4C544944); with --resum the
-edited rows get a valid one, as if another program that knows the format wrote them.
+edited rows get a valid one, as if another program that knows the format wrote them, and so
+does the checkpoint's binding (meta "binding", format 3: its grammar is in state_store.cc).
 
   state_rows.py FILE check                       exit 0 when every row's sum is right
   state_rows.py FILE set-version SECTION N [--resum]
@@ -68,6 +69,23 @@ def row_sum(*fields):
     return h - (1 << 64) if h >= 1 << 63 else h
 
 
+def bind_term(job, n, s):
+    return xxh64(struct.pack("<QQq", job, n, s), 0x4C544944)
+
+
+def rebind(db):
+    """Recomputes the binding's section count and digest from the sections, as logtide would."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'binding'").fetchone()
+    if row is None:  # format 2: no binding
+        return
+    f = b(row[0]).decode().split(" ")
+    job, n = int(f[1], 16), int(f[2])
+    sums = [s for (s,) in db.execute("SELECT sum FROM sections")]
+    f[4], f[5] = str(len(sums)), "%016x" % (sum(bind_term(job, n, s) for s in sums) & M)
+    v = " ".join(f).encode()
+    db.execute("UPDATE meta SET value = ?, sum = ? WHERE key = 'binding'", (v, row_sum(b"binding", v)))
+
+
 def b(x):
     return x.encode() if isinstance(x, str) else bytes(x)
 
@@ -89,12 +107,16 @@ def main():
         (data,) = db.execute("SELECT data FROM sections WHERE name = ?", (name,)).fetchone()
         s = row_sum(b(name), str(version).encode(), b(data)) if "--resum" in sys.argv else 0
         db.execute("UPDATE sections SET version = ?, sum = ? WHERE name = ?", (version, s, name))
+        if "--resum" in sys.argv:
+            rebind(db)
     elif cmd == "add-section":
         name, version, data = sys.argv[3], int(sys.argv[4]), sys.argv[5].encode()
         db.execute("INSERT INTO sections(name, version, data, sum) VALUES(?, ?, ?, ?)",
                    (name, version, data, row_sum(b(name), str(version).encode(), data)))
+        rebind(db)
     elif cmd == "delete-section":
         db.execute("DELETE FROM sections WHERE name = ?", (sys.argv[3],))
+        rebind(db)  # a state bound without it: what Restore finds missing
     else:
         sys.exit("unknown command " + cmd)
     db.commit()

@@ -230,5 +230,151 @@ TEST_CASE("a damaged state without its write-ahead log keeps its header (issue 1
   Cleanup(path);
 }
 
+// Issue 28: every row's own checksum held, so rows and sections deleted, moved, or taken from
+// another checkpoint or another job (a torn backup copy) loaded as one state and resumed into
+// wrong records with exit 0. The checkpoint's binding refuses each such mix.
+
+// Commits checkpoint n of a small job with `ops` appended and the "inputs" section `inputs`.
+void CommitStep(const std::string& path, uint64_t n, std::vector<StateOp> ops,
+                const std::string& inputs) {
+  std::unique_ptr<StateStore> st;
+  REQUIRE(StateStore::Open(path, false, &st).ok());
+  REQUIRE(st->CheckQuery("window=tumbling:1m").ok());
+  Checkpoint c;
+  if (!st->is_new()) REQUIRE(st->Load(&c).ok());
+  c = Checkpoint();
+  c.checkpoints = n;
+  c.sections = {Section{"counters", 1, "c"}, Section{"inputs", 1, inputs}};
+  c.window_ops = std::move(ops);
+  REQUIRE(st->Commit(c).ok());
+}
+
+// Runs `sql` on the state at `path` (with the file `donor` attached as d, when given).
+void Edit(const std::string& path, const std::string& sql, const std::string& donor = "") {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  std::string all = donor.empty() ? sql : "ATTACH '" + donor + "' AS d; " + sql;
+  CHECK(sqlite3_exec(db, all.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+}
+
+// Loads the state at `path`; returns the status, and checks the file was not changed.
+Status LoadUnchanged(const std::string& path) {
+  const std::string before = FileBytes(path);
+  Status s;
+  {
+    std::unique_ptr<StateStore> st;
+    s = StateStore::Open(path, false, &st);
+    if (s.ok()) s = st->CheckQuery("window=tumbling:1m");
+    Checkpoint c;
+    if (s.ok()) s = st->Load(&c);
+  }
+  CHECK(FileBytes(path) == before);
+  return s;
+}
+
+void CopyFile(const std::string& from, const std::string& to) {
+  std::ofstream(to, std::ios::binary) << FileBytes(from);
+}
+
+TEST_CASE("window rows deleted or moved are refused though each row's sum holds (issue 28)") {
+  std::string path = TempPath(), good = TempPath();
+  CommitStep(good, 1, {{StateOp::kPut, "a", "1"}, {StateOp::kPut, "b", "2"}}, "i1");
+  CommitStep(good, 2, {{StateOp::kPut, "a", "3"}, {StateOp::kErase, "b", ""}}, "i2");
+  REQUIRE(LoadUnchanged(good).ok());
+  for (const char* sql :
+       {"DELETE FROM window_log WHERE id = (SELECT min(id) FROM window_log)",
+        "DELETE FROM window_log WHERE id = (SELECT max(id) FROM window_log)",
+        "DELETE FROM window_log", "UPDATE window_log SET id = -id",
+        "UPDATE window_log SET id = 9 WHERE id = 1; UPDATE window_log SET id = 1 WHERE id = 3; "
+        "UPDATE window_log SET id = 3 WHERE id = 9",
+        "INSERT INTO window_log(op, k, v, sum) SELECT op, k, v, sum FROM window_log WHERE id = 1"}) {
+    INFO(sql);
+    CopyFile(good, path);
+    Edit(path, sql);
+    Status s = LoadUnchanged(path);
+    CHECK(s.code() == Status::Code::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("its window rows do not match its last checkpoint"));
+  }
+  Cleanup(path);
+  Cleanup(good);
+}
+
+TEST_CASE("rows and sections of an older checkpoint or another job are refused (issue 28)") {
+  std::string path = TempPath(), good = TempPath(), older = TempPath(), other = TempPath();
+  CommitStep(good, 1, {{StateOp::kPut, "a", "1"}}, "i1");
+  CopyFile(good, older);
+  CommitStep(good, 2, {{StateOp::kPut, "a", "2"}}, "i2");
+  // Another job with the same query, the same first checkpoint and another second one.
+  CommitStep(other, 1, {{StateOp::kPut, "a", "1"}}, "i1");
+  CommitStep(other, 2, {{StateOp::kPut, "a", "5"}}, "j2");
+  REQUIRE(LoadUnchanged(other).ok());
+  struct Case {
+    const char* sql;
+    const char* says;
+  };
+  for (const std::string& donor : {older, other}) {
+    for (const Case& c : {
+             Case{"DELETE FROM window_log; INSERT INTO window_log SELECT * FROM d.window_log",
+                  "window rows"},
+             Case{"DELETE FROM sections WHERE name = 'inputs'; INSERT INTO sections SELECT * FROM "
+                  "d.sections WHERE name = 'inputs'",
+                  "sections"},
+             Case{"DELETE FROM meta WHERE key = 'binding'; INSERT INTO meta SELECT * FROM d.meta "
+                  "WHERE key = 'binding'",
+                  "do not match"},
+         }) {
+      INFO(donor << ": " << c.sql);
+      CopyFile(good, path);
+      Edit(path, c.sql, donor);
+      Status s = LoadUnchanged(path);
+      CHECK(s.code() == Status::Code::kCorruption);
+      CHECK_THAT(s.message(), Catch::Contains(c.says));
+    }
+  }
+  Cleanup(path);
+  Cleanup(good);
+  Cleanup(older);
+  Cleanup(other);
+}
+
+TEST_CASE("a format 2 state loads as it is and is bound at its next checkpoint (issue 28)") {
+  std::string path = TempPath();
+  CommitStep(path, 1, {{StateOp::kPut, "a", "1"}, {StateOp::kPut, "b", "2"}}, "i1");
+  // What logtide before the binding wrote: no binding row, user_version 2.
+  Edit(path, "DELETE FROM meta WHERE key = 'binding'; PRAGMA user_version = 2");
+  REQUIRE(LoadUnchanged(path).ok());
+  CommitStep(path, 2, {{StateOp::kPut, "a", "3"}}, "i2");
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* q = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(q) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(q, 0) == 3);
+  sqlite3_finalize(q);
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+  REQUIRE(LoadUnchanged(path).ok());
+  // Bound now: its first row deleted is refused.
+  Edit(path, "DELETE FROM window_log WHERE id = 1");
+  CHECK(LoadUnchanged(path).code() == Status::Code::kCorruption);
+  Cleanup(path);
+}
+
+TEST_CASE("a bound state that lost its binding, or from a newer logtide, is refused (issue 28)") {
+  std::string path = TempPath();
+  CommitStep(path, 1, {{StateOp::kPut, "a", "1"}}, "i1");
+  const std::string good = FileBytes(path);
+  Edit(path, "DELETE FROM meta WHERE key = 'binding'");
+  Status s = LoadUnchanged(path);
+  CHECK(s.code() == Status::Code::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("binding is missing"));
+  std::ofstream(path, std::ios::binary) << good;
+  Edit(path, "PRAGMA user_version = 4");
+  s = LoadUnchanged(path);
+  CHECK(s.code() == Status::Code::kRefused);
+  CHECK_THAT(s.message(), Catch::Contains("a newer version of logtide"));
+  Cleanup(path);
+}
+
 }  // namespace
 }  // namespace logtide
