@@ -20,6 +20,7 @@
 #include "engine/validate_config.h"
 #include "config_file.h"
 #include "explain.h"
+#include "flag_definitions.h"
 #include "flags.h"
 #include "inspect.h"
 #include "plan/query_plan.h"
@@ -168,135 +169,14 @@ int HelpExit(const CLI::App& app, const CLI::Error& e) {
 int Main(int argc, char** argv, const FaultHooks& faults) {
   GuardStandardDescriptors();
   Engine::InstallStopHandlers();
-  Options o;
-  bool progress = false;
-  std::string explain;  // empty: run the query; words, sql:duckdb or sql:flink: print it
-                        // ("true" from --explain alone: words)
+  CommandFlags flags;
+  Options& o = flags.options;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
-  app.set_version_flag("--version", std::string("logtide ") + kVersion);
-  std::string config_path;  // read before the flags are parsed (ConfigArgs)
-  app.add_option("--config", config_path,
-                 "Read options from a TOML file: keys are long flag names, and inputs")
-      ->type_name("FILE");
-
-  app.add_option("FILE", o.files, "Input files; none or '-' reads standard input");
-  app.add_option("--time", o.time_field, "Event-time field, a path as for --by (default ts)")
-      ->type_name("FIELD");
-  app.add_option(
-         "--time-format", o.time_format,
-         "auto (default), rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern")
-      ->type_name("FORMAT");
-  app.add_option("--window", o.window,
-                 "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
-      ->type_name("SPEC");
-  app.add_option("--by", o.by,
-                 "Group key: a field path (req.method, .\"log.level\", tags[0]), or NAME=EXPR for "
-                 "a derived key; several separated by commas, or --by again")
-      ->allow_extra_args(false)
-      ->type_name("KEYS");
-  app.add_option("--agg", o.aggs,
-                 "[NAME=]count, count(f), sum(f), min(f), max(f), avg(f), count_distinct(f), "
-                 "first(f), last(f), quantile(f, Q) (within 1%; median, p50, p90, p95, p99, p999), "
-                 "approx_count_distinct(f) (0.8% standard error), top_k(f, K); several separated "
-                 "by commas, or --agg again (default count)")
-      ->allow_extra_args(false)
-      ->type_name("SPEC");
-  app.add_option("--where", o.where,
-                 "Only events for which EXPR is true (status >= 500 and startswith(path, "
-                 "\"/api/\")); --where again: both must hold")
-      ->allow_extra_args(false)
-      ->type_name("EXPR");
-  app.add_option("--delay", o.delay,
-                 "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
-      ->type_name("DUR");
-  app.add_option("--lateness", o.lateness, "Allowed lateness after a window's end (default 0)")
-      ->type_name("DUR");
-  app.add_option("--max-future", o.max_future,
-                 "An event more than DUR ahead of the watermark is a bad line, not a jump of "
-                 "event time (a clock glitch; default: no limit)")
-      ->type_name("DUR");
-  app.add_option("--idle-timeout", o.idle_timeout,
-                 "An input that waits with no new line for DUR stops holding the watermark back; "
-                 "when all do, event time moves with the wall clock (default: never)")
-      ->type_name("DUR");
-  app.add_flag("-f,--follow", o.follow,
-               "Keep reading files as they grow, across rotations, like tail -F (until stopped "
-               "by a signal)");
-  app.add_option("--emit", o.emit,
-                 "final (default): one record per window and key; update: revisions")
-      ->check(CLI::IsMember({"final", "update"}))
-      ->type_name("MODE");
-  app.add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")
-      ->type_name("FILE");
-  app.add_option("--on-error", o.on_error,
-                 "Bad lines: skip (default: count and report) or fail (stop, exit 3)")
-      ->check(CLI::IsMember({"skip", "fail"}))
-      ->type_name("MODE");
-  app.add_option("--max-bad-ratio", o.max_bad_ratio,
-                 "Fail (exit 3) when more than this share of the run's lines are bad, 0 to 1; a "
-                 "run with no usable line always fails")
-      ->check(CLI::Range(0.0, 1.0))
-      ->type_name("R");
-  app.add_option("--errors", o.errors, "Write bad lines to FILE as NDJSON")->type_name("FILE");
-  app.add_option("--max-line-length", o.max_line_length,
-                 "A longer line is a bad line, dropped as it is read so it is never held "
-                 "(default 16M; K, M, G suffixes)")
-      ->type_name("SIZE");
-  app.add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
-      ->type_name("FILE");
-  app.add_option("--format", o.format, "Output format: ndjson (default) or csv")
-      ->check(CLI::IsMember({"ndjson", "csv"}))
-      ->type_name("FORMAT");
-  app.add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
-  app.add_flag("--progress", progress,
-               "Show progress on standard error even when it is not a terminal");
-  // --explain alone (and `explain = true` in a config file) is "true", read as words; a value
-  // is only taken after '=', so that `--explain FILE` still reads FILE as an input.
-  app.add_flag("--explain", explain,
-               "Print how the query will run and exit without reading input: in words, or "
-               "with =sql:duckdb as a DuckDB query over the same files, =sql:flink as a Flink "
-               "SQL job")
-      ->option_text("[=MODE]");
-  app.add_option("--threads", o.threads,
-                 "Threads that read and parse input (default: the number of cores, at most 8); "
-                 "1 does everything on one thread. Output is the same bytes for every N")
-      ->check(CLI::Range(1, 256))
-      ->type_name("N");
-  app.add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
-  app.add_option("--state", o.state,
-                 "Keep the job's state in this SQLite file: resume from it, checkpoint to it")
-      ->type_name("FILE");
-  app.add_option("--checkpoint-every", o.checkpoint_every,
-                 "With --state: checkpoint every N lines (default 100000)")
-      // A negative or too large N wraps or saturates into "never": refused by the range.
-      ->check(CLI::Range(uint64_t{1}, kMaxCheckpointEvery))
-      ->type_name("N");
-  app.add_option("--checkpoint-interval", o.checkpoint_interval,
-                 "With --state: checkpoint at least this often (default 5s)")
-      ->type_name("DUR");
-  app.add_flag(
-      "--hold", o.hold,
-      "With --state: at the end of input keep open windows for the next run (growing logs)");
-  app.add_flag("--durable", o.durable,
-               "With --state: fsync outputs and the state at each checkpoint (power loss)");
-  app.add_flag("--reread-replaced", o.reread_replaced,
-               "With --state: read an input that was truncated or replaced from its start, instead "
-               "of refusing");
-  app.add_flag("--overwrite", o.overwrite,
-               "With --state: let a new job replace output files that already hold data");
-  app.add_flag("--change-outputs", o.change_outputs,
-               "With --state: on resume, take the outputs given as the job's (added or moved "
-               "ones start empty, ones left off stop) instead of refusing");
-  app.add_flag("--allow-missing-inputs", o.allow_missing_inputs,
-               "With --state: on resume, let a file the job was reading be left off (its "
-               "position is kept) instead of refusing");
-  std::string inspect_path;
-  CLI::App* inspect = app.add_subcommand("inspect", "Print what a --state file holds, as JSON");
-  inspect->add_option("STATE", inspect_path, "The state file")->required();
-  // Testing aid, not in --help: the initial input buffer size in bytes.
-  app.add_option("--io-buffer", o.io_buffer)
-      ->group("")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  DefineFlags(&app, &flags);
+  const bool& progress = flags.progress;
+  std::string& explain = flags.explain;
+  const std::string& inspect_path = flags.inspect_path;
+  CLI::App* inspect = flags.inspect;
 
   // --config FILE: the file's options go before the command line's (which win).
   std::vector<std::string> user(argv + 1, argv + argc), config_args, config_inputs;
