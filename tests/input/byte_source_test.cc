@@ -1,4 +1,5 @@
 #include "input/byte_source.h"
+#include "input/gzip_data.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,20 +17,6 @@
 // another implementation (ISA-L) than the one that wrote it.
 namespace logtide {
 namespace {
-
-std::string Gzip(const std::string& text) {
-  z_stream z = {};
-  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 std::string Zstd(const std::string& text, bool checksum = true) {
   ZSTD_CCtx* c = ZSTD_createCCtx();

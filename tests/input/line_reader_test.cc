@@ -1,4 +1,5 @@
 #include "input/line_reader.h"
+#include "input/gzip_data.h"
 
 #include <xxhash.h>
 #include <zlib.h>
@@ -89,20 +90,6 @@ std::ostream& operator<<(std::ostream& os, const Got& g) {
   return os << "{" << g.offset << "-" << g.end_offset << " #" << g.number << " \"" << g.data
             << "\" " << g.full_size << (g.too_long ? " too long" : "")
             << (g.terminated ? "" : " unterminated") << "}";
-}
-
-std::string Gzip(const std::string& text) {
-  z_stream z = {};
-  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 // The lines of `file` (the bytes written to disk; `content` what they decode to) read with

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "plan/plan_of.h"
+
 #include "expr/expr.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
@@ -10,13 +12,6 @@
 
 namespace logtide {
 namespace {
-
-// The plan of `c`, which must build.
-QueryPlan PlanOf(const EngineConfig& c) {
-  QueryPlan p;
-  REQUIRE(BuildQueryPlan(c, &p).ok());
-  return p;
-}
 
 constexpr Nanos kS = kNanosPerSecond;
 

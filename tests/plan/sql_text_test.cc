@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+
+#include "plan/plan_of.h"
 #include <functional>
 #include <memory>
 
@@ -18,13 +20,6 @@
 
 namespace logtide {
 namespace {
-
-// The plan of `c`, which must build.
-QueryPlan PlanOf(const EngineConfig& c) {
-  QueryPlan p;
-  REQUIRE(BuildQueryPlan(c, &p).ok());
-  return p;
-}
 
 TEST_CASE("VisibleText writes controls, separators and broken UTF-8 as visible escapes") {
   CHECK(VisibleText("a\rb") == "a\\rb");
