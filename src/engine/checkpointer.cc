@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "engine/output_thread.h"
 #include "input/input_set.h"
 #include "output/output_set.h"
@@ -133,9 +135,10 @@ Status Checkpointer::Take(bool finished) {
   window_log_rows_ = (c.compact ? 0 : window_log_rows_) + c.window_ops.size();
   checkpoints_ = n;
   since_ = 0;
-  last_ = std::chrono::steady_clock::now();
+  last_ = deps_.clock->Now();
   ++stats->checkpoints;
-  stats->checkpoint_seconds += std::chrono::duration<double>(last_ - started).count();
+  stats->checkpoint_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   stats->last_checkpoint_rows = c.window_ops.size();
   AtPoint("after-commit", n);
   return Status::Ok();

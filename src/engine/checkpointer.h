@@ -8,7 +8,6 @@
 // sections are loaded.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,6 +17,8 @@
 #include "engine/counters.h"
 #include "state/checkpoint.h"
 #include "state/state_store.h"
+#include "time/timestamp.h"
+#include "util/time_math.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -45,7 +46,7 @@ class Checkpointer {
  public:
   // The loop alone (Add, Restore, Commit).
   explicit Checkpointer(StateStore* store) : store_(store) {}
-  // The loop and the procedure (also Resume, Take, AfterLine, WhileWaiting).
+  // The loop and the procedure (also Resume, Take, AfterLine, OnTimer).
   // REQUIRES: `config` and the deps outlive the Checkpointer.
   Checkpointer(StateStore* store, const EngineConfig* config, const CheckpointDeps& deps)
       : store_(store), config_(config), deps_(deps) {}
@@ -80,17 +81,17 @@ class Checkpointer {
   Status Take(bool finished);
 
   // Counts a line consumed; takes a checkpoint when --checkpoint-every lines came since the
-  // last, or (looked at every 1024 lines) --checkpoint-interval passed.
+  // last. (--checkpoint-interval is a processing-time timer of the read loop: Due, OnTimer.)
   Status AfterLine() {
-    if (++since_ < config_->checkpoint_every && ((since_ & 1023) != 0 || !IntervalPassed()))
-      return Status::Ok();
-    return Take(false);
+    return ++since_ < config_->checkpoint_every ? Status::Ok() : Take(false);
   }
-  // While input is awaited: a checkpoint when lines came since the last and
-  // --checkpoint-interval passed.
-  Status WhileWaiting() { return since_ > 0 && IntervalPassed() ? Take(false) : Status::Ok(); }
+  // When the next timed checkpoint is due, on the job's clock: --checkpoint-interval after the
+  // last one (or after Start).
+  Nanos due() const { return SatAdd(last_, config_->checkpoint_interval); }
+  // The timed checkpoint's timer went off: a checkpoint when lines came since the last.
+  Status OnTimer() { return since_ > 0 ? Take(false) : Status::Ok(); }
   // The interval starts again now (the read loop's start).
-  void RestartInterval() { last_ = std::chrono::steady_clock::now(); }
+  void Start() { last_ = deps_.clock->Now(); }
 
   // The records of a firing are written by this thread from now on (null: by the caller's).
   void set_output_thread(OutputThread* t) { output_thread_ = t; }
@@ -98,10 +99,6 @@ class Checkpointer {
   uint64_t checkpoints() const { return checkpoints_; }
 
  private:
-  bool IntervalPassed() const {
-    return std::chrono::steady_clock::now() - last_ >=
-           std::chrono::nanoseconds(config_->checkpoint_interval);
-  }
   void AtPoint(const char* point, uint64_t n) const {
     if (config_->faults.at_checkpoint != nullptr) config_->faults.at_checkpoint(point, n);
   }
@@ -114,7 +111,7 @@ class Checkpointer {
   uint64_t checkpoints_ = 0;
   uint64_t window_log_rows_ = 0;
   uint64_t since_ = 0;  // lines consumed since the last checkpoint
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  Nanos last_ = 0;  // when the last checkpoint was taken, on deps_.clock
 };
 
 }  // namespace logtide

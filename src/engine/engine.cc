@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -11,6 +13,10 @@
 #include "engine/checkpointer.h"
 #include "engine/counters.h"
 #include "engine/event_parser.h"
+#include "engine/event_time.h"
+#include "engine/idle_inputs.h"
+#include "engine/job_open.h"
+#include "engine/loop_timers.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
 #include "engine/result_sink.h"
@@ -81,27 +87,18 @@ struct Engine::Impl {
   std::vector<uint64_t> read_to;    // per input: the end of the last line processed
   std::unique_ptr<ParsePool> pool;  // reads `inputs`, so declared after
   WatermarkTracker tracker;
-  // --idle-timeout: which inputs are idle, on this clock.
+  std::unique_ptr<EventTime> time;  // moves `tracker` and `op`
+  // The loop's processing time: --idle-timeout, flush deadlines, timed checkpoints, progress.
   const Clock& clock;
   Idleness idleness;
+  std::unique_ptr<IdleInputs> idle;
+  LoopTimers timers;
   int waiting_on = -1;  // the input Next waits on, -1 while waiting for any (WaitForAny)
   std::vector<bool> done;  // per input: read to its end in this run
-  Nanos last_rejoin_check = 0;
-  // The input waited on has been quiet for --idle-timeout: it stops holding the watermark back.
-  void SetIdle(int input);
-  // An idle input with input ready again holds the watermark back again; its events behind the
-  // watermark are late. Returns whether one did.
-  bool Rejoin();
-  bool AnyIdleReady();
-  // While every unfinished input is idle: event time moves at wall-clock speed.
-  void WallClockProgress(Nanos now);
-  // Every unfinished input is idle: waits until one has input or a stop signal came.
-  void WaitForAny();
-  Nanos watermark = kMinusInfinity;
+  bool live = false;       // an input may keep coming (ParseOnThreads)
   uint64_t seq = 0;
   Nanos min_time = kMinusInfinity, max_time = kPlusInfinity;  // WindowSpec::WindowableRange
   ProgressListener* progress = nullptr;
-  std::chrono::steady_clock::time_point last_progress;
   std::atomic<int64_t> write_budget{-1};  // FaultHooks::fail_writes_after (outputs may
                                           // be written from the output thread)
 
@@ -114,42 +111,43 @@ struct Engine::Impl {
 
   Status Open();
   Status OpenState(bool* resumed);
-  Status CheckFinished();
-  Status CheckFreshOutputs();
   Status ProcessLine(int input, const Line& line, const Event& event);
   // --max-future: what an event time may be ahead of, the watermark; before there is one
   // (the first events), the wall clock stands in for it.
-  Nanos FutureReference() const { return watermark != kMinusInfinity ? watermark : clock.Now(); }
+  Nanos FutureReference() const {
+    return time->watermark() != kMinusInfinity ? time->watermark() : clock.Now();
+  }
   bool TooFarAhead(Nanos t) const {
     return config.max_future > 0 && t > SatAdd(FutureReference(), config.max_future);
   }
   Status BadLine(int input, const Line& line, BadKind kind, std::string_view reason) {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
-  void Advance(Nanos w) {
-    if (w > watermark) {
-      watermark = w;
-      op->OnWatermark(w);
-    }
-  }
   Status ReadAll();
   // A stop signal came: stops at this line boundary, open windows unwritten, with a final
   // checkpoint under --state.
   Status Stop();
-  void ReportProgress(bool done);
-  // The loop's periodic work while input is awaited (the pool returned with no line yet,
-  // ParsePool::set_return_while_waiting): idle inputs are seen to, what was decided goes out
-  // now, and checkpoints and progress keep their wall-clock pace. Errors wait in wait_status.
-  // Returns false to stop waiting on the input: it went idle and another may be read, or an
-  // idle one has input again.
-  bool Tick();
+  // Every unfinished input is idle: waits until one has input or a stop signal came.
+  void WaitForAny();
+
+  // The loop's tick. While input is awaited (`waiting`: the pool returned with no line yet,
+  // ParsePool::set_return_while_waiting, or every input is idle): idle inputs are seen to and
+  // what was decided goes out now. Then, waiting or not, the processing-time timers due now
+  // (LoopTimers). Errors wait in wait_status. Returns false to stop waiting on the input: it
+  // went idle and another may be read, or an idle one has input again.
+  bool Tick(bool waiting);
+  void StartTimers(Nanos now);
+  void RunTimer(LoopTimers::Job job, Nanos now);
+  // Live input that keeps coming (never quiet for the pool's first 10 ms): what was decided
+  // goes out once kFlushDeadline passed since the last flush, without waiting for the output
+  // thread.
+  static constexpr Nanos kFlushDeadline = kNanosPerSecond / 100;  // 10 ms
   uint64_t flushed_records = 0;  // records, late events and bad lines when outputs were flushed
-  // Live input that keeps coming (never quiet for the pool's first 10 ms): at a block of input, what
-  // was decided goes out once kFlushDeadline passed since the last flush, without waiting
-  // for the output thread. Looked at once per block read, so never per line.
-  static constexpr std::chrono::milliseconds kFlushDeadline{10};
-  std::chrono::steady_clock::time_point last_flush;
-  void FlushIfDue();
+  uint64_t Decided() const {
+    return stats->windows_emitted + stats->late_events + stats->partly_late_events +
+           stats->bad_lines;
+  }
+  void ReportProgress(bool done);
   Status wait_status;
   void Warn(const std::string& message) { report.Warn(message); }
   Status Finish();
@@ -169,6 +167,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
       c.window, c.lateness, c.emit,
       WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});
   m.op->set_track_changes(!c.state_path.empty());
+  m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
+  m.idle = std::make_unique<IdleInputs>(&m.idleness, m.time.get());
   *out = std::move(e);
   return Status::Ok();
 }
@@ -196,18 +196,9 @@ Status Engine::Impl::Open() {
     bool resumed = false;
     if (!(s = OpenState(&resumed)).ok()) return s;
     if (!(s = inputs->VanishedError()).ok() || nothing_to_do) return s;
-    if (!resumed && !config.overwrite && !(s = CheckFreshOutputs()).ok()) return s;
+    if (!resumed && !config.overwrite && !(s = RefuseUsedOutputs(config)).ok()) return s;
   }
-  // --follow: plain files (not those a rotation renamed away, which are finished).
-  for (size_t i = 0; config.follow && i < inputs->size(); ++i) {
-    LineReader& r = inputs->reader(i);
-    if (!r.is_regular() || r.is_stdin() || inputs->rotated(i)) continue;
-    if (r.compressed()) {
-      Warn(fmt::format("{} is compressed: it is read to its end, not followed", r.name()));
-      continue;
-    }
-    inputs->Follow(i, [this](const std::string& m) { Warn(m); });
-  }
+  if (config.follow) FollowInputs(inputs.get(), [this](const std::string& m) { Warn(m); });
   // What is made of a compressed input reaches no output before the file was checked whole.
   outputs.set_gate([this] { return inputs->WaitVerified(); });
   if (!(s = outputs.Open()).ok()) return s;
@@ -247,44 +238,11 @@ Status Engine::Impl::OpenState(bool* resumed) {
   if (store->is_new()) return Status::Ok();
   bool finished = false;
   if (!(s = checkpointer->Resume(&finished)).ok()) return s;
-  watermark = tracker.current();
+  time->Restored();
   *resumed = true;
-  if (finished) return CheckFinished();
-  return Status::Ok();
-}
-
-// A new job with --state keeps what it writes across runs; outputs that already hold data
-// (named files; standard output through '>>' is appended to on purpose) are someone else's,
-// or an earlier job's whose state is gone: refused unless --overwrite.
-Status Engine::Impl::CheckFreshOutputs() {
-  for (const std::string* path : {&config.output, &config.late_output, &config.errors_output}) {
-    struct stat st;
-    if (path->empty() || *path == "-" || ::stat(path->c_str(), &st) != 0 || st.st_size == 0)
-      continue;
-    return Status::Refused(fmt::format(
-        "{} already holds {} bytes and {} starts a new job, which would overwrite them; nothing "
-        "was written. Give --overwrite to replace them, resume the job that wrote them with its "
-        "own --state file, or write elsewhere",
-        *path, static_cast<uint64_t>(st.st_size), config.state_path));
-  }
-  return Status::Ok();
-}
-
-// The stream ended in an earlier run: with no new input there is nothing to do.
-Status Engine::Impl::CheckFinished() {
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    Line line;
-    bool have = false;
-    Status s = inputs->reader(i).Next(&line, &have);
-    if (!s.ok()) return s;
-    if (have) {
-      return Status::Refused(
-          fmt::format("state file {} belongs to a stream that has ended (a run without --hold "
-                      "read it to the end), but {} has new "
-                      "data; start a new --state file, and use --hold on runs over a growing log",
-                      config.state_path, inputs->reader(i).name()));
-    }
-  }
+  if (!finished) return Status::Ok();
+  // The stream ended in an earlier run: with no new input there is nothing to do.
+  if (!(s = CheckEndedStream(config, inputs.get())).ok()) return s;
   nothing_to_do = true;
   return Status::Ok();
 }
@@ -301,8 +259,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     // watermark as the event it would have been, when its time is one an event could have (it
     // is never a bad line).
     if (t >= min_time && t <= max_time && !TooFarAhead(t)) {
-      tracker.Observe(input, t);
-      Advance(tracker.Update());
+      time->Observe(input, t);
     }
     return Status::Ok();
   }
@@ -313,7 +270,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
                                FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
   }
   if (TooFarAhead(t)) [[unlikely]] {
-    const bool wm = watermark != kMinusInfinity;
+    const bool wm = time->watermark() != kMinusInfinity;
     return BadLine(input, line, BadKind::kTooFarAhead,
                    fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
                                FormatRfc3339(t), FormatDuration(config.max_future),
@@ -327,7 +284,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     // Late lines leave the fast path: check the whole line before counting or copying it.
     if (!json_checker.IsValid(std::string_view(line.data, line.size)))
       return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
-    report.LateEvent(inputs->reader(input).name(), line, t, watermark, added.windows);
+    report.LateEvent(inputs->reader(input).name(), line, t, time->watermark(), added.windows);
   } else {
     ++stats->events;
     if (added.missed > 0) [[unlikely]] {
@@ -343,121 +300,100 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
       // The line is in the windows already: one that is not valid JSON as a whole (its fields
       // could be read) is still an event, and its record holds it as a string.
       const bool valid = json_checker.IsValid(std::string_view(line.data, line.size));
-      report.PartlyLateEvent(inputs->reader(input).name(), line, t, watermark, missed, valid);
+      report.PartlyLateEvent(inputs->reader(input).name(), line, t, time->watermark(), missed,
+                             valid);
     }
   }
-  tracker.Observe(input, t);
-  Advance(tracker.Update());
+  time->Observe(input, t);
   return Status::Ok();
-}
-
-void Engine::Impl::SetIdle(int input) {
-  tracker.SetIdle(input, true);
-  Advance(tracker.Update());
-}
-
-bool Engine::Impl::AnyIdleReady() {
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    if (tracker.idle(static_cast<int>(i)) && pool->Ready(static_cast<int>(i))) return true;
-  }
-  return false;
-}
-
-bool Engine::Impl::Rejoin() {
-  bool any = false;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    const int k = static_cast<int>(i);
-    if (tracker.idle(k) && pool->Ready(k)) {
-      tracker.SetIdle(k, false);
-      idleness.LineRead(k, clock.Now());  // not idle again before its timeout
-      any = true;
-    }
-  }
-  return any;
-}
-
-void Engine::Impl::WallClockProgress(Nanos now) {
-  if (!tracker.AllIdle()) return;
-  Advance(tracker.Raise(idleness.WallClockWatermark(tracker.top(), now)));
 }
 
 void Engine::Impl::WaitForAny() {
   waiting_on = -1;
   while (g_stop_signal == 0 && wait_status.ok()) {
-    if (Rejoin()) return;
-    Tick();
-    if (Rejoin()) return;
+    if (idle->Rejoin(pool.get(), clock.Now())) return;
+    Tick(true);
+    if (idle->Rejoin(pool.get(), clock.Now())) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 
 void Engine::Impl::ReportProgress(bool done) {
-  auto now = std::chrono::steady_clock::now();
-  if (!done && now - last_progress < std::chrono::milliseconds(200)) return;
-  last_progress = now;
-  Progress p;
-  bool sized = true;  // a compressed input's decompressed size is not known
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    p.bytes_read += read_to[i];
-    p.total_bytes += inputs->reader(i).file_size();
-    sized = sized && !inputs->reader(i).compressed();
-  }
-  if (!sized) p.total_bytes = 0;
+  Progress p = InputProgress(*inputs, read_to);
   p.events = stats->events;
-  p.watermark = watermark;
+  p.watermark = time->watermark();
   p.open_windows = op->open_entries();
   p.done = done;
   progress->OnProgress(p);
 }
 
-void Engine::Impl::FlushIfDue() {
-  const uint64_t records =
-      stats->windows_emitted + stats->late_events + stats->partly_late_events + stats->bad_lines;
-  if (records == flushed_records) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_flush < kFlushDeadline) return;
-  flushed_records = records;
-  last_flush = now;
-  if (output_thread != nullptr) {
-    output_thread->FlushSoon();
-  } else {
-    (void)outputs.results().Flush();  // errors stay in the file's status, reported at Sync
+void Engine::Impl::StartTimers(Nanos now) {
+  if (progress != nullptr) timers.Set(LoopTimers::kProgress, now, kProgressEvery);
+  if (checkpointer != nullptr) {
+    checkpointer->Start();
+    timers.Set(LoopTimers::kCheckpoint, now, config.checkpoint_interval);
   }
-  (void)outputs.late().Flush();
-  (void)outputs.errors().Flush();
+  // Files that are not followed are read as fast as they go: no deadline for them.
+  if (live) timers.Set(LoopTimers::kFlush, now, kFlushDeadline);
 }
 
-bool Engine::Impl::Tick() {
+void Engine::Impl::RunTimer(LoopTimers::Job job, Nanos now) {
+  switch (job) {
+    case LoopTimers::kWindows:
+      op->OnProcessingTime(now);
+      break;
+    case LoopTimers::kFlush:
+      // Due again at the next tick until there is something to flush.
+      if (Decided() == flushed_records) {
+        timers.Set(job, now, 0);
+        return;
+      }
+      flushed_records = Decided();
+      if (output_thread != nullptr) {
+        output_thread->FlushSoon();
+      } else {
+        (void)outputs.results().Flush();  // errors stay in the file's status, reported at Sync
+      }
+      (void)outputs.late().Flush();
+      (void)outputs.errors().Flush();
+      timers.Set(job, now, kFlushDeadline);
+      break;
+    case LoopTimers::kCheckpoint:
+      if (wait_status.ok()) {
+        Status s = checkpointer->OnTimer();
+        if (!s.ok()) wait_status = s;
+      }
+      // Due again at once until lines come (OnTimer took no checkpoint without them).
+      timers.Set(job, now, std::max<Nanos>(0, SatSub(checkpointer->due(), now)));
+      break;
+    case LoopTimers::kProgress:
+      ReportProgress(false);
+      timers.Set(job, now, kProgressEvery);
+      break;
+    case LoopTimers::kJobs:
+      break;
+  }
+}
+
+bool Engine::Impl::Tick(bool waiting) {
+  const Nanos now = clock.Now();
   bool wait = true;
-  if (idleness.enabled()) {
-    const Nanos now = clock.Now();
-    idleness.Settle(now);
-    if (waiting_on >= 0 && !tracker.idle(waiting_on) && idleness.IdleAt(waiting_on, now)) {
-      SetIdle(waiting_on);
-    }
-    WallClockProgress(now);
-    // Another input may be read meanwhile: the idle one is looked at again between lines.
-    if (waiting_on >= 0 && inputs->size() > 1) {
-      bool others = false;
-      for (size_t i = 0; i < inputs->size(); ++i)
-        others = others || (static_cast<int>(i) != waiting_on && !done[i]);
-      if (others && (tracker.idle(waiting_on) || AnyIdleReady())) wait = false;
+  if (waiting) {
+    wait = idle->WhileWaiting(pool.get(), waiting_on, done, now);
+    if (Decided() != flushed_records) {
+      flushed_records = Decided();
+      if (output_thread != nullptr) output_thread->Drain();
+      Status s = outputs.Sync(false);
+      if (!s.ok() && wait_status.ok()) wait_status = s;
+      if (live) timers.Set(LoopTimers::kFlush, now, kFlushDeadline);
     }
   }
-  const uint64_t records =
-      stats->windows_emitted + stats->late_events + stats->partly_late_events + stats->bad_lines;
-  if (records != flushed_records) {
-    flushed_records = records;
-    if (output_thread != nullptr) output_thread->Drain();
-    Status s = outputs.Sync(false);
-    if (!s.ok() && wait_status.ok()) wait_status = s;
-    last_flush = std::chrono::steady_clock::now();
-  }
-  if (checkpointer != nullptr && wait_status.ok()) {
-    Status s = checkpointer->WhileWaiting();
-    if (!s.ok()) wait_status = s;
-  }
-  if (progress != nullptr) ReportProgress(false);
+  if (op->processing_timers() > 0) timers.Set(LoopTimers::kWindows, now, 0);
+  // The jobs due now run once each; one that sets its timer due again runs at the next tick.
+  std::array<LoopTimers::Job, LoopTimers::kJobs> due;
+  size_t n = 0;
+  for (LoopTimers::Job j; n < due.size() && timers.PopDue(now, &j);) due[n++] = j;
+  for (size_t i = 0; i < n; ++i) RunTimer(due[i], now);
   return wait;
 }
 
@@ -475,26 +411,7 @@ Status Engine::Impl::ReadAll() {
   report.BeginRun();
   if (g_stop_signal != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
-  uint32_t until_progress = 0;
-  last_progress = std::chrono::steady_clock::now();
-  if (checkpointer != nullptr) checkpointer->RestartInterval();
-  uint64_t total = 0;
-  bool all_files = true;
-  for (size_t i = 0; i < n; ++i) {
-    // (A compressed file's size says little of the bytes it decompresses to.)
-    all_files = all_files && inputs->reader(i).is_regular() && !inputs->reader(i).compressed();
-    total += inputs->reader(i).file_size();
-  }
-  // Threads cannot pay for their start on files that fit in one block: those are read and
-  // parsed on this thread (a pool with no workers), as with --threads 1. Nor do several inputs
-  // of which some may go idle: a worker waiting on a quiet pipe would hold up the others.
-  // Followed files are read on this thread too (a worker waiting for one to grow would hold up
-  // the others).
-  bool live = false;
-  for (size_t i = 0; i < n; ++i)
-    live = live || !inputs->reader(i).is_regular() || inputs->reader(i).following();
-  const bool threads = config.threads > 1 && !(all_files && total <= config.buffer_size) &&
-                       !(idleness.enabled() && n > 1 && live) && !config.follow;
+  const bool threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
   {
     std::vector<LineReader*> rs;
     for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
@@ -518,17 +435,17 @@ Status Engine::Impl::ReadAll() {
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
   done.assign(n, false);
+  StartTimers(clock.Now());
   size_t remaining = n;
-  uint32_t until_rejoin = 0;
-  const bool idle_on = idleness.enabled();
+  uint32_t until_rejoin = 0, until_tick = 0;
   uint64_t blocks = 0;
   Line line;
   Event event;
   while (remaining > 0) {
     // Idle inputs that have input again rejoin (looked at every 1024 picks).
-    if (idle_on && ++until_rejoin == 1024) {
+    if (idle->enabled() && ++until_rejoin == 1024) {
       until_rejoin = 0;
-      Rejoin();
+      idle->Rejoin(pool.get(), clock.Now());
     }
     // Watermark alignment: read from the unfinished input with the lowest maximum event
     // time so far; ties go to the earlier input. Idle inputs are read when nothing else is.
@@ -553,18 +470,19 @@ Status Engine::Impl::ReadAll() {
         continue;
       }
     }
-    waiting_on = static_cast<int>(pick);
+    const int k = static_cast<int>(pick);
+    waiting_on = k;
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
       bool have;
-      Status s = pool->Next(static_cast<int>(pick), &line, &event, &have);
+      Status s = pool->Next(k, &line, &event, &have);
       if (!s.ok()) return s;
       if (pool->interrupted()) return Stop();  // a signal while waiting for input
       if (!have && pool->pending()) {  // no line yet: the tick, then wait on or turn away
-        const bool wait = Tick();
+        const bool wait = Tick(true);
         if (!wait_status.ok()) return wait_status;
         if (wait) continue;
-        pool->StopWaiting(static_cast<int>(pick));
+        pool->StopWaiting(k);
         break;  // it went idle, or an idle one has input again
       }
       // Under --hold, a last line without its '\n' may still be being written: leave it for
@@ -577,26 +495,13 @@ Status Engine::Impl::ReadAll() {
         if (!have) inputs->Ended(pick);
         done[pick] = true;
         --remaining;
-        if (!config.hold || inputs->rotated(pick)) {
-          tracker.Finish(static_cast<int>(pick));
-          tracker.SetIdle(static_cast<int>(pick), false);
-          Advance(tracker.Update());
-        }
+        if (!config.hold || inputs->rotated(pick)) time->Finish(k);
         break;
       }
-      if (idle_on) {
-        idleness.Touch(static_cast<int>(pick));
-        if (tracker.idle(static_cast<int>(pick))) tracker.SetIdle(static_cast<int>(pick), false);
-      }
-      Nanos before = tracker.max_time(static_cast<int>(pick));
-      s = ProcessLine(static_cast<int>(pick), line, event);
-      if (!s.ok()) return s;
+      if (idle->enabled()) idle->LineRead(k);
+      const Nanos before = tracker.max_time(k);
+      if (!(s = ProcessLine(k, line, event)).ok()) return s;
       read_to[pick] = line.end_offset;
-      // Files that are not followed are read as fast as they go: no deadline for them.
-      if (live && pool->blocks() != blocks) {
-        blocks = pool->blocks();
-        FlushIfDue();
-      }
       if (g_stop_signal != 0) {
         if (store != nullptr) inputs->Consumed(pick, line);
         return Stop();
@@ -605,37 +510,25 @@ Status Engine::Impl::ReadAll() {
         inputs->Consumed(pick, line);
         if (!(s = checkpointer->AfterLine()).ok()) return s;
       }
-      // Looking at the clock every 16k lines keeps progress off the hot path.
-      if (progress != nullptr && ++until_progress == 16384) {
-        until_progress = 0;
-        ReportProgress(false);
+      // The timers are looked at every 1024 lines, and at each block of live input: the clock
+      // stays off the hot path.
+      if (++until_tick == 1024 || (live && pool->blocks() != blocks)) {
+        until_tick = 0;
+        blocks = pool->blocks();
+        if (timers.any() || op->processing_timers() > 0) Tick(false);
+        if (!wait_status.ok()) return wait_status;
       }
-      if (n > 1 && tracker.max_time(static_cast<int>(pick)) != before) break;
+      if (n > 1 && tracker.max_time(k) != before) break;
     }
   }
   // Under --hold, the inputs at their end that have been quiet for --idle-timeout (in this
   // run and the ones before) hold nothing back; when that is all of them, event time has
   // moved on with the wall clock.
-  if (idleness.enabled() && config.hold) {
-    const Nanos now = clock.Now();
-    idleness.Settle(now);
-    for (size_t i = 0; i < n; ++i) {
-      const int k = static_cast<int>(i);
-      if (!tracker.finished(k) && !tracker.idle(k) && idleness.IdleAt(k, now)) SetIdle(k);
-    }
-    WallClockProgress(now);
-  }
+  if (config.hold) idle->AtHoldEnd(clock.Now());
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.
   pool->Stop();
-  for (size_t i = 0; i < pool->checked_fields().size(); ++i) {
-    if (i >= pool->fields_seen().size() || !pool->fields_seen()[i])
-      report.NoteUnseenField(pool->checked_fields()[i], pool->checked_every_line()[i] != 0);
-  }
-  for (size_t i = 0; i < pool->expr_mismatches().size() && i < pool->expr_labels().size(); ++i) {
-    if (pool->expr_mismatches()[i] > 0)
-      report.NoteMismatches(pool->expr_labels()[i], pool->expr_mismatches()[i]);
-  }
+  report.NoteFields(*pool);
   pool.reset();
   // A damaged compressed input fails the run even when nothing was written from it.
   if (Status v = inputs->WaitVerified(); !v.ok()) return v;

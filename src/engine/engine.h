@@ -11,29 +11,11 @@
 
 #include "engine/config.h"
 #include "engine/counters.h"
+#include "engine/progress.h"
 #include "time/timestamp.h"
 #include "util/status.h"
 
 namespace logtide {
-
-// A snapshot of a run's progress, for a progress display.
-struct Progress {
-  uint64_t bytes_read = 0;
-  uint64_t total_bytes = 0;  // sum of the regular files' sizes; 0 when unknown (stdin, pipes)
-  uint64_t events = 0;
-  Nanos watermark = 0;
-  size_t open_windows = 0;
-  bool done = false;  // the last call, after the last line
-};
-
-class ProgressListener {
- public:
-  virtual ~ProgressListener() = default;
-  // Called from the reading loop at most every ~200 ms, and once with done set.
-  virtual void OnProgress(const Progress& p) = 0;
-  // Called before the engine writes a message to the diagnostics stream.
-  virtual void Clear() = 0;
-};
 
 class Engine {
  public:

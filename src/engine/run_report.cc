@@ -4,6 +4,7 @@
 
 #include "engine/engine.h"
 #include "engine/field_hints.h"
+#include "engine/parse_pool.h"
 #include "output/output_set.h"
 #include "output/side_records.h"
 #include "time/duration.h"
@@ -212,6 +213,17 @@ void RunReport::WarnUnseenFields() {
     for (const std::string& b : config_.by) flag = b == field ? "--by" : flag;
     Diag(diag_, "logtide: warning: {} field {} was absent or null in all {} event{}{}\n", flag,
          ShownPath(field), events, events == 1 ? "" : "s", hints.For(field));
+  }
+}
+
+void RunReport::NoteFields(const ParsePool& pool) {
+  for (size_t i = 0; i < pool.checked_fields().size(); ++i) {
+    if (i >= pool.fields_seen().size() || !pool.fields_seen()[i])
+      unseen_fields_.emplace_back(pool.checked_fields()[i], pool.checked_every_line()[i] != 0);
+  }
+  for (size_t i = 0; i < pool.expr_mismatches().size() && i < pool.expr_labels().size(); ++i) {
+    if (pool.expr_mismatches()[i] > 0)
+      mismatches_.emplace_back(pool.expr_labels()[i], pool.expr_mismatches()[i]);
   }
 }
 

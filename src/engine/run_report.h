@@ -26,6 +26,8 @@ namespace logtide {
 class OutputSet;
 class ProgressListener;
 
+class ParsePool;
+
 class RunReport {
  public:
   // REQUIRES: config, stats and outputs outlive the report; stats->ignored_values is sized.
@@ -67,15 +69,11 @@ class RunReport {
     if (samples_.size() < kSamples) [[unlikely]]
       samples_.emplace_back(line.data, line.size);
   }
-  // What the parsers found over the run: a field of --by, --agg or an expression that no event
-  // had (`every_line`: it was read in the lines --where rejected too), and an expression that
-  // met `count` operands of the wrong type.
-  void NoteUnseenField(std::string field, bool every_line) {
-    unseen_fields_.emplace_back(std::move(field), every_line);
-  }
-  void NoteMismatches(std::string label, uint64_t count) {
-    mismatches_.emplace_back(std::move(label), count);
-  }
+  // What the parsers found over the run: the fields of --by, --agg or an expression that no
+  // event had (read in the lines --where rejected too, when the field is read in every line),
+  // and the expressions that met operands of the wrong type.
+  // REQUIRES: the pool's workers are stopped.
+  void NoteFields(const ParsePool& pool);
 
   // A warning, unless --quiet.
   void Warn(std::string_view message);

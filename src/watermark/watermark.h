@@ -35,6 +35,7 @@ class WatermarkTracker final : public CheckpointComponent {
   void Finish(int input) { finished_[input] = true; }
   // An idle input stops holding the watermark back until SetIdle(input, false).
   void SetIdle(int input, bool idle) { idle_[input] = idle; }
+  int inputs() const { return static_cast<int>(max_.size()); }
   bool idle(int input) const { return idle_[input]; }
   bool finished(int input) const { return finished_[input]; }
   // Whether every unfinished input is idle, and one is.

@@ -132,9 +132,9 @@ class WindowOperator : public CheckpointComponent {
     AfterTimers();
   }
   // Fires every processing-time timer due at `now` (wall-clock nanoseconds since the epoch).
-  // No operator sets one yet, and the engine does not call this yet: triggers on the clock
-  // will. Processing-time timers are not saved by Save; whoever sets them sets them again
-  // after Load.
+  // The read loop calls it at each tick while processing_timers() is not 0 (engine/loop_timers.h).
+  // No operator sets one yet: triggers on the clock will. Processing-time timers are not saved
+  // by Save; whoever sets them sets them again after Load.
   void OnProcessingTime(Nanos now) {
     Timer t;
     if (!timers_.PopDue(TimeDomain::kProcessingTime, now, &t)) return;
@@ -157,6 +157,8 @@ class WindowOperator : public CheckpointComponent {
   size_t pending_timers() const {
     return timers_.size(TimeDomain::kEventTime) + timers_.size(TimeDomain::kProcessingTime);
   }
+  // Number of processing-time timers still to go off.
+  size_t processing_timers() const { return timers_.size(TimeDomain::kProcessingTime); }
   Nanos watermark() const { return watermark_; }
 
  protected:

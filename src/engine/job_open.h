@@ -1,0 +1,33 @@
+// What a run decides about its job when it opens, before the first line: whether a new job may
+// write to its outputs, whether a resumed job whose stream ended has anything to do, which
+// inputs are followed, and whether lines are parsed on worker threads.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "engine/config.h"
+#include "util/status.h"
+
+namespace logtide {
+
+class InputSet;
+
+// A new job with --state keeps what it writes across runs; outputs that already hold data
+// (named files; standard output through '>>' is appended to on purpose) are someone else's, or
+// an earlier job's whose state is gone. Errors: Refused for the first such output.
+Status RefuseUsedOutputs(const EngineConfig& config);
+
+// The stream of a resumed job ended in an earlier run: with no new input there is nothing to
+// do. Errors: Refused when an input has new data; those of reading it.
+Status CheckEndedStream(const EngineConfig& config, InputSet* inputs);
+
+// --follow: the plain files (not those a rotation renamed away, which are finished) are
+// followed; a compressed one is read to its end, with a warning.
+void FollowInputs(InputSet* inputs, const std::function<void(const std::string&)>& warn);
+
+// Whether worker threads parse ahead. Sets *live when an input may keep coming (a pipe, a
+// followed file): then what was decided goes out at a deadline.
+bool ParseOnThreads(const EngineConfig& config, InputSet* inputs, bool idleness, bool* live);
+
+}  // namespace logtide
