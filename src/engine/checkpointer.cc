@@ -27,10 +27,11 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
   // of the saved job.
   for (const Section& s : cp.sections) {
     bool known = false;
-    for (const CheckpointComponent* c : components_) known = known || c->section() == s.name;
+    for (const Part& p : components_) known = known || p.format->section() == s.name;
     if (!known) return another_version(fmt::format("it has a {} section", QuoteForMessage(s.name)));
   }
-  for (const CheckpointComponent* c : components_) {
+  for (const Part& p : components_) {
+    const SectionFormat* c = p.format;
     const Section* s = cp.Find(c->section());
     if (s == nullptr) {
       return Status::Corruption(
@@ -44,9 +45,11 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
                       c->section(), s->version, c->version()));
     }
   }
-  for (CheckpointComponent* c : components_) {
+  for (const Part& p : components_) {
+    const SectionFormat* c = p.format;
     const Section* s = cp.Find(c->section());
-    Status st = c->Load(s->data, s->version, cp.windows);
+    Status st = p.plain != nullptr ? p.plain->Load(s->data, s->version)
+                                   : p.windows->Load(s->data, s->version, cp.windows);
     if (st.code() == Status::Code::kCorruption) {
       return Status::Corruption(
           fmt::format("state file {}: its \"{}\" section is damaged ({}); it was not changed",
@@ -60,9 +63,10 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
 Status Checkpointer::Commit(Checkpoint* cp) {
   cp->sections.clear();
   cp->window_ops.clear();
-  for (CheckpointComponent* c : components_) {
-    Section s{std::string(c->section()), c->version(), {}};
-    Status st = c->Save(&s.data, &cp->window_ops, cp->compact);
+  for (const Part& p : components_) {
+    Section s{std::string(p.format->section()), p.format->version(), {}};
+    Status st = p.plain != nullptr ? p.plain->Save(&s.data)
+                                   : p.windows->Save(&s.data, &cp->window_ops, cp->compact);
     if (!st.ok()) return st;
     cp->sections.push_back(std::move(s));
   }

@@ -53,7 +53,9 @@ class Checkpointer {
 
   // Adds a component; components are saved and restored in the order they are added.
   // REQUIRES: its section name is not taken; it outlives the Checkpointer.
-  void Add(CheckpointComponent* c) { components_.push_back(c); }
+  void Add(CheckpointComponent* c) { components_.push_back({c, c, nullptr}); }
+  // Adds the one component that writes the window log.
+  void Add(WindowLogComponent* c) { components_.push_back({c, nullptr, c}); }
 
   // Restores every component from `cp` (StateStore::Load), after checking that every
   // component has its section in its format and no section is unknown. Errors: Refused for a
@@ -107,7 +109,12 @@ class Checkpointer {
   const EngineConfig* config_ = nullptr;
   CheckpointDeps deps_{};
   OutputThread* output_thread_ = nullptr;
-  std::vector<CheckpointComponent*> components_;
+  struct Part {
+    SectionFormat* format;
+    CheckpointComponent* plain;    // either this
+    WindowLogComponent* windows;   // or this
+  };
+  std::vector<Part> components_;
   uint64_t checkpoints_ = 0;
   uint64_t window_log_rows_ = 0;
   uint64_t since_ = 0;  // lines consumed since the last checkpoint

@@ -4,11 +4,26 @@
 
 namespace logtide {
 
+EngineStats EngineStats::Since(const EngineStats& a) const {
+  EngineStats r = *this;
+  r.lines -= a.lines;
+  r.events -= a.events;
+  r.bad_lines -= a.bad_lines;
+  r.late_events -= a.late_events;
+  r.partly_late_events -= a.partly_late_events;
+  r.missed_windows -= a.missed_windows;
+  r.windows_emitted -= a.windows_emitted;
+  r.filtered -= a.filtered;
+  for (size_t i = 0; i < r.ignored_values.size() && i < a.ignored_values.size(); ++i)
+    r.ignored_values[i] -= a.ignored_values[i];
+  return r;
+}
+
 // Section "counters", version 1: u64 seq, u64 lines, events, bad_lines, late_events,
 // windows_emitted, u32 aggregates, u64 ignored values each, u32 bad lines reported. Version 2
 // (written by f7668ee for a query with --where): then u64 filtered. Version 3 (written now for
 // every query): then u64 filtered, partly_late_events, missed_windows.
-Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
+Status CountersState::Save(std::string* data) {
   ByteWriter w(data);
   w.U64(*seq_);
   for (uint64_t v : {stats_->lines, stats_->events, stats_->bad_lines, stats_->late_events,
@@ -23,7 +38,7 @@ Status CountersState::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status CountersState::Load(std::string_view data, uint32_t version, const WindowRows&) {
+Status CountersState::Load(std::string_view data, uint32_t version) {
   ByteReader r(data);
   *seq_ = r.U64();
   for (uint64_t* v : {&stats_->lines, &stats_->events, &stats_->bad_lines, &stats_->late_events,

@@ -29,6 +29,10 @@ struct EngineStats {
   uint64_t missed_windows = 0;      // (event, window) pairs dropped as late: every window of a
                                     // late event, the closed ones of a partly late event
   // Counts above are for the whole job: a run resumed from --state continues them.
+
+  // The job's counts less `earlier` (what the runs before this one counted); bytes_read and the
+  // checkpoints' counts are this run's already and stay.
+  EngineStats Since(const EngineStats& earlier) const;
 };
 
 // The counters, the events' sequence number (for first()/last()) and the number of bad lines
@@ -46,8 +50,8 @@ class CountersState final : public CheckpointComponent {
   std::string_view section() const override { return "counters"; }
   uint32_t version() const override { return 3; }
   bool Reads(uint32_t version) const override { return version >= 1 && version <= 3; }
-  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
+  Status Save(std::string* data) override;
+  Status Load(std::string_view data, uint32_t version) override;
 
  private:
   EngineStats* stats_;

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "agg/accumulators.h"
@@ -16,11 +15,12 @@
 #include "engine/event_time.h"
 #include "engine/idle_inputs.h"
 #include "engine/job_open.h"
-#include "engine/loop_timers.h"
+#include "engine/loop_tick.h"
 #include "engine/output_thread.h"
 #include "engine/parse_pool.h"
 #include "engine/result_sink.h"
 #include "engine/run_report.h"
+#include "engine/stop_signal.h"
 #include "engine/validate_config.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
@@ -36,23 +36,6 @@
 #include "window/window_operator.h"
 
 namespace logtide {
-
-namespace {
-
-volatile int g_stop_signal = 0;  // sig_atomic_t is int here; LineReader takes an int flag
-static_assert(sizeof(std::sig_atomic_t) == sizeof(int));
-// The first signal asks for a clean stop; a second one (Ctrl-C again, or timeout(1)'s kill
-// after its grace) ends the process at once, with the signal's own action.
-extern "C" void OnStopSignal(int sig) {
-  if (g_stop_signal != 0) {
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-    return;
-  }
-  g_stop_signal = sig;
-}
-
-}  // namespace
 
 struct Engine::Impl {
   Impl(const EngineConfig& c, EngineStats* s)
@@ -92,7 +75,8 @@ struct Engine::Impl {
   const Clock& clock;
   Idleness idleness;
   std::unique_ptr<IdleInputs> idle;
-  LoopTimers timers;
+  std::unique_ptr<LoopTick> tick;  // made when the loop starts
+  const volatile int* const stop = StopSignalFlag();
   int waiting_on = -1;  // the input Next waits on, -1 while waiting for any (WaitForAny)
   std::vector<bool> done;  // per input: read to its end in this run
   bool live = false;       // an input may keep coming (ParseOnThreads)
@@ -130,23 +114,9 @@ struct Engine::Impl {
   // Every unfinished input is idle: waits until one has input or a stop signal came.
   void WaitForAny();
 
-  // The loop's tick. While input is awaited (`waiting`: the pool returned with no line yet,
-  // ParsePool::set_return_while_waiting, or every input is idle): idle inputs are seen to and
-  // what was decided goes out now. Then, waiting or not, the processing-time timers due now
-  // (LoopTimers). Errors wait in wait_status. Returns false to stop waiting on the input: it
-  // went idle and another may be read, or an idle one has input again.
+  // The loop's tick (LoopTick::Tick) at the clock's time. Returns false to stop waiting on
+  // the input; errors wait in wait_status.
   bool Tick(bool waiting);
-  void StartTimers(Nanos now);
-  void RunTimer(LoopTimers::Job job, Nanos now);
-  // Live input that keeps coming (never quiet for the pool's first 10 ms): what was decided
-  // goes out once kFlushDeadline passed since the last flush, without waiting for the output
-  // thread.
-  static constexpr Nanos kFlushDeadline = kNanosPerSecond / 100;  // 10 ms
-  uint64_t flushed_records = 0;  // records, late events and bad lines when outputs were flushed
-  uint64_t Decided() const {
-    return stats->windows_emitted + stats->late_events + stats->partly_late_events +
-           stats->bad_lines;
-  }
   void ReportProgress(bool done);
   Status wait_status;
   void Warn(const std::string& message) { report.Warn(message); }
@@ -189,7 +159,7 @@ Status Engine::Impl::Open() {
   opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
-  for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(&g_stop_signal);
+  for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(stop);
   if (config.change_outputs)
     outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });
   if (!config.state_path.empty()) {
@@ -232,9 +202,11 @@ Status Engine::Impl::OpenState(bool* resumed) {
   checkpointer = std::make_unique<Checkpointer>(
       store.get(), &config,
       CheckpointDeps{inputs.get(), &outputs, op.get(), &tracker, &idleness, &clock, stats});
-  for (CheckpointComponent* c : std::initializer_list<CheckpointComponent*>{
-           &counters, &tracker, inputs.get(), op.get(), &outputs})
-    checkpointer->Add(c);
+  checkpointer->Add(&counters);
+  checkpointer->Add(&tracker);
+  checkpointer->Add(inputs.get());
+  checkpointer->Add(op.get());
+  checkpointer->Add(&outputs);
   if (store->is_new()) return Status::Ok();
   bool finished = false;
   if (!(s = checkpointer->Resume(&finished)).ok()) return s;
@@ -288,20 +260,11 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   } else {
     ++stats->events;
     if (added.missed > 0) [[unlikely]] {
-      // Its windows start a slide apart and the late ones are its first.
-      const Nanos first_end = config.window.NextEndAfter(t);
-      const Nanos last_end = SatAdd(first_end, (added.missed - 1) * config.window.slide);
-      const MissedWindows missed{added.windows,
-                                 added.missed,
-                                 SatSub(first_end, config.window.size),
-                                 first_end,
-                                 SatSub(last_end, config.window.size),
-                                 last_end};
       // The line is in the windows already: one that is not valid JSON as a whole (its fields
       // could be read) is still an event, and its record holds it as a string.
       const bool valid = json_checker.IsValid(std::string_view(line.data, line.size));
-      report.PartlyLateEvent(inputs->reader(input).name(), line, t, time->watermark(), missed,
-                             valid);
+      report.PartlyLateEvent(inputs->reader(input).name(), line, t, time->watermark(),
+                             added.windows, added.missed, valid);
     }
   }
   time->Observe(input, t);
@@ -310,7 +273,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
 
 void Engine::Impl::WaitForAny() {
   waiting_on = -1;
-  while (g_stop_signal == 0 && wait_status.ok()) {
+  while (*stop == 0 && wait_status.ok()) {
     if (idle->Rejoin(pool.get(), clock.Now())) return;
     Tick(true);
     if (idle->Rejoin(pool.get(), clock.Now())) return;
@@ -327,78 +290,14 @@ void Engine::Impl::ReportProgress(bool done) {
   progress->OnProgress(p);
 }
 
-void Engine::Impl::StartTimers(Nanos now) {
-  if (progress != nullptr) timers.Set(LoopTimers::kProgress, now, kProgressEvery);
-  if (checkpointer != nullptr) {
-    checkpointer->Start();
-    timers.Set(LoopTimers::kCheckpoint, now, config.checkpoint_interval);
-  }
-  // Files that are not followed are read as fast as they go: no deadline for them.
-  if (live) timers.Set(LoopTimers::kFlush, now, kFlushDeadline);
-}
-
-void Engine::Impl::RunTimer(LoopTimers::Job job, Nanos now) {
-  switch (job) {
-    case LoopTimers::kWindows:
-      op->OnProcessingTime(now);
-      break;
-    case LoopTimers::kFlush:
-      // Due again at the next tick until there is something to flush.
-      if (Decided() == flushed_records) {
-        timers.Set(job, now, 0);
-        return;
-      }
-      flushed_records = Decided();
-      if (output_thread != nullptr) {
-        output_thread->FlushSoon();
-      } else {
-        (void)outputs.results().Flush();  // errors stay in the file's status, reported at Sync
-      }
-      (void)outputs.late().Flush();
-      (void)outputs.errors().Flush();
-      timers.Set(job, now, kFlushDeadline);
-      break;
-    case LoopTimers::kCheckpoint:
-      if (wait_status.ok()) {
-        Status s = checkpointer->OnTimer();
-        if (!s.ok()) wait_status = s;
-      }
-      // Due again at once until lines come (OnTimer took no checkpoint without them).
-      timers.Set(job, now, std::max<Nanos>(0, SatSub(checkpointer->due(), now)));
-      break;
-    case LoopTimers::kProgress:
-      ReportProgress(false);
-      timers.Set(job, now, kProgressEvery);
-      break;
-    case LoopTimers::kJobs:
-      break;
-  }
-}
-
 bool Engine::Impl::Tick(bool waiting) {
-  const Nanos now = clock.Now();
-  bool wait = true;
-  if (waiting) {
-    wait = idle->WhileWaiting(pool.get(), waiting_on, done, now);
-    if (Decided() != flushed_records) {
-      flushed_records = Decided();
-      if (output_thread != nullptr) output_thread->Drain();
-      Status s = outputs.Sync(false);
-      if (!s.ok() && wait_status.ok()) wait_status = s;
-      if (live) timers.Set(LoopTimers::kFlush, now, kFlushDeadline);
-    }
-  }
-  if (op->processing_timers() > 0) timers.Set(LoopTimers::kWindows, now, 0);
-  // The jobs due now run once each; one that sets its timer due again runs at the next tick.
-  std::array<LoopTimers::Job, LoopTimers::kJobs> due;
-  size_t n = 0;
-  for (LoopTimers::Job j; n < due.size() && timers.PopDue(now, &j);) due[n++] = j;
-  for (size_t i = 0; i < n; ++i) RunTimer(due[i], now);
+  const bool wait = tick->Tick(clock.Now(), waiting, pool.get(), waiting_on, done);
+  if (!tick->status().ok() && wait_status.ok()) wait_status = tick->status();
   return wait;
 }
 
 Status Engine::Impl::Stop() {
-  stopped_by = g_stop_signal;
+  stopped_by = *stop;
   // What was processed (workers may have read further).
   for (size_t i = 0; i < read_to.size(); ++i) {
     stats->bytes_read +=
@@ -409,7 +308,7 @@ Status Engine::Impl::Stop() {
 
 Status Engine::Impl::ReadAll() {
   report.BeginRun();
-  if (g_stop_signal != 0) return Stop();  // a signal before the first line
+  if (*stop != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
   const bool threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
   {
@@ -418,7 +317,7 @@ Status Engine::Impl::ReadAll() {
     // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
     // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
     pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
-    pool->set_stop_flag(&g_stop_signal);
+    pool->set_stop_flag(stop);
     pool->set_return_while_waiting(true);
     // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
     Status s = pool->Start(threads ? config.threads - 1 : 0);
@@ -435,7 +334,12 @@ Status Engine::Impl::ReadAll() {
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
   done.assign(n, false);
-  StartTimers(clock.Now());
+  tick = std::make_unique<LoopTick>(LoopTick::Deps{
+      stats, &outputs, op.get(), idle.get(), checkpointer.get(),
+      progress != nullptr ? std::function<void()>([this] { ReportProgress(false); }) : nullptr,
+      config.checkpoint_interval});
+  tick->set_output_thread(output_thread.get());
+  tick->Start(clock.Now(), live);
   size_t remaining = n;
   uint32_t until_rejoin = 0, until_tick = 0;
   uint64_t blocks = 0;
@@ -466,7 +370,7 @@ Status Engine::Impl::ReadAll() {
       } else {
         WaitForAny();
         if (!wait_status.ok()) return wait_status;
-        if (g_stop_signal != 0) return Stop();
+        if (*stop != 0) return Stop();
         continue;
       }
     }
@@ -491,7 +395,7 @@ Status Engine::Impl::ReadAll() {
       if (!have || (config.hold && !line.terminated && !inputs->rotated(pick))) {
         // A stop signal that came as the input ended (its writer closed it after signalling):
         // the open windows stay unwritten all the same.
-        if (g_stop_signal != 0) return Stop();
+        if (*stop != 0) return Stop();
         if (!have) inputs->Ended(pick);
         done[pick] = true;
         --remaining;
@@ -502,7 +406,7 @@ Status Engine::Impl::ReadAll() {
       const Nanos before = tracker.max_time(k);
       if (!(s = ProcessLine(k, line, event)).ok()) return s;
       read_to[pick] = line.end_offset;
-      if (g_stop_signal != 0) {
+      if (*stop != 0) {
         if (store != nullptr) inputs->Consumed(pick, line);
         return Stop();
       }
@@ -515,7 +419,7 @@ Status Engine::Impl::ReadAll() {
       if (++until_tick == 1024 || (live && pool->blocks() != blocks)) {
         until_tick = 0;
         blocks = pool->blocks();
-        if (timers.any() || op->processing_timers() > 0) Tick(false);
+        if (tick->any()) Tick(false);
         if (!wait_status.ok()) return wait_status;
       }
       if (n > 1 && tracker.max_time(k) != before) break;
@@ -552,8 +456,8 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   m.progress = progress;
   Status s = m.Open();
   // A stop signal while an open waited (a FIFO with no writer yet): stopped, not failed.
-  if (!s.ok() && g_stop_signal != 0) {
-    m.stopped_by = g_stop_signal;
+  if (!s.ok() && *m.stop != 0) {
+    m.stopped_by = *m.stop;
     return Status::Ok();
   }
   const bool opened = s.ok();
@@ -573,28 +477,9 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
 
 bool Engine::nothing_to_do() const { return impl_->nothing_to_do; }
 
-EngineStats Engine::run_stats() const {
-  const EngineStats& a = impl_->report.at_start();
-  EngineStats r = stats_;
-  r.lines -= a.lines;
-  r.events -= a.events;
-  r.bad_lines -= a.bad_lines;
-  r.late_events -= a.late_events;
-  r.partly_late_events -= a.partly_late_events;
-  r.missed_windows -= a.missed_windows;
-  r.windows_emitted -= a.windows_emitted;
-  r.filtered -= a.filtered;
-  for (size_t i = 0; i < r.ignored_values.size() && i < a.ignored_values.size(); ++i)
-    r.ignored_values[i] -= a.ignored_values[i];
-  return r;  // bytes_read and the checkpoints' counts are this run's already
-}
-void Engine::InstallStopHandlers() {
-  struct sigaction sa = {};
-  sa.sa_handler = OnStopSignal;  // no SA_RESTART: a read waiting for input returns
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+EngineStats Engine::run_stats() const { return stats_.Since(impl_->report.at_start()); }
+
+void Engine::InstallStopHandlers() { logtide::InstallStopHandlers(); }
 
 int Engine::stopped_by_signal() const { return impl_->stopped_by; }
 

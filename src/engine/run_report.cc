@@ -88,7 +88,13 @@ void RunReport::LateEvent(std::string_view input, const Line& line, Nanos time, 
 }
 
 void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos time,
-                                Nanos watermark, const MissedWindows& missed, bool valid) {
+                                Nanos watermark, uint32_t windows, uint32_t n, bool valid) {
+  // Its windows start a slide apart and the late ones are its first.
+  const WindowSpec& w = config_.window;
+  const Nanos first_end = w.NextEndAfter(time);
+  const Nanos last_end = SatAdd(first_end, (n - 1) * w.slide);
+  const MissedWindows missed{windows,   n, SatSub(first_end, w.size), first_end,
+                             SatSub(last_end, w.size), last_end};
   ++stats_->partly_late_events;
   stats_->missed_windows += missed.missed;
   partly_missed_ += missed.missed;

@@ -62,8 +62,9 @@ class RunReport {
   // An event added to some of its windows that came after the others closed: counted (its
   // missed windows too), written to --late-output with the windows it missed; `valid`: the
   // line is valid JSON (else the record holds it as a string).
+  // It is in `windows` windows, of which the first `missed` (a slide apart) had closed.
   void PartlyLateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                       const MissedWindows& missed, bool valid);
+                       uint32_t windows, uint32_t missed, bool valid);
   // Keeps the first lines that held events, to say which fields events have (WarnAtEnd).
   void NoteSample(const Line& line) {
     if (samples_.size() < kSamples) [[unlikely]]

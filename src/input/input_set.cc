@@ -284,7 +284,7 @@ void InputSet::FollowedRotation(size_t i) {
   t.tail_size = 0;
 }
 
-Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
+Status InputSet::Save(std::string* data) {
   if (!follow_error_.ok()) return follow_error_;
   ByteWriter w(data);
   uint32_t n = static_cast<uint32_t>(carried_.size());
@@ -301,7 +301,7 @@ Status InputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
+Status InputSet::Load(std::string_view data, uint32_t) {
   std::vector<InputPosition> saved;
   if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);

@@ -130,8 +130,8 @@ class InputSet final : public CheckpointComponent {
   static constexpr uint32_t kVersion = 3;
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return kVersion; }
-  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
+  Status Save(std::string* data) override;
+  Status Load(std::string_view data, uint32_t version) override;
 
  private:
   struct Track {

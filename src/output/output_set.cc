@@ -97,7 +97,7 @@ void OutputSet::set_write_budget(std::atomic<int64_t>* budget) {
   for (OutputFile& f : files_) f.set_write_budget(budget);
 }
 
-Status OutputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
+Status OutputSet::Save(std::string* data) {
   ByteWriter w(data);
   uint32_t n = 0;
   for (const OutputFile& f : files_) n += f.is_open() ? 1 : 0;
@@ -113,7 +113,7 @@ Status OutputSet::Save(std::string* data, std::vector<StateOp>*, bool) {
   return Status::Ok();
 }
 
-Status OutputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
+Status OutputSet::Load(std::string_view data, uint32_t) {
   std::vector<OutputPosition> saved;
   if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
   resumed_ = true;

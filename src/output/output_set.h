@@ -67,8 +67,8 @@ class OutputSet final : public CheckpointComponent {
   static constexpr uint32_t kVersion = 2;
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return kVersion; }
-  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
-  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
+  Status Save(std::string* data) override;
+  Status Load(std::string_view data, uint32_t version) override;
 
  private:
   static constexpr const char* kRoles[3] = {"output", "late-output", "errors"};

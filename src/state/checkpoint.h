@@ -33,9 +33,10 @@ struct Section {
   std::string data;
 };
 
-class CheckpointComponent {
+// What every saved section says of its format.
+class SectionFormat {
  public:
-  virtual ~CheckpointComponent() = default;
+  virtual ~SectionFormat() = default;
 
   // The section's name, unique within a job ("inputs", "windows", ...).
   virtual std::string_view section() const = 0;
@@ -45,16 +46,29 @@ class CheckpointComponent {
   // Whether Load reads a section saved in `version`: the one Save writes, and the older ones
   // a component migrates (their missing fields take the values a new job starts with).
   virtual bool Reads(uint32_t version) const { return version == this->version(); }
+};
 
-  // Writes the component's state to *data. The window operator also appends its row changes
-  // to *log (with `all`, every live row, for a log rewritten whole); other components leave
-  // it alone.
-  virtual Status Save(std::string* data, std::vector<StateOp>* log, bool all) = 0;
-  // Restores the component from a section saved in `version` and the window log's live rows
-  // (which only the window operator reads). Components are restored in the order they were
-  // registered. Errors: Corruption when the bytes are damaged; Refused when the saved state
-  // does not fit this run (an input replaced, say).
+// A stateful part of the job whose state is its section alone.
+class CheckpointComponent : public SectionFormat {
+ public:
+  // Writes the component's state to *data.
+  virtual Status Save(std::string* data) = 0;
+  // Restores the component from a section saved in `version`. Components are restored in
+  // the order they were registered. Errors: Corruption when the bytes are damaged; Refused
+  // when the saved state does not fit this run (an input replaced, say).
   // REQUIRES: Reads(version).
+  virtual Status Load(std::string_view data, uint32_t version) = 0;
+};
+
+// The window operator: its section holds what is not per window, and its (window, key) states
+// are rows of the window log, of which a checkpoint saves only the changes.
+class WindowLogComponent : public SectionFormat {
+ public:
+  // Writes the section to *data and appends the row changes since the last Save to *log (with
+  // `all`, every live row, for a log rewritten whole).
+  virtual Status Save(std::string* data, std::vector<StateOp>* log, bool all) = 0;
+  // Restores from a section saved in `version` and the window log's live rows.
+  // Errors and REQUIRES: as CheckpointComponent::Load.
   virtual Status Load(std::string_view data, uint32_t version, const WindowRows& rows) = 0;
 };
 

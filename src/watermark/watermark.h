@@ -91,11 +91,11 @@ class WatermarkTracker final : public CheckpointComponent {
   // Section "watermark", version 1: i64 the watermark. Once restored it only grows from there.
   std::string_view section() const override { return "watermark"; }
   uint32_t version() const override { return 1; }
-  Status Save(std::string* data, std::vector<StateOp>*, bool) override {
+  Status Save(std::string* data) override {
     ByteWriter(data).I64(current_);
     return Status::Ok();
   }
-  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
+  Status Load(std::string_view data, uint32_t) override {
     ByteReader r(data);
     current_ = r.I64();
     if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");

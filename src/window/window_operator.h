@@ -9,7 +9,7 @@
 //   OnProcessingTime  the wall clock moved: due processing-time timers go off;
 //   Save              at each checkpoint: the rows that changed (to the window log) and a
 //                     small section ("windows").
-// Load and Save make the operator a CheckpointComponent (state/checkpoint.h).
+// Load and Save make the operator the window log's component (state/checkpoint.h).
 // The end of the input is OnWatermark(kPlusInfinity): every open window fires and all state
 // is dropped, so there is no separate finish hook.
 //
@@ -80,7 +80,7 @@ struct AddResult {
   bool accepted() const { return missed < windows; }
 };
 
-class WindowOperator : public CheckpointComponent {
+class WindowOperator : public WindowLogComponent {
  public:
   struct Deps {
     KeyTable* keys;

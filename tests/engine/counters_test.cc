@@ -29,8 +29,7 @@ struct Job {
   }
   std::string Save() {
     std::string data;
-    std::vector<StateOp> log;
-    REQUIRE(counters.Save(&data, &log, true).ok());
+    REQUIRE(counters.Save(&data).ok());
     return data;
   }
 };
@@ -61,7 +60,7 @@ TEST_CASE("counters: version 3 keeps every counter") {
   Job saved;
   saved.Fill();
   Job loaded;
-  REQUIRE(loaded.counters.Load(saved.Save(), 3, {}).ok());
+  REQUIRE(loaded.counters.Load(saved.Save(), 3).ok());
   CHECK(loaded.seq == 11);
   CHECK(loaded.stats.late_events == 2);
   CHECK(loaded.stats.filtered == 4);
@@ -75,7 +74,7 @@ TEST_CASE("counters: versions 1 and 2 (f7668ee) are read, the counters they lack
     INFO("version " << version);
     Job loaded;
     REQUIRE(loaded.counters.Reads(version));
-    REQUIRE(loaded.counters.Load(OldSection(version), version, {}).ok());
+    REQUIRE(loaded.counters.Load(OldSection(version), version).ok());
     CHECK(loaded.seq == 11);
     CHECK(loaded.stats.lines == 10);
     CHECK(loaded.stats.events == 7);
@@ -100,13 +99,56 @@ TEST_CASE("counters: a section cut short or with bytes left over is damaged") {
   saved.Fill();
   const std::string data = saved.Save();
   Job loaded;
-  CHECK(loaded.counters.Load(data.substr(0, data.size() - 1), 3, {}).code() ==
+  CHECK(loaded.counters.Load(data.substr(0, data.size() - 1), 3).code() ==
         Status::Code::kCorruption);
-  CHECK(loaded.counters.Load(data + "x", 3, {}).code() == Status::Code::kCorruption);
+  CHECK(loaded.counters.Load(data + "x", 3).code() == Status::Code::kCorruption);
   // Version 3's bytes read as version 1 or 2 have bytes left over; version 1's as 2 are short.
-  CHECK(loaded.counters.Load(data, 1, {}).code() == Status::Code::kCorruption);
-  CHECK(loaded.counters.Load(data, 2, {}).code() == Status::Code::kCorruption);
-  CHECK(loaded.counters.Load(OldSection(1), 2, {}).code() == Status::Code::kCorruption);
+  CHECK(loaded.counters.Load(data, 1).code() == Status::Code::kCorruption);
+  CHECK(loaded.counters.Load(data, 2).code() == Status::Code::kCorruption);
+  CHECK(loaded.counters.Load(OldSection(1), 2).code() == Status::Code::kCorruption);
+}
+
+}  // namespace
+}  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("a run's counters are the job's less the earlier runs'; its own bytes stay") {
+  EngineStats earlier;
+  earlier.lines = 10;
+  earlier.events = 7;
+  earlier.bad_lines = 1;
+  earlier.late_events = 2;
+  earlier.partly_late_events = 1;
+  earlier.missed_windows = 3;
+  earlier.windows_emitted = 4;
+  earlier.filtered = 5;
+  earlier.ignored_values = {6};
+  EngineStats job = earlier;
+  job.lines += 100;
+  job.events += 90;
+  job.bad_lines += 2;
+  job.late_events += 3;
+  job.partly_late_events += 4;
+  job.missed_windows += 5;
+  job.windows_emitted += 6;
+  job.filtered += 7;
+  job.ignored_values[0] += 8;
+  job.bytes_read = 4096;  // this run's
+  job.checkpoints = 2;    // this run's
+  const EngineStats run = job.Since(earlier);
+  CHECK(run.lines == 100);
+  CHECK(run.events == 90);
+  CHECK(run.bad_lines == 2);
+  CHECK(run.late_events == 3);
+  CHECK(run.partly_late_events == 4);
+  CHECK(run.missed_windows == 5);
+  CHECK(run.windows_emitted == 6);
+  CHECK(run.filtered == 7);
+  CHECK(run.ignored_values == std::vector<uint64_t>{8});
+  CHECK(run.bytes_read == 4096);
+  CHECK(run.checkpoints == 2);
 }
 
 }  // namespace

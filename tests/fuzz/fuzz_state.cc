@@ -160,8 +160,8 @@ class DecodedInputs final : public CheckpointComponent {
  public:
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return InputSet::kVersion; }
-  Status Save(std::string*, std::vector<StateOp>*, bool) override { return Status::Ok(); }
-  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
+  Status Save(std::string*) override { return Status::Ok(); }
+  Status Load(std::string_view data, uint32_t) override {
     std::vector<InputPosition> saved;
     if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeInputs(saved) == data, "inputs section decodes to other fields");
@@ -173,8 +173,8 @@ class DecodedOutputs final : public CheckpointComponent {
  public:
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return OutputSet::kVersion; }
-  Status Save(std::string*, std::vector<StateOp>*, bool) override { return Status::Ok(); }
-  Status Load(std::string_view data, uint32_t, const WindowRows&) override {
+  Status Save(std::string*) override { return Status::Ok(); }
+  Status Load(std::string_view data, uint32_t) override {
     std::vector<OutputPosition> saved;
     if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeOutputs(saved) == data, "outputs section decodes to other fields");

@@ -1,0 +1,93 @@
+#include "engine/loop_tick.h"
+
+#include <algorithm>
+#include <array>
+
+#include "engine/checkpointer.h"
+#include "engine/idle_inputs.h"
+#include "engine/output_thread.h"
+#include "engine/progress.h"
+#include "output/output_set.h"
+#include "window/window_operator.h"
+
+namespace logtide {
+
+void LoopTick::Start(Nanos now, bool live) {
+  live_ = live;
+  if (deps_.progress) timers_.Set(LoopTimers::kProgress, now, kProgressEvery);
+  if (deps_.checkpointer != nullptr) {
+    deps_.checkpointer->Start();
+    timers_.Set(LoopTimers::kCheckpoint, now, deps_.checkpoint_interval);
+  }
+  // Files that are not followed are read as fast as they go: no deadline for them.
+  if (live) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
+}
+
+bool LoopTick::any() const { return timers_.any() || deps_.op->processing_timers() > 0; }
+
+uint64_t LoopTick::Decided() const {
+  const EngineStats& s = *deps_.stats;
+  return s.windows_emitted + s.late_events + s.partly_late_events + s.bad_lines;
+}
+
+bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
+                    const std::vector<bool>& done) {
+  bool wait = true;
+  if (waiting) {
+    wait = deps_.idle->WhileWaiting(pool, waiting_on, done, now);
+    if (Decided() != flushed_) {
+      flushed_ = Decided();
+      if (output_thread_ != nullptr) output_thread_->Drain();
+      Status s = deps_.outputs->Sync(false);
+      if (!s.ok() && status_.ok()) status_ = s;
+      if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
+    }
+  }
+  if (deps_.op->processing_timers() > 0) timers_.Set(LoopTimers::kWindows, now, 0);
+  // The jobs due now run once each; one that sets its timer due again runs at the next tick.
+  std::array<LoopTimers::Job, LoopTimers::kJobs> due;
+  size_t n = 0;
+  for (LoopTimers::Job j; n < due.size() && timers_.PopDue(now, &j);) due[n++] = j;
+  for (size_t i = 0; i < n; ++i) Run(due[i], now);
+  return wait;
+}
+
+void LoopTick::Run(LoopTimers::Job job, Nanos now) {
+  switch (job) {
+    case LoopTimers::kWindows:
+      deps_.op->OnProcessingTime(now);
+      break;
+    case LoopTimers::kFlush:
+      // Due again at the next tick until there is something to flush.
+      if (Decided() == flushed_) {
+        timers_.Set(job, now, 0);
+        return;
+      }
+      flushed_ = Decided();
+      if (output_thread_ != nullptr) {
+        output_thread_->FlushSoon();
+      } else {
+        (void)deps_.outputs->results().Flush();  // errors stay in the file's status, for Sync
+      }
+      (void)deps_.outputs->late().Flush();
+      (void)deps_.outputs->errors().Flush();
+      timers_.Set(job, now, kFlushDeadline);
+      break;
+    case LoopTimers::kCheckpoint:
+      if (status_.ok()) {
+        Status s = deps_.checkpointer->OnTimer();
+        if (!s.ok()) status_ = s;
+      }
+      // Due again at once until lines come (OnTimer took no checkpoint without them).
+      timers_.Set(job, now, std::max<Nanos>(0, SatSub(deps_.checkpointer->due(), now)));
+      break;
+    case LoopTimers::kProgress:
+      deps_.progress();
+      timers_.Set(job, now, kProgressEvery);
+      break;
+    case LoopTimers::kJobs:
+      break;
+  }
+}
+
+}  // namespace logtide
