@@ -5,6 +5,7 @@
 #include "agg/sketches.h"
 #include "expr/expr.h"
 #include "plan/sql_text.h"
+#include "plan/time_pattern.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -199,6 +200,15 @@ Status ExprPlan(std::string_view flag, const std::string& text, std::vector<Sour
   return Status::Ok();
 }
 
+// Returns how --time-format `format` reads the event time.
+PlanTime::Kind TimeKind(const std::string& format) {
+  if (format == "auto") return PlanTime::Kind::kAuto;
+  if (format == "rfc3339") return PlanTime::Kind::kRfc3339;
+  if (format == "epoch_s" || format == "epoch_ms" || format == "epoch_us" || format == "epoch_ns")
+    return PlanTime::Kind::kEpoch;
+  return PlanTime::Kind::kPattern;
+}
+
 // Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
 std::string ShellWord(const std::string& s) {
   bool plain = !s.empty();
@@ -255,6 +265,11 @@ std::string CommandLine(const EngineConfig& c) {
 
 std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect) {
   std::vector<std::string> out;
+  if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
+    SqlTimePattern pattern;
+    if (Status s = TranslateTimePattern(c.time_format, dialect, &pattern); !s.ok())
+      out.push_back("--time-format " + ShellWord(c.time_format) + ": " + s.message());
+  }
   if (dialect == SqlDialect::kFlink) {
     for (const PathSegment& seg : SplitPath(c.time_field)) {
       if (!seg.is_index) continue;
@@ -402,19 +417,14 @@ Status BuildQueryPlan(const EngineConfig& c, QueryPlan* out) {
 
   p.time.path = SplitPath(c.time_field);
   p.time.format = c.time_format;
-  if (c.time_format == "auto") {
-    p.time.kind = PlanTime::Kind::kAuto;
-  } else if (c.time_format == "rfc3339") {
-    p.time.kind = PlanTime::Kind::kRfc3339;
-  } else if (c.time_format.rfind("epoch_", 0) == 0) {
-    p.time.kind = PlanTime::Kind::kEpoch;
+  p.time.kind = TimeKind(c.time_format);
+  if (p.time.kind == PlanTime::Kind::kEpoch) {
     const std::string unit = c.time_format.substr(6);
     p.time.epoch_unit = unit == "s"    ? 1'000'000'000
                         : unit == "ms" ? 1'000'000
                         : unit == "us" ? 1000
                                        : 1;
-  } else {
-    p.time.kind = PlanTime::Kind::kPattern;
+  } else if (p.time.kind == PlanTime::Kind::kPattern) {
     p.time.pattern = c.time_format;
   }
   AddField(&p.fields, p.time.path, FieldUse::kTime);

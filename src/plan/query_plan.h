@@ -111,7 +111,8 @@ enum class SqlDialect { kDuckDb, kFlink };
 // there are UTF-16 code units, and the grammar checked does not take CHAR_LENGTH), expressions
 // reading the --time field (a TIMESTAMP column there), a --time field that is an array
 // element or inside one (an array's elements there have one declared type), and paths inside
-// the --time field or holding it. Empty when the SQL is the whole query.
+// the --time field or holding it; in both, a --time-format pattern with a specifier the
+// dialect cannot read (time_pattern.h: %s). Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
 
 // Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either

@@ -260,6 +260,20 @@ TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and 
   CHECK(Untranslated(c, SqlDialect::kFlink).empty());
 }
 
+TEST_CASE("a --time-format pattern with seconds since 1970 is refused in both dialects") {
+  EngineConfig c = Config("tumbling:1m", {"n"}, {"count"});
+  c.time_format = "%s.%f";
+  for (SqlDialect d : {SqlDialect::kDuckDb, SqlDialect::kFlink}) {
+    const std::vector<std::string> refused = Untranslated(c, d);
+    REQUIRE(refused.size() == 1);
+    CHECK_THAT(refused[0], Catch::StartsWith("--time-format '%s.%f': %s: seconds since 1970") &&
+                               Catch::Contains("epoch_s"));
+  }
+  c.time_format = "%d/%b/%Y:%H:%M:%S %z";
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  CHECK(Untranslated(c, SqlDialect::kFlink).empty());
+}
+
 TEST_CASE("Flink: no other path reads inside the --time field or the field holding it") {
   EngineConfig c = Config("tumbling:1m", {"req"}, {"count(ts[0])", "count(tsx)"});
   c.time_field = "req.ts";
