@@ -425,7 +425,8 @@ std::string Renderer::Render() {
       time_note = "strptime pattern " + VisibleText(p_.time.pattern) +
                   " as a Java DateTimeFormatter pattern; TO_TIMESTAMP returns a time without "
                   "zone, taken as UTC";
-      if (!java.inexact.empty()) time_note += " (check %f, %z and %Z against a sample line)";
+      if (!java.inexact.empty())
+        time_note += " (Java reads " + java.inexact + " differently: check against a sample line)";
       break;
     }
   }

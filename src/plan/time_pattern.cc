@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace logtide {
@@ -15,16 +16,17 @@ struct Specifier {
   char name;
   const char* duckdb;
   const char* java;
-  // Java reads it differently from logtide: SSS takes exactly 3 fraction digits (logtide any
-  // number), xx takes +hhmm only (logtide also +hh:mm and Z), z a zone name by its own rules
-  // (logtide UTC, GMT and Z only).
+  // Java reads it differently from logtide: yy gives a year from 2000 to 2099 (logtide 69 to
+  // 99 as 1969 to 1999), SSS takes exactly 3 fraction digits (logtide any number), xx takes
+  // +hhmm only (logtide also +hh:mm and Z), z a zone name by its own rules (logtide UTC, GMT
+  // and Z only).
   bool java_inexact;
   const char* refusal;  // why a dialect with a null spelling cannot read it
 };
 
 constexpr Specifier kSpecifiers[] = {
     {'Y', "%Y", "yyyy", false, nullptr},
-    {'y', "%y", "yy", false, nullptr},
+    {'y', "%y", "yy", true, nullptr},
     {'m', "%m", "MM", false, nullptr},
     {'d', "%d", "dd", false, nullptr},
     {'e', "%-d", "d", false, nullptr},
@@ -43,7 +45,7 @@ constexpr Specifier kSpecifiers[] = {
     {'A', "%A", "EEEE", false, nullptr},
     {'T', "%H:%M:%S", "HH:mm:ss", false, nullptr},
     {'F', "%Y-%m-%d", "yyyy-MM-dd", false, nullptr},
-    {'D', "%m/%d/%y", "MM/dd/yy", false, nullptr},
+    {'D', "%m/%d/%y", "MM/dd/yy", true, nullptr},
     {'R', "%H:%M", "HH:mm", false, nullptr},
     {'%', "%%", "%", false, nullptr},
     {'s', nullptr, nullptr, false,
@@ -59,17 +61,31 @@ const Specifier* Find(char name) {
   return nullptr;
 }
 
-// Appends a byte outside the specifiers to a Java pattern: letters quoted, a quote doubled.
-void AppendJavaLiteral(char c, std::string* out) {
-  if (std::isalpha(static_cast<unsigned char>(c))) {
-    *out += '\'';
-    *out += c;
-    *out += '\'';
-  } else if (c == '\'') {
-    *out += "''";
-  } else {
+// Returns whether DateTimeFormatter would read `c` as more than itself: a pattern letter, or
+// one of the characters it reserves ([ and ] open and close an optional section; {, } and #
+// are reserved for future use).
+bool JavaSpecial(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) ||
+         std::string_view("[]{}#").find(c) != std::string_view::npos;
+}
+
+// Appends the text between two specifiers to a Java pattern: each run of special characters
+// in one quoted section (two quoted letters side by side, 'a''t', would read as a't), and a
+// quote as '' (a quote both inside and outside a quoted section).
+void AppendJavaLiteral(std::string_view text, std::string* out) {
+  bool quoted = false;
+  for (char c : text) {
+    if (c == '\'') {
+      *out += "''";
+      continue;
+    }
+    if (JavaSpecial(c) != quoted) {
+      *out += '\'';
+      quoted = !quoted;
+    }
     *out += c;
   }
+  if (quoted) *out += '\'';
 }
 
 }  // namespace
@@ -78,13 +94,15 @@ Status TranslateTimePattern(std::string_view pattern, SqlDialect dialect, SqlTim
   SqlTimePattern t;
   std::string inexact;  // the names of the specifiers read differently, once each
   for (size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c != '%') {
+    if (pattern[i] != '%') {
+      const size_t end = std::min(pattern.find('%', i), pattern.size());
+      const std::string_view text = pattern.substr(i, end - i);
       if (dialect == SqlDialect::kDuckDb) {
-        t.text += c;
+        t.text += text;
       } else {
-        AppendJavaLiteral(c, &t.text);
+        AppendJavaLiteral(text, &t.text);
       }
+      i = end - 1;
       continue;
     }
     if (++i == pattern.size()) {
@@ -106,9 +124,7 @@ Status TranslateTimePattern(std::string_view pattern, SqlDialect dialect, SqlTim
     }
   }
   for (size_t i = 0; i < inexact.size(); ++i) {
-    t.inexact += i == 0                      ? ""
-                 : i + 1 == inexact.size() ? " and "
-                                           : ", ";
+    t.inexact += i == 0 ? "" : i + 1 == inexact.size() ? " and " : ", ";
     t.inexact += '%';
     t.inexact += inexact[i];
   }

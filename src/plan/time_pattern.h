@@ -20,7 +20,8 @@ struct SqlTimePattern {
 };
 
 // Translates the strptime `pattern` into `dialect`'s spelling in *out. Text outside the
-// specifiers is kept; in the Java pattern, letters are quoted, a quote doubled. Errors: InvalidArgument for a specifier
+// specifiers is kept; in the Java pattern, letters and the characters DateTimeFormatter
+// reserves ([ ] { } #) are quoted, a quote doubled. Errors: InvalidArgument for a specifier
 // logtide does not know or a lone '%' at the end (which TimeFormat::Create rules out), and for
 // one the dialect cannot read, naming it and why ("%s: ...").
 Status TranslateTimePattern(std::string_view pattern, SqlDialect dialect, SqlTimePattern* out);

@@ -29,25 +29,25 @@ struct Row {
   const char* java;
 };
 constexpr Row kRows[] = {
-    {"%Y", "%Y", "yyyy"},  // year with century; Java: year-of-era, 4 letters
-    {"%y", "%y", "yy"},    // year without century; Java: 2 letters, the reduced form
-    {"%m", "%m", "MM"},    // month number; Java: M, 2 letters zero-padded
-    {"%d", "%d", "dd"},    // day of the month, zero-padded
-    {"%e", "%-d", "d"},    // DuckDB has no %e: %-d is the unpadded day; Java: one letter
-    {"%H", "%H", "HH"},    // hour 0-23; Java: H hour-of-day
-    {"%I", "%I", "hh"},    // hour 1-12; Java: h clock-hour-of-am-pm
-    {"%p", "%p", "a"},     // AM or PM; Java: a am-pm-of-day
-    {"%M", "%M", "mm"},    // minute; Java: m minute-of-hour
-    {"%S", "%S", "ss"},    // second; Java: s second-of-minute
-    {"%f", "%f", "SSS"},   // fraction; DuckDB: microseconds; Java: S fraction-of-second
-    {"%z", "%z", "xx"},    // UTC offset; Java: x zone-offset, 2 letters +HHMM
-    {"%Z", "%Z", "z"},     // zone name; Java: z time-zone name
-    {"%b", "%b", "MMM"},   // abbreviated month name; Java: 3 letters, short text
-    {"%h", "%b", "MMM"},   // DuckDB has no %h, the same as %b
-    {"%B", "%B", "MMMM"},  // full month name; Java: 4 letters, full text
-    {"%a", "%a", "EEE"},   // abbreviated weekday; Java: E day-of-week, short text
-    {"%A", "%A", "EEEE"},  // full weekday name; Java: full text
-    {"%T", "%H:%M:%S", "HH:mm:ss"},     // composites: neither dialect has them
+    {"%Y", "%Y", "yyyy"},            // year with century; Java: year-of-era, 4 letters
+    {"%y", "%y", "yy"},              // year without century; Java: 2 letters, the reduced form
+    {"%m", "%m", "MM"},              // month number; Java: M, 2 letters zero-padded
+    {"%d", "%d", "dd"},              // day of the month, zero-padded
+    {"%e", "%-d", "d"},              // DuckDB has no %e: %-d is the unpadded day; Java: one letter
+    {"%H", "%H", "HH"},              // hour 0-23; Java: H hour-of-day
+    {"%I", "%I", "hh"},              // hour 1-12; Java: h clock-hour-of-am-pm
+    {"%p", "%p", "a"},               // AM or PM; Java: a am-pm-of-day
+    {"%M", "%M", "mm"},              // minute; Java: m minute-of-hour
+    {"%S", "%S", "ss"},              // second; Java: s second-of-minute
+    {"%f", "%f", "SSS"},             // fraction; DuckDB: microseconds; Java: S fraction-of-second
+    {"%z", "%z", "xx"},              // UTC offset; Java: x zone-offset, 2 letters +HHMM
+    {"%Z", "%Z", "z"},               // zone name; Java: z time-zone name
+    {"%b", "%b", "MMM"},             // abbreviated month name; Java: 3 letters, short text
+    {"%h", "%b", "MMM"},             // DuckDB has no %h, the same as %b
+    {"%B", "%B", "MMMM"},            // full month name; Java: 4 letters, full text
+    {"%a", "%a", "EEE"},             // abbreviated weekday; Java: E day-of-week, short text
+    {"%A", "%A", "EEEE"},            // full weekday name; Java: full text
+    {"%T", "%H:%M:%S", "HH:mm:ss"},  // composites: neither dialect has them
     {"%F", "%Y-%m-%d", "yyyy-MM-dd"},
     {"%D", "%m/%d/%y", "MM/dd/yy"},
     {"%R", "%H:%M", "HH:mm"},
@@ -94,6 +94,14 @@ TEST_CASE("text around the specifiers: kept for DuckDB, letters and quotes quote
   // DateTimeFormatter: unquoted letters are pattern letters; '' is a single quote.
   CHECK(In(SqlDialect::kDuckDb, "%Y-%m-%dT%H:%M:%S'Z'") == "%Y-%m-%dT%H:%M:%S'Z'");
   CHECK(In(SqlDialect::kFlink, "%Y-%m-%dT%H:%M:%S'Z'") == "yyyy-MM-dd'T'HH:mm:ss'''Z'''");
+  // Inside a quoted section '' is a quote too: letters side by side share one section, as
+  // 'a''t' would read as a't.
+  CHECK(In(SqlDialect::kFlink, "at %F") == "'at' yyyy-MM-dd");
+  CHECK(In(SqlDialect::kFlink, "o'clock %H") == "'o''clock' HH");
+  // [ ] open and close an optional section; { } # are reserved: quoted, as a letter is.
+  CHECK(In(SqlDialect::kDuckDb, "[%F %T]") == "[%Y-%m-%d %H:%M:%S]");
+  CHECK(In(SqlDialect::kFlink, "[%F %T]") == "'['yyyy-MM-dd HH:mm:ss']'");
+  CHECK(In(SqlDialect::kFlink, "%Y#%m{%d}") == "yyyy'#'MM'{'dd'}'");
 }
 
 TEST_CASE("a lone percent sign or an unknown directive is an error, not a pattern") {
@@ -108,6 +116,11 @@ TEST_CASE("the specifiers Java reads differently are named, once each, in patter
   CHECK(Inexact(SqlDialect::kFlink, "%Y-%m-%d %H:%M:%S").empty());
   CHECK(Inexact(SqlDialect::kFlink, "%d/%b/%Y:%H:%M:%S %z") == "%z");
   CHECK(Inexact(SqlDialect::kFlink, "%Z %F %T.%f %z %f") == "%Z, %f and %z");
+  // yy: "the base value of 2000, resulting in a year within the range 2000 to 2099", where
+  // logtide (as DuckDB's %y) reads 69 to 99 as 1969 to 1999.
+  CHECK(Inexact(SqlDialect::kFlink, "%y-%m-%d") == "%y");
+  CHECK(Inexact(SqlDialect::kFlink, "%D %T") == "%D");
+  CHECK(Inexact(SqlDialect::kDuckDb, "%D %y").empty());
   CHECK(Inexact(SqlDialect::kDuckDb, "%Z %F %T.%f %z").empty());
 }
 
