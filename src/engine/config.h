@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agg/agg_spec.h"
-#include "input/line_reader.h"
+#include "input/line_limits.h"
 #include "output/output_format.h"
 #include "time/clock.h"
 #include "time/timestamp.h"
@@ -63,7 +63,7 @@ struct EngineConfig {
   double max_bad_ratio = 1;      // a run with a larger share of bad lines fails (DataError)
   size_t buffer_size = 1 << 20;  // initial input buffer; results never depend on it
   // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
-  size_t max_line_length = LineReader::kDefaultMaxLineLength;
+  size_t max_line_length = kDefaultMaxLineLength;
   bool quiet = false;            // no warnings on the diagnostics stream
   int threads = 1;               // > 1: that many threads parse ahead (engine/parse_pool.h)
 
