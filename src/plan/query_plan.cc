@@ -187,8 +187,8 @@ bool Uses(const PlanExpr& e, PlanExpr::Op op) {
 }
 
 // Appends the plan tree of the canonical expression `text` (`flag` gave it) to *out, its fields
-// added to `fields`. Errors: InvalidArgument when it does not parse (never after
-// Engine::Create, which made the canonical text).
+// added to `fields`. Errors: InvalidArgument when it does not parse (never
+// for a checked query, whose expressions are canonical text).
 Status ExprPlan(std::string_view flag, const std::string& text, std::vector<SourceField>* fields,
                 std::vector<PlanExpr>* out) {
   Expr e;
@@ -244,7 +244,7 @@ bool HasExpressions(const QueryPlan& p) {
   return any;
 }
 
-std::string CommandLine(const EngineConfig& c) {
+std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
@@ -263,7 +263,7 @@ std::string CommandLine(const EngineConfig& c) {
   return s;
 }
 
-std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect) {
+std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   std::vector<std::string> out;
   if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
     SqlTimePattern pattern;
@@ -306,7 +306,7 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
   auto check_expr = [&](const std::string& flag, const std::string& text) {
     Expr e;
     if (!Expr::Parse(text, &e).ok()) {
-      out.push_back(flag + ": not an expression");  // not after Engine::Create
+      out.push_back(flag + ": not an expression");  // not for a checked query
       return;
     }
     for (const std::string& p : e.paths()) {
@@ -351,7 +351,7 @@ void QuotedTexts(const PlanExpr& e, std::vector<std::string>* out) {
 
 }  // namespace
 
-Status CheckSqlText(const EngineConfig& c) {
+Status CheckSqlText(const Query& c) {
   // What each flag puts in quotes: its own text (a file name, a pattern, an output name), the
   // keys of its path, and what its expression quotes.
   auto refuse = [](const std::string& flag, const std::string& what) {
@@ -368,7 +368,7 @@ Status CheckSqlText(const EngineConfig& c) {
   };
   auto expr_nul = [](const std::string& text) {
     Expr e;
-    if (!Expr::Parse(text, &e).ok()) return false;  // not after Engine::Create
+    if (!Expr::Parse(text, &e).ok()) return false;  // not for a checked query
     std::vector<std::string> texts;
     QuotedTexts(ToPlan(e, e.root()), &texts);
     for (const std::string& t : texts) {
@@ -404,7 +404,7 @@ Status CheckSqlText(const EngineConfig& c) {
   return Status::Ok();
 }
 
-Status BuildQueryPlan(const EngineConfig& c, QueryPlan* out) {
+Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   QueryPlan p;
   Status s;
   p.inputs = c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
