@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "input/byte_source.h"
+#include "input/line_limits.h"
 #include "util/status.h"
 
 struct XXH64_state_s;
@@ -162,7 +163,7 @@ class LineReader {
   size_t max_line_length() const { return max_line_; }
   // 16 MiB: more than real log lines hold (Filebeat cuts lines at 10 MiB by default), little
   // beside the memory a run takes anyway.
-  static constexpr size_t kDefaultMaxLineLength = size_t{16} << 20;
+  static constexpr size_t kDefaultMaxLineLength = logtide::kDefaultMaxLineLength;
   // The first bytes of a too long line that are kept and returned: enough to see what it was.
   static constexpr size_t kLongLinePrefix = 1024;
   // The bytes a too long line returns under a limit of `max_line` bytes.

@@ -6,6 +6,7 @@
 
 #include "plan/sql_expr.h"
 #include "plan/sql_text.h"
+#include "plan/time_pattern.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -287,42 +288,6 @@ std::string Renderer::NumberValue(const FieldPath& path) {
   return Use("logtide_double") + "(" + sql + ")";
 }
 
-// Translates a logtide strptime pattern into DuckDB's: the composite directives spelled out.
-std::string DuckDbPattern(const std::string& pattern) {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%' || i + 1 == pattern.size()) {
-      out += pattern[i];
-      continue;
-    }
-    const char d = pattern[++i];
-    switch (d) {
-      case 'T':
-        out += "%H:%M:%S";
-        break;
-      case 'F':
-        out += "%Y-%m-%d";
-        break;
-      case 'D':
-        out += "%m/%d/%y";
-        break;
-      case 'R':
-        out += "%H:%M";
-        break;
-      case 'e':
-        out += "%-d";
-        break;
-      case 'h':
-        out += "%b";
-        break;
-      default:
-        out += '%';
-        out += d;
-    }
-  }
-  return out;
-}
-
 std::string Renderer::TimeNs() {
   bool json, extracted;
   const std::string j = Access(p_.time.path, &json, &extracted);
@@ -344,9 +309,12 @@ std::string Renderer::TimeNs() {
           "         WHEN abs(logtide_double({0})) < 1e17 THEN logtide_epoch_ns({0}, 1000)\n"
           "         ELSE logtide_epoch_ns({0}, 1) END",
           j);
-    case PlanTime::Kind::kPattern:
-      return fmt::format("epoch_ns(try_strptime({}->>'$', {}))", j,
-                         SqlString(DuckDbPattern(p_.time.pattern)));
+    case PlanTime::Kind::kPattern: {
+      // Untranslated() refused a pattern the translation cannot take.
+      SqlTimePattern duckdb;
+      (void)TranslateTimePattern(p_.time.pattern, SqlDialect::kDuckDb, &duckdb);
+      return fmt::format("epoch_ns(try_strptime({}->>'$', {}))", j, SqlString(duckdb.text));
+    }
   }
   return "";
 }

@@ -4,6 +4,7 @@
 
 #include "plan/sql_expr.h"
 #include "plan/sql_text.h"
+#include "plan/time_pattern.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -38,102 +39,6 @@ std::string ConfigDuration(Nanos d) {
   if (ms % 60'000 == 0) return fmt::format("{} min", ms / 60'000);
   if (ms % 1000 == 0) return fmt::format("{} s", ms / 1000);
   return fmt::format("{} ms", ms);
-}
-
-// Translates a strptime pattern into a Java DateTimeFormatter pattern (TO_TIMESTAMP's):
-// letters outside directives quoted.
-std::string JavaPattern(const std::string& pattern, bool* exact) {
-  std::string out;
-  *exact = true;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
-    if (c != '%' || i + 1 == pattern.size()) {
-      if (std::isalpha(static_cast<unsigned char>(c))) {
-        out += "'" + std::string(1, c) + "'";
-      } else if (c == '\'') {
-        out += "''";
-      } else {
-        out += c;
-      }
-      continue;
-    }
-    switch (pattern[++i]) {
-      case 'Y':
-        out += "yyyy";
-        break;
-      case 'y':
-        out += "yy";
-        break;
-      case 'm':
-        out += "MM";
-        break;
-      case 'd':
-        out += "dd";
-        break;
-      case 'e':
-        out += "d";
-        break;
-      case 'H':
-        out += "HH";
-        break;
-      case 'M':
-        out += "mm";
-        break;
-      case 'S':
-        out += "ss";
-        break;
-      case 'f':
-        out += "SSS";
-        *exact = false;
-        break;
-      case 'I':
-        out += "hh";
-        break;
-      case 'p':
-        out += "a";
-        break;
-      case 'b':
-      case 'h':
-        out += "MMM";
-        break;
-      case 'B':
-        out += "MMMM";
-        break;
-      case 'a':
-        out += "EEE";
-        break;
-      case 'A':
-        out += "EEEE";
-        break;
-      case 'z':
-        out += "xx";
-        *exact = false;
-        break;
-      case 'Z':
-        out += "z";
-        *exact = false;
-        break;
-      case 'T':
-        out += "HH:mm:ss";
-        break;
-      case 'F':
-        out += "yyyy-MM-dd";
-        break;
-      case 'D':
-        out += "MM/dd/yy";
-        break;
-      case 'R':
-        out += "HH:mm";
-        break;
-      case '%':
-        out += "%";
-        break;
-      default:
-        out += "?";
-        *exact = false;
-    }
-  }
-  return out;
 }
 
 // The JSON text of a number, for telling numbers apart in a STRING column.
@@ -513,13 +418,15 @@ std::string Renderer::Render() {
                   p_.time.format + "), as milliseconds, Flink's event-time precision";
       break;
     case PlanTime::Kind::kPattern: {
-      bool exact;
-      event_time =
-          "TO_TIMESTAMP(" + t + ", " + SqlString(JavaPattern(p_.time.pattern, &exact)) + ")";
+      // Untranslated() refused a pattern the translation cannot take.
+      SqlTimePattern java;
+      (void)TranslateTimePattern(p_.time.pattern, SqlDialect::kFlink, &java);
+      event_time = "TO_TIMESTAMP(" + t + ", " + SqlString(java.text) + ")";
       time_note = "strptime pattern " + VisibleText(p_.time.pattern) +
                   " as a Java DateTimeFormatter pattern; TO_TIMESTAMP returns a time without "
                   "zone, taken as UTC";
-      if (!exact) time_note += " (check %f, %z and %Z against a sample line)";
+      if (!java.inexact.empty())
+        time_note += " (Java reads " + java.inexact + " differently: check against a sample line)";
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include "agg/sketches.h"
 #include "expr/expr.h"
 #include "plan/sql_text.h"
+#include "plan/time_pattern.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -186,8 +187,8 @@ bool Uses(const PlanExpr& e, PlanExpr::Op op) {
 }
 
 // Appends the plan tree of the canonical expression `text` (`flag` gave it) to *out, its fields
-// added to `fields`. Errors: InvalidArgument when it does not parse (never after
-// Engine::Create, which made the canonical text).
+// added to `fields`. Errors: InvalidArgument when it does not parse (never
+// for a checked query, whose expressions are canonical text).
 Status ExprPlan(std::string_view flag, const std::string& text, std::vector<SourceField>* fields,
                 std::vector<PlanExpr>* out) {
   Expr e;
@@ -197,6 +198,15 @@ Status ExprPlan(std::string_view flag, const std::string& text, std::vector<Sour
   out->push_back(ToPlan(e, e.root()));
   out->back().text = text;
   return Status::Ok();
+}
+
+// Returns how --time-format `format` reads the event time.
+PlanTime::Kind TimeKind(const std::string& format) {
+  if (format == "auto") return PlanTime::Kind::kAuto;
+  if (format == "rfc3339") return PlanTime::Kind::kRfc3339;
+  if (format == "epoch_s" || format == "epoch_ms" || format == "epoch_us" || format == "epoch_ns")
+    return PlanTime::Kind::kEpoch;
+  return PlanTime::Kind::kPattern;
 }
 
 // Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
@@ -234,7 +244,7 @@ bool HasExpressions(const QueryPlan& p) {
   return any;
 }
 
-std::string CommandLine(const EngineConfig& c) {
+std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
@@ -253,8 +263,13 @@ std::string CommandLine(const EngineConfig& c) {
   return s;
 }
 
-std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect) {
+std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   std::vector<std::string> out;
+  if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
+    SqlTimePattern pattern;
+    if (Status s = TranslateTimePattern(c.time_format, dialect, &pattern); !s.ok())
+      out.push_back("--time-format " + ShellWord(c.time_format) + ": " + s.message());
+  }
   if (dialect == SqlDialect::kFlink) {
     for (const PathSegment& seg : SplitPath(c.time_field)) {
       if (!seg.is_index) continue;
@@ -291,7 +306,7 @@ std::vector<std::string> Untranslated(const EngineConfig& c, SqlDialect dialect)
   auto check_expr = [&](const std::string& flag, const std::string& text) {
     Expr e;
     if (!Expr::Parse(text, &e).ok()) {
-      out.push_back(flag + ": not an expression");  // not after Engine::Create
+      out.push_back(flag + ": not an expression");  // not for a checked query
       return;
     }
     for (const std::string& p : e.paths()) {
@@ -336,7 +351,7 @@ void QuotedTexts(const PlanExpr& e, std::vector<std::string>* out) {
 
 }  // namespace
 
-Status CheckSqlText(const EngineConfig& c) {
+Status CheckSqlText(const Query& c) {
   // What each flag puts in quotes: its own text (a file name, a pattern, an output name), the
   // keys of its path, and what its expression quotes.
   auto refuse = [](const std::string& flag, const std::string& what) {
@@ -353,7 +368,7 @@ Status CheckSqlText(const EngineConfig& c) {
   };
   auto expr_nul = [](const std::string& text) {
     Expr e;
-    if (!Expr::Parse(text, &e).ok()) return false;  // not after Engine::Create
+    if (!Expr::Parse(text, &e).ok()) return false;  // not for a checked query
     std::vector<std::string> texts;
     QuotedTexts(ToPlan(e, e.root()), &texts);
     for (const std::string& t : texts) {
@@ -389,7 +404,7 @@ Status CheckSqlText(const EngineConfig& c) {
   return Status::Ok();
 }
 
-Status BuildQueryPlan(const EngineConfig& c, QueryPlan* out) {
+Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   QueryPlan p;
   Status s;
   p.inputs = c.inputs.empty() ? std::vector<std::string>{"-"} : c.inputs;
@@ -402,19 +417,14 @@ Status BuildQueryPlan(const EngineConfig& c, QueryPlan* out) {
 
   p.time.path = SplitPath(c.time_field);
   p.time.format = c.time_format;
-  if (c.time_format == "auto") {
-    p.time.kind = PlanTime::Kind::kAuto;
-  } else if (c.time_format == "rfc3339") {
-    p.time.kind = PlanTime::Kind::kRfc3339;
-  } else if (c.time_format.rfind("epoch_", 0) == 0) {
-    p.time.kind = PlanTime::Kind::kEpoch;
+  p.time.kind = TimeKind(c.time_format);
+  if (p.time.kind == PlanTime::Kind::kEpoch) {
     const std::string unit = c.time_format.substr(6);
     p.time.epoch_unit = unit == "s"    ? 1'000'000'000
                         : unit == "ms" ? 1'000'000
                         : unit == "us" ? 1000
                                        : 1;
-  } else {
-    p.time.kind = PlanTime::Kind::kPattern;
+  } else if (p.time.kind == PlanTime::Kind::kPattern) {
     p.time.pattern = c.time_format;
   }
   AddField(&p.fields, p.time.path, FieldUse::kTime);

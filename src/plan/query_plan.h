@@ -1,19 +1,19 @@
 // The query as a small logical plan: what another engine needs to run the same job (the source
 // fields and their types, the event-time expression, the watermark, the windows, the keys, the
 // aggregates with what each engine can and cannot reproduce). Built once from the checked
-// configuration; the SQL renderers (duckdb_sql.h, flink_sql.h) only print it.
+// query (query/query.h); the SQL renderers (duckdb_sql.h, flink_sql.h) only print it.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "agg/agg_spec.h"
-#include "engine/config.h"
 #include "expr/expr.h"
 #include "json/field_path.h"
 #include "json/value.h"
+#include "query/query.h"
 #include "time/timestamp.h"
-#include "window/window_operator.h"
+#include "window/emit_mode.h"
 #include "window/window_spec.h"
 
 namespace logtide {
@@ -106,13 +106,14 @@ struct QueryPlan {
 
 enum class SqlDialect { kDuckDb, kFlink };
 
-// Returns the parts of `config` that `dialect` cannot run as logtide does, each as its flag and
+// Returns the parts of `query` that `dialect` cannot run as logtide does, each as its flag and
 // the reason ("--where 'len(.path) > 3': len: ..."): in Flink SQL, len and substr (code points
 // there are UTF-16 code units, and the grammar checked does not take CHAR_LENGTH), expressions
 // reading the --time field (a TIMESTAMP column there), a --time field that is an array
 // element or inside one (an array's elements there have one declared type), and paths inside
-// the --time field or holding it. Empty when the SQL is the whole query.
-std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dialect);
+// the --time field or holding it; in both, a --time-format pattern with a specifier the
+// dialect cannot read (time_pattern.h: %s). Empty when the SQL is the whole query.
+std::vector<std::string> Untranslated(const Query& query, SqlDialect dialect);
 
 // Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either
 // dialect would hold as a string literal or a quoted identifier holds a NUL byte, which
@@ -121,17 +122,17 @@ std::vector<std::string> Untranslated(const EngineConfig& config, SqlDialect dia
 // --agg NAME=), or a string or pattern in an expression. Ok otherwise. Every other byte is
 // quoted for the dialect (a quote doubled), or, in a comment, written as a visible escape
 // (sql_text.h: VisibleText).
-Status CheckSqlText(const EngineConfig& config);
+Status CheckSqlText(const Query& query);
 
-// Makes the plan of `config` in *out. REQUIRES: config was checked by Engine::Create (aggs
-// filled in, paths normalized, expressions in canonical text) and Untranslated(config, d) is
-// empty for the dialect it is rendered in. Errors: InvalidArgument for an expression that
-// does not parse (which Engine::Create rules out).
-Status BuildQueryPlan(const EngineConfig& config, QueryPlan* out);
+// Makes the plan of `query` in *out. REQUIRES: query was completed and checked (aggs filled
+// in, paths normalized, expressions in canonical text: cli/ and engine/validate_config.h's
+// ValidateConfig) and Untranslated(query, d) is empty for the dialect it is rendered in.
+// Errors: InvalidArgument for an expression that does not parse (which that check rules out).
+Status BuildQueryPlan(const Query& query, QueryPlan* out);
 
 // Returns the segments of a field path in canonical text (json/field_path.h: `req.method`,
 // `["log.level"]`, `tags[-1].name`); empty when it does not parse (never after
-// Engine::Create). The one place the plan reads a path's text.
+// ValidateConfig). The one place the plan reads a path's text.
 FieldPath SplitPath(const std::string& path);
 
 // Returns whether `plan` has an expression: --where, a filter aggregate or a derived key.
@@ -139,6 +140,6 @@ bool HasExpressions(const QueryPlan& plan);
 
 // Returns the window kind, size, slide and gap as the logtide flag spells them, and the flags
 // that change results, as one logtide command line.
-std::string CommandLine(const EngineConfig& config);
+std::string CommandLine(const Query& query);
 
 }  // namespace logtide

@@ -7,7 +7,7 @@
 
 namespace logtide {
 
-inline QueryPlan PlanOf(const EngineConfig& c) {
+inline QueryPlan PlanOf(const Query& c) {
   QueryPlan p;
   REQUIRE(BuildQueryPlan(c, &p).ok());
   return p;

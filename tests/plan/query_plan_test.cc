@@ -15,9 +15,9 @@ namespace {
 
 constexpr Nanos kS = kNanosPerSecond;
 
-EngineConfig Config(const char* window, std::vector<std::string> by,
+Query Config(const char* window, std::vector<std::string> by,
                     std::vector<const char*> aggs) {
-  EngineConfig c;
+  Query c;
   REQUIRE(ParseWindowSpec(window, &c.window).ok());
   c.by = std::move(by);
   for (const char* a : aggs) REQUIRE(ParseAggList(a, &c.aggs).ok());
@@ -145,7 +145,7 @@ std::string Canonical(const char* text) {
 }
 
 TEST_CASE("expressions become typed trees, their fields source fields") {
-  EngineConfig c = Config("tumbling:1m", {"service", "class"}, {"count"});
+  Query c = Config("tumbling:1m", {"service", "class"}, {"count"});
   c.where = {Canonical("status >= 500 and not startswith(req.path, \"/x\")")};
   c.by_expr = {"", Canonical("floor(status / 100)")};
   const QueryPlan p = PlanOf(c);
@@ -172,7 +172,7 @@ TEST_CASE("expressions become typed trees, their fields source fields") {
 }
 
 TEST_CASE("a field compared with a literal is compared only when it holds the literal's type") {
-  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  Query c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("status >= 500")};
   const QueryPlan p = PlanOf(c);
   CHECK(Has(DuckDbSql(p),
@@ -184,7 +184,7 @@ TEST_CASE("a field compared with a literal is compared only when it holds the li
 }
 
 TEST_CASE("values of types known to differ: only != holds, and null stays unknown") {
-  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  Query c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("\"a\" != 1"), Canonical("lower(s) == 1"), Canonical("x == null")};
   const std::string s = DuckDbSql(PlanOf(c));
   CHECK(Has(s, "WHERE TRUE  --"));
@@ -194,7 +194,7 @@ TEST_CASE("values of types known to differ: only != holds, and null stays unknow
 }
 
 TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
-  EngineConfig c = Config("tumbling:1m", {},
+  Query c = Config("tumbling:1m", {},
                           {"errors=count filter status >= 500", "sum(bytes) filter exists(user)",
                            "first(user) filter ok"});
   for (AggSpec& a : c.aggs) a.filter = Canonical(a.filter.c_str());
@@ -214,7 +214,7 @@ TEST_CASE("filter aggregates: FILTER (WHERE) in DuckDB, CASE WHEN in Flink") {
 }
 
 TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the Flink sink") {
-  EngineConfig c = Config("tumbling:1m", {"class"}, {"count"});
+  Query c = Config("tumbling:1m", {"class"}, {"count"});
   c.by_expr = {Canonical("floor(status / 100)")};
   const QueryPlan p = PlanOf(c);
   const std::string d = DuckDbSql(p);
@@ -229,7 +229,7 @@ TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the
 }
 
 TEST_CASE("Flink: division and remainder guard a divisor that may be zero") {
-  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  Query c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("a / b > 1"), Canonical("a % 2 == 1")};
   const std::string f = FlinkSql(PlanOf(c));
   CHECK(Has(f, "CASE WHEN CASE WHEN REGEXP(`b`"));
@@ -238,7 +238,7 @@ TEST_CASE("Flink: division and remainder guard a divisor that may be zero") {
 }
 
 TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and why") {
-  EngineConfig c = Config("tumbling:1m", {"n"}, {"count"});
+  Query c = Config("tumbling:1m", {"n"}, {"count"});
   c.by_expr = {Canonical("len(path)")};
   c.where = {Canonical("substr(path, -3) == \"tml\""), Canonical("ts > 0")};
   CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
@@ -260,8 +260,22 @@ TEST_CASE("what a dialect cannot run faithfully is refused, naming the flag and 
   CHECK(Untranslated(c, SqlDialect::kFlink).empty());
 }
 
+TEST_CASE("a --time-format pattern with seconds since 1970 is refused in both dialects") {
+  Query c = Config("tumbling:1m", {"n"}, {"count"});
+  c.time_format = "%s.%f";
+  for (SqlDialect d : {SqlDialect::kDuckDb, SqlDialect::kFlink}) {
+    const std::vector<std::string> refused = Untranslated(c, d);
+    REQUIRE(refused.size() == 1);
+    CHECK_THAT(refused[0], Catch::StartsWith("--time-format '%s.%f': %s: seconds since 1970") &&
+                               Catch::Contains("epoch_s"));
+  }
+  c.time_format = "%d/%b/%Y:%H:%M:%S %z";
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  CHECK(Untranslated(c, SqlDialect::kFlink).empty());
+}
+
 TEST_CASE("Flink: no other path reads inside the --time field or the field holding it") {
-  EngineConfig c = Config("tumbling:1m", {"req"}, {"count(ts[0])", "count(tsx)"});
+  Query c = Config("tumbling:1m", {"req"}, {"count(ts[0])", "count(tsx)"});
   c.time_field = "req.ts";
   std::vector<std::string> flink = Untranslated(c, SqlDialect::kFlink);
   REQUIRE(flink.size() == 1);
@@ -288,7 +302,7 @@ TEST_CASE("aggregates say where each engine differs") {
 }
 
 TEST_CASE("the command line in the scripts' comments is quoted for a shell") {
-  EngineConfig c = Config("sliding:1h:5m", {"service"}, {"p99(latency_ms)"});
+  Query c = Config("sliding:1h:5m", {"service"}, {"p99(latency_ms)"});
   c.delay = 30 * kS;
   c.inputs = {"my app.log"};
   CHECK(CommandLine(c) ==
@@ -310,7 +324,7 @@ TEST_CASE("comments are folded at 100 columns, continuation lines indented") {
 }
 
 TEST_CASE("Flink: final mode adds the lateness to the watermark's lag") {
-  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  Query c = Config("tumbling:1m", {}, {"count"});
   c.delay = 10 * kS;
   c.lateness = 30 * kS;
   const std::string s = FlinkSql(PlanOf(c));
@@ -320,7 +334,7 @@ TEST_CASE("Flink: final mode adds the lateness to the watermark's lag") {
 }
 
 TEST_CASE("Flink: update mode with lateness fires late on group windows into an upsert sink") {
-  EngineConfig c = Config("sliding:2m:1m", {"service"}, {"count"});
+  Query c = Config("sliding:2m:1m", {"service"}, {"count"});
   c.delay = 10 * kS;
   c.lateness = 5 * 60 * kS;
   c.emit = EmitMode::kUpdate;
@@ -339,7 +353,7 @@ TEST_CASE("Flink: intervals past two digits carry their precision; milliseconds 
 }
 
 TEST_CASE("Flink: a source field named event_time leaves the name to it") {
-  EngineConfig c = Config("tumbling:1m", {}, {"count"});
+  Query c = Config("tumbling:1m", {}, {"count"});
   c.time_field = "event_time";
   const std::string s = FlinkSql(PlanOf(c));
   CHECK(Has(s, "`logtide_event_time` AS `event_time`"));

@@ -1,12 +1,13 @@
+#include "query/query.h"
+
 #include <fmt/format.h>
 
-#include "engine/config.h"
 #include "json/field_path.h"
 #include "time/duration.h"
 
 namespace logtide {
 
-std::vector<std::string> KeyNames(const EngineConfig& c) {
+std::vector<std::string> KeyNames(const Query& c) {
   std::vector<std::string> names;
   for (size_t i = 0; i < c.by.size(); ++i) {
     const bool derived = i < c.by_expr.size() && !c.by_expr[i].empty();
@@ -15,7 +16,7 @@ std::vector<std::string> KeyNames(const EngineConfig& c) {
   return names;
 }
 
-std::string QueryText(const EngineConfig& c) {
+std::string QueryText(const Query& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
   // name written out or left off do not make another query.
   std::string by, aggs;
@@ -35,7 +36,7 @@ std::string QueryText(const EngineConfig& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
-  if (c.max_line_length != EngineConfig().max_line_length)
+  if (c.max_line_length != kDefaultMaxLineLength)
     text += "\nmax-line-length=" + std::to_string(c.max_line_length);
   for (const std::string& w : c.where) text += "\nwhere=" + w;
   return text;

@@ -1,0 +1,55 @@
+// The query: what a job reads and what it computes from it, as the flags gave them and
+// ValidateConfig (engine/validate_config.h) completed them. The settings that change its
+// records are its identity (QueryText: a state file is only resumed by the same query); the
+// SQL renderings (plan/) are built from it alone.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "agg/agg_spec.h"
+#include "input/line_limits.h"
+#include "output/output_format.h"
+#include "time/timestamp.h"
+#include "window/emit_mode.h"
+#include "window/window_spec.h"
+
+namespace logtide {
+
+struct Query {
+  std::vector<std::string> inputs;  // "-" is stdin; empty means stdin
+  std::string time_field = "ts";
+  std::string time_format = "auto";
+  WindowSpec window;
+  // The group key: per --by, the output field's name, and the field path read for it (a plain
+  // --by FIELD: by[i] is the path) unless by_expr[i] holds a derived key's expression
+  // (--by NAME=EXPR, expr/expr.h, in canonical text). by_expr is empty or as long as by.
+  std::vector<std::string> by;
+  std::vector<std::string> by_expr;
+  // --where: events for which any of these (canonical texts) is not true are skipped.
+  std::vector<std::string> where;
+  std::vector<AggSpec> aggs;  // empty means one plain count
+  Nanos delay = 0;
+  Nanos lateness = 0;
+  // > 0: inputs waited on with no new line for this long are idle (watermark/idleness.h).
+  Nanos idle_timeout = 0;
+  // > 0: an event this far ahead of the watermark (of the wall clock before there is one) is
+  // a bad line instead of moving event time (a clock glitch).
+  Nanos max_future = 0;
+  EmitMode emit = EmitMode::kFinal;
+  OutputFormat format = OutputFormat::kNdjson;
+  // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
+  size_t max_line_length = kDefaultMaxLineLength;
+};
+
+// The settings that change results, one "name=value" per line: a state file is only resumed
+// by a run with the same query. The inputs and --idle-timeout are not among them: a resumed
+// run may read other files and wait otherwise.
+std::string QueryText(const Query& query);
+
+// The output fields' names of the group key, per --by: a derived key's NAME, or the path's
+// name (json/field_path.h: ."log.level" gives "log.level").
+std::vector<std::string> KeyNames(const Query& query);
+
+}  // namespace logtide
