@@ -1,7 +1,6 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -144,17 +143,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
 }
 
 Status Engine::Impl::Open() {
-  InputSet::Options opts;
-  opts.buffer_size = config.buffer_size;
-  opts.max_line_length = config.max_line_length;
-  opts.reread_replaced = config.reread_replaced;
-  opts.allow_missing_inputs = config.allow_missing_inputs;
-  // Only a state that exists can show where a vanished file's content went (and a new one
-  // is not made for a run that fails).
-  struct stat st;
-  opts.defer_vanished = !config.state_path.empty() && ::stat(config.state_path.c_str(), &st) == 0;
-  opts.state_path = config.state_path;
-  opts.warn = [this](const std::string& m) { Warn(m); };
+  InputSet::Options opts = InputOptions(config, [this](const std::string& m) { Warn(m); });
   opts.max_time = [this](int i) { return tracker.max_time(i); };
   opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
@@ -351,30 +340,14 @@ Status Engine::Impl::ReadAll() {
       until_rejoin = 0;
       idle->Rejoin(pool.get(), clock.Now());
     }
-    // Watermark alignment: read from the unfinished input with the lowest maximum event
-    // time so far; ties go to the earlier input. Idle inputs are read when nothing else is.
-    size_t pick = n;
-    size_t unfinished = 0, last = n;
-    for (size_t i = 0; i < n; ++i) {
-      if (done[i]) continue;
-      ++unfinished;
-      last = i;
-      if (tracker.idle(static_cast<int>(i))) continue;
-      if (pick == n || tracker.max_time(static_cast<int>(i)) <
-                           tracker.max_time(static_cast<int>(pick)))
-        pick = i;
+    const int k = time->PickInput(done);
+    if (k < 0) {
+      WaitForAny();
+      if (!wait_status.ok()) return wait_status;
+      if (*stop != 0) return Stop();
+      continue;
     }
-    if (pick == n) {
-      if (unfinished == 1) {
-        pick = last;  // one input left: wait on it, idle or not
-      } else {
-        WaitForAny();
-        if (!wait_status.ok()) return wait_status;
-        if (*stop != 0) return Stop();
-        continue;
-      }
-    }
-    const int k = static_cast<int>(pick);
+    const size_t pick = static_cast<size_t>(k);
     waiting_on = k;
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {

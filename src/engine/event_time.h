@@ -4,6 +4,8 @@
 // (engine/idle_inputs.h) both move event time through this one place.
 #pragma once
 
+#include <vector>
+
 #include "time/timestamp.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
@@ -38,6 +40,20 @@ class EventTime {
   }
   // The watermark is at least `w` (event time moving with the wall clock while all are idle).
   void RaiseTo(Nanos w) { Advance(tracker_->Raise(w)); }
+  // Watermark alignment: the input to read next, of those not `done`: the one with the lowest
+  // maximum event time so far (ties go to the earlier input), idle inputs only when one input
+  // is left. -1 when several are left and all are idle: the loop waits for any of them.
+  int PickInput(const std::vector<bool>& done) const {
+    int pick = -1, last = -1, unfinished = 0;
+    for (int i = 0; i < static_cast<int>(done.size()); ++i) {
+      if (done[i]) continue;
+      ++unfinished;
+      last = i;
+      if (tracker_->idle(i)) continue;
+      if (pick < 0 || tracker_->max_time(i) < tracker_->max_time(pick)) pick = i;
+    }
+    return pick >= 0 || unfinished != 1 ? pick : last;
+  }
   // A resumed run: the watermark the restored tracker holds.
   void Restored() { watermark_ = tracker_->current(); }
 

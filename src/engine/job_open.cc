@@ -8,6 +8,22 @@
 
 namespace logtide {
 
+InputSet::Options InputOptions(const EngineConfig& config,
+                               std::function<void(const std::string&)> warn) {
+  InputSet::Options opts;
+  opts.buffer_size = config.buffer_size;
+  opts.max_line_length = config.max_line_length;
+  opts.reread_replaced = config.reread_replaced;
+  opts.allow_missing_inputs = config.allow_missing_inputs;
+  // Only a state that exists can show where a vanished file's content went (and a new one
+  // is not made for a run that fails).
+  struct stat st;
+  opts.defer_vanished = !config.state_path.empty() && ::stat(config.state_path.c_str(), &st) == 0;
+  opts.state_path = config.state_path;
+  opts.warn = std::move(warn);
+  return opts;
+}
+
 Status RefuseUsedOutputs(const EngineConfig& config) {
   for (const std::string* path : {&config.output, &config.late_output, &config.errors_output}) {
     struct stat st;

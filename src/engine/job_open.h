@@ -1,17 +1,21 @@
-// What a run decides about its job when it opens, before the first line: whether a new job may
-// write to its outputs, whether a resumed job whose stream ended has anything to do, which
-// inputs are followed, and whether lines are parsed on worker threads.
+// What a run decides about its job when it opens, before the first line: how its inputs are
+// opened, whether a new job may write to its outputs, whether a resumed job whose stream ended
+// has anything to do, which inputs are followed, and whether lines are parsed on threads.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "engine/config.h"
+#include "input/input_set.h"
 #include "util/status.h"
 
 namespace logtide {
 
-class InputSet;
+// The inputs' options from the configuration (all but the callbacks into the watermark and
+// idleness); `warn` gets the inputs' warnings.
+InputSet::Options InputOptions(const EngineConfig& config,
+                               std::function<void(const std::string&)> warn);
 
 // A new job with --state keeps what it writes across runs; outputs that already hold data
 // (named files; standard output through '>>' is appended to on purpose) are someone else's, or
