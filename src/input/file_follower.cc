@@ -15,19 +15,22 @@ FileFollower::FileFollower(std::string path, std::function<void(const std::strin
     : path_(std::move(path)), warn_(std::move(warn)), on_switch_(std::move(on_switch)) {}
 
 FollowState FileFollower::StateOf(const FollowedFile& file) const {
+  // The path first, then the size: whatever was written to the file before its replacement
+  // appeared at the path is seen as growth, however the two checks and the writer interleave.
+  // (Sizes first, a line written just before the rotation could fall between them and be
+  // taken as never written.)
+  struct stat now;
+  const bool replaced = ::stat(path_.c_str(), &now) == 0 && S_ISREG(now.st_mode) &&
+                        (static_cast<uint64_t>(now.st_dev) != file.dev ||
+                         static_cast<uint64_t>(now.st_ino) != file.ino);
   struct stat st;
   if (::fstat(file.fd, &st) == 0) {
     if (static_cast<uint64_t>(st.st_size) > file.position) return FollowState::kGrew;
     if (static_cast<uint64_t>(st.st_size) < file.position) return FollowState::kTruncated;
   }
-  struct stat now;
-  if (::stat(path_.c_str(), &now) == 0 && S_ISREG(now.st_mode) &&
-      (static_cast<uint64_t>(now.st_dev) != file.dev ||
-       static_cast<uint64_t>(now.st_ino) != file.ino))
-    return FollowState::kRotated;
   // A path with no file (the new one is not created yet), or something else than a file there:
   // waited on, as tail -F does.
-  return FollowState::kUnchanged;
+  return replaced ? FollowState::kRotated : FollowState::kUnchanged;
 }
 
 FileFollower::Wait FileFollower::WaitForChange(const FollowedFile& file, const volatile int* stop,
