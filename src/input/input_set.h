@@ -189,6 +189,8 @@ class InputSet final : public CheckpointComponent {
   std::vector<std::unique_ptr<LineReader>> readers_;
   std::vector<Track> tracks_;
   std::vector<InputPosition> carried_;  // saved files this run does not read, still kept
+  // Load: an input the glob named was gone at open (a rotation under way since the glob).
+  bool racing_rotation_ = false;
 };
 
 }  // namespace logtide
