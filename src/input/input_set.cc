@@ -367,6 +367,12 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
     t.restored_quiet_since = p.quiet_since;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
+  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
+  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
+      tracks_[i].rotated = true;
+  }
   // A new file whose first bytes are those of a file another input continues is a copy of it:
   // logrotate's compress writes app.log.2.gz whole before it removes app.log.2, and a run in
   // between sees both. The copy is neither read nor saved; the next run finds the saved
@@ -389,7 +395,11 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
   // name is continued by another input of this run or was rotated away and read to its end; or
   // when a compressed copy of it is there now (app.log.2 -> app.log.2.gz: the rotation's
   // compress step ran between the glob and the open), which holds its content for the run that
-  // names it. A rotation is then under way: what it moved is kept, not reported (Unmatched).
+  // names it; or when no run read a file under its name and it is a generation of another input
+  // (app.log.1.gz beside app.log: logrotate's delaycompress writes it, then renames it to
+  // app.log.2.gz), whose content earlier runs read under the names it had before, or the run
+  // naming the generation it became reads. A rotation is then under way: what it moved is kept,
+  // not reported (Unmatched).
   racing_rotation_ = false;
   for (size_t i = 0; i < readers_.size(); ++i) {
     Track& t = tracks_[i];
@@ -403,7 +413,8 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
       known = true;
       accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
     }
-    if ((known && accounted) || HasCompressedCopy(path)) t.open_error = Status::Ok();
+    if ((known && accounted) || HasCompressedCopy(path) || (!known && IsGenerationOf(i)))
+      t.open_error = Status::Ok();
   }
   // Otherwise the run fails as it would have at opening the file: before any warning about
   // the saved files.
@@ -415,6 +426,17 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+bool InputSet::IsGenerationOf(size_t i) const {
+  const std::string& name = paths_[i];
+  for (size_t k = 0; k < paths_.size(); ++k) {
+    const std::string& log = paths_[k];
+    if (k == i || tracks_[k].vanished || log == "-" || log.size() >= name.size()) continue;
+    if (name.compare(0, log.size(), log) == 0 && (name[log.size()] == '.' || name[log.size()] == '-'))
+      return true;
+  }
+  return false;
 }
 
 Status InputSet::VanishedError() const {
@@ -448,6 +470,20 @@ Status InputSet::Unmatched(const InputPosition& p) {
         HashOf(head) != p.fingerprint) {
       // Rotated away and read to its end: nothing of it was lost.
       if (p.rotated && p.offset >= p.size) return Status::Ok();
+      // Compressed by a rotation and removed, its inode reused by the file at its path now (a
+      // copytruncate rotation's new copy): kept for the run that names the compressed copy.
+      std::string copy;
+      if (FindCompressedCopy(p, &copy)) {
+        carried_.push_back(p);
+        if (!racing_rotation_) {
+          warn(fmt::format(
+              "the file earlier runs read as {} was compressed to {}, which is not among this "
+              "run's inputs: what it holds after byte {}, where earlier runs stopped, was not "
+              "read; name every generation of the log (app.log*)",
+              p.name, copy, p.offset));
+        }
+        return Status::Ok();
+      }
       warn(fmt::format(
           "{} holds other content than earlier runs read (truncated and written again, as by a "
           "copytruncate rotation, or a new file), and no input of this run holds the earlier "
@@ -486,8 +522,10 @@ Status InputSet::Unmatched(const InputPosition& p) {
   uint64_t size = 0;
   if (FindSameFile(p, &moved_to, &size)) {
     carried_.push_back(p);
-    if (size == InputPosition::kUnknownSize ? p.size == InputPosition::kUnknownSize
-                                            : size > p.offset) {
+    // Renamed by a rotation under way since this run's glob: the next run names it.
+    if (!racing_rotation_ && (size == InputPosition::kUnknownSize
+                                  ? p.size == InputPosition::kUnknownSize
+                                  : size > p.offset)) {
       warn(fmt::format(
           "the file earlier runs read as {} was renamed to {}, which is not among this run's "
           "inputs: {} of it after byte {}, where earlier runs stopped, were not read; name "
@@ -563,9 +601,12 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
     if (head.size() < p.fingerprint_len || HashOf(head) != p.fingerprint) continue;
     // Among files that share their first bytes, the same file (device and inode) wins, then
-    // the same name.
+    // the same name. A file saved empty matches by its device and inode alone, which a file
+    // made after it was deleted may have (a rotation's compressed copy of another
+    // generation): first bytes that match a saved file's win over that.
     auto rank = [&](const InputPosition& q) {
-      return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == paths_[i] ? 1 : 0);
+      return (q.fingerprint_len > 0 ? 4 : 0) + (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) +
+             (q.name == paths_[i] ? 1 : 0);
     };
     if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)])) {
       *found = static_cast<int>(k);
