@@ -63,9 +63,10 @@ Status FileFollower::OpenReplacement(int* fd, struct stat* st) const {
 
 void FileFollower::WarnTruncated(uint64_t read) const {
   if (!warn_) return;
-  warn_(fmt::format("{} was truncated to fewer bytes than were read ({}); following it from its "
-                    "start",
-                    path_, read));
+  warn_(
+      fmt::format("{} was truncated to fewer bytes than were read ({}); following it from "
+                  "its start",
+                  path_, read));
 }
 
 }  // namespace logtide

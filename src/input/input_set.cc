@@ -395,10 +395,11 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
   // name is continued by another input of this run or was rotated away and read to its end; or
   // when a compressed copy of it is there now (app.log.2 -> app.log.2.gz: the rotation's
   // compress step ran between the glob and the open), which holds its content for the run that
-  // names it; or when no run read a file under its name and it is a generation of another input
-  // (app.log.1.gz beside app.log: logrotate's delaycompress writes it, then renames it to
-  // app.log.2.gz), whose content earlier runs read under the names it had before, or the run
-  // naming the generation it became reads. A rotation is then under way: what it moved is kept,
+  // names it; or when no run read a file under its name and it is a compressed generation of
+  // another input (app.log.1.gz beside app.log: logrotate's delaycompress writes it, then
+  // renames it to app.log.2.gz), whose content earlier runs read under the names it had before,
+  // or the run naming the generation it became reads. (A plain name keeps existing through a
+  // rotation's renames: one that is gone and never read, app.log.9, is still an error.) A rotation is then under way: what it moved is kept,
   // not reported (Unmatched).
   racing_rotation_ = false;
   for (size_t i = 0; i < readers_.size(); ++i) {
@@ -413,7 +414,10 @@ Status InputSet::Load(std::string_view data, uint32_t, const WindowRows&) {
       known = true;
       accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
     }
-    if ((known && accounted) || HasCompressedCopy(path) || (!known && IsGenerationOf(i)))
+    const std::string_view name = paths_[i];
+    const bool compressed_name = name.ends_with(".gz") || name.ends_with(".zst");
+    if ((known && accounted) || HasCompressedCopy(path) ||
+        (!known && compressed_name && IsGenerationOf(i)))
       t.open_error = Status::Ok();
   }
   // Otherwise the run fails as it would have at opening the file: before any warning about
@@ -433,7 +437,8 @@ bool InputSet::IsGenerationOf(size_t i) const {
   for (size_t k = 0; k < paths_.size(); ++k) {
     const std::string& log = paths_[k];
     if (k == i || tracks_[k].vanished || log == "-" || log.size() >= name.size()) continue;
-    if (name.compare(0, log.size(), log) == 0 && (name[log.size()] == '.' || name[log.size()] == '-'))
+    if (name.compare(0, log.size(), log) == 0 &&
+        (name[log.size()] == '.' || name[log.size()] == '-'))
       return true;
   }
   return false;

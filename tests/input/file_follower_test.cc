@@ -62,11 +62,13 @@ TEST_CASE("a followed file shorter than what was read was truncated, and the war
   f.Write(f.log, "one\ntwo\n");
   Open o(f.log);
   std::string warned;
-  FileFollower w(f.log, [&](const std::string& m) { warned = m; }, nullptr);
+  FileFollower w(
+      f.log, [&](const std::string& m) { warned = m; }, nullptr);
   f.Write(f.log, "x\n", /*append=*/false);
   CHECK(w.StateOf(o.At(8)) == FollowState::kTruncated);
   w.WarnTruncated(8);
-  CHECK(warned == f.log + " was truncated to fewer bytes than were read (8); following it from its start");
+  CHECK(warned ==
+        f.log + " was truncated to fewer bytes than were read (8); following it from its start");
 }
 
 TEST_CASE("a followed file renamed away: waited on until a new file is at its path") {
@@ -76,7 +78,7 @@ TEST_CASE("a followed file renamed away: waited on until a new file is at its pa
   FileFollower w(f.log, nullptr, nullptr);
   REQUIRE(std::rename(f.log.c_str(), (f.log + ".1").c_str()) == 0);
   CHECK(w.StateOf(o.At(4)) == FollowState::kUnchanged);  // no file at the path yet
-  REQUIRE(::mkdir(f.log.c_str(), 0700) == 0);              // no regular file there either
+  REQUIRE(::mkdir(f.log.c_str(), 0700) == 0);            // no regular file there either
   CHECK(w.StateOf(o.At(4)) == FollowState::kUnchanged);
   REQUIRE(::rmdir(f.log.c_str()) == 0);
   f.Write(f.log, "new\n");
@@ -119,7 +121,8 @@ TEST_CASE("the replacement of a followed file that is not a regular file cannot 
   int fd = -1;
   struct stat st;
   const Status s = w.OpenReplacement(&fd, &st);
-  CHECK(s.message().find("is no longer a regular file; it cannot be followed") != std::string::npos);
+  CHECK(s.message().find("is no longer a regular file; it cannot be followed") !=
+        std::string::npos);
   CHECK(fd == -1);
 }
 
