@@ -69,6 +69,49 @@ bool FindSameFile(const InputPosition& p, std::string* found, uint64_t* size) {
   return ok;
 }
 
+// The compressed copy a rotation's compress step makes of `path` (logrotate's compressext):
+// whether `path` with one of these after it is a regular file now.
+bool HasCompressedCopy(const std::string& path) {
+  struct stat st;
+  for (const char* ext : {".gz", ".zst"}) {
+    if (::stat((path + ext).c_str(), &st) == 0 && S_ISREG(st.st_mode)) return true;
+  }
+  return false;
+}
+
+// Looks in the folder of `path` for a compressed copy of the file `p` was read from (the
+// compress step of a rotation writes it, then removes the file): a gzip or zstd file whose name
+// starts with p.name's and whose decompressed first bytes are p's. Sets its name (as p.name
+// gives its folder).
+bool FindCompressedCopy(const InputPosition& p, std::string* found) {
+  if (p.fingerprint_len == 0) return false;  // no bytes to know it by
+  const size_t slash = p.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  const size_t name_slash = p.name.rfind('/');
+  const std::string shown_dir =
+      name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool ok = false;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view n(e->d_name);
+    if (n.size() <= base.size() || n.substr(0, base.size()) != base) continue;
+    if (!(n.ends_with(".gz") || n.ends_with(".zst"))) continue;
+    std::string head;
+    uint64_t size = 0;
+    const std::string name = slash == std::string::npos ? std::string(n) : dir + e->d_name;
+    if (!Probe(name, p.fingerprint_len, &head, &size) || size != InputPosition::kUnknownSize ||
+        HashOf(head) != p.fingerprint)
+      continue;
+    *found = shown_dir + e->d_name;
+    ok = true;
+    break;
+  }
+  ::closedir(d);
+  return ok;
+}
+
 }  // namespace
 
 void InputSet::Track::KeepHead(const char* data, uint64_t offset, uint64_t end) {
@@ -324,6 +367,12 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     t.restored_quiet_since = p.quiet_since;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
+  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
+  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
+      tracks_[i].rotated = true;
+  }
   // A new file whose first bytes are those of a file another input continues is a copy of it:
   // logrotate's compress writes app.log.2.gz whole before it removes app.log.2, and a run in
   // between sees both. The copy is neither read nor saved; the next run finds the saved
@@ -343,10 +392,20 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     }
   }
   // A file gone since the shell named it is no error when every position saved under its
-  // name is continued by another input of this run or was rotated away and read to its end.
+  // name is continued by another input of this run or was rotated away and read to its end; or
+  // when a compressed copy of it is there now (app.log.2 -> app.log.2.gz: the rotation's
+  // compress step ran between the glob and the open), which holds its content for the run that
+  // names it; or when no run read a file under its name and it is a compressed generation of
+  // another input (app.log.1.gz beside app.log: logrotate's delaycompress writes it, then
+  // renames it to app.log.2.gz), whose content earlier runs read under the names it had before,
+  // or the run naming the generation it became reads. (A plain name keeps existing through a
+  // rotation's renames: one that is gone and never read, app.log.9, is still an error.) A rotation is then under way: what it moved is kept,
+  // not reported (Unmatched).
+  racing_rotation_ = false;
   for (size_t i = 0; i < readers_.size(); ++i) {
     Track& t = tracks_[i];
     if (!t.vanished) continue;
+    racing_rotation_ = true;
     const std::string path = AbsolutePath(paths_[i]);
     bool known = false, accounted = true;
     for (size_t k = 0; k < saved.size(); ++k) {
@@ -355,7 +414,11 @@ Status InputSet::Load(std::string_view data, uint32_t) {
       known = true;
       accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
     }
-    if (known && accounted) t.open_error = Status::Ok();
+    const std::string_view name = paths_[i];
+    const bool compressed_name = name.ends_with(".gz") || name.ends_with(".zst");
+    if ((known && accounted) || HasCompressedCopy(path) ||
+        (!known && compressed_name && IsGenerationOf(i)))
+      t.open_error = Status::Ok();
   }
   // Otherwise the run fails as it would have at opening the file: before any warning about
   // the saved files.
@@ -367,6 +430,18 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+bool InputSet::IsGenerationOf(size_t i) const {
+  const std::string& name = paths_[i];
+  for (size_t k = 0; k < paths_.size(); ++k) {
+    const std::string& log = paths_[k];
+    if (k == i || tracks_[k].vanished || log == "-" || log.size() >= name.size()) continue;
+    if (name.compare(0, log.size(), log) == 0 &&
+        (name[log.size()] == '.' || name[log.size()] == '-'))
+      return true;
+  }
+  return false;
 }
 
 Status InputSet::VanishedError() const {
@@ -400,6 +475,20 @@ Status InputSet::Unmatched(const InputPosition& p) {
         HashOf(head) != p.fingerprint) {
       // Rotated away and read to its end: nothing of it was lost.
       if (p.rotated && p.offset >= p.size) return Status::Ok();
+      // Compressed by a rotation and removed, its inode reused by the file at its path now (a
+      // copytruncate rotation's new copy): kept for the run that names the compressed copy.
+      std::string copy;
+      if (FindCompressedCopy(p, &copy)) {
+        carried_.push_back(p);
+        if (!racing_rotation_) {
+          warn(fmt::format(
+              "the file earlier runs read as {} was compressed to {}, which is not among this "
+              "run's inputs: what it holds after byte {}, where earlier runs stopped, was not "
+              "read; name every generation of the log (app.log*)",
+              p.name, copy, p.offset));
+        }
+        return Status::Ok();
+      }
       warn(fmt::format(
           "{} holds other content than earlier runs read (truncated and written again, as by a "
           "copytruncate rotation, or a new file), and no input of this run holds the earlier "
@@ -429,18 +518,39 @@ Status InputSet::Unmatched(const InputPosition& p) {
     carried_.push_back(p);  // read to its end: kept, so naming it again goes on from there
     return Status::Ok();
   }
+  // A file saved empty is known by its device and inode only, and those are reused once it is
+  // deleted: not found among this run's inputs, there is nothing to say of it. Whatever was
+  // written to it since is read from its start by the run that names the file holding it.
+  if (p.offset == 0 && p.fingerprint_len == 0) return Status::Ok();
   // Kept while it can be found, so that naming it again goes on from where it was left.
   std::string moved_to;
   uint64_t size = 0;
   if (FindSameFile(p, &moved_to, &size)) {
     carried_.push_back(p);
-    if (size == InputPosition::kUnknownSize ? p.size == InputPosition::kUnknownSize
-                                            : size > p.offset) {
+    // Renamed by a rotation under way since this run's glob: the next run names it.
+    if (!racing_rotation_ && (size == InputPosition::kUnknownSize
+                                  ? p.size == InputPosition::kUnknownSize
+                                  : size > p.offset)) {
       warn(fmt::format(
           "the file earlier runs read as {} was renamed to {}, which is not among this run's "
           "inputs: {} of it after byte {}, where earlier runs stopped, were not read; name "
           "every generation of the log (app.log*)",
           p.name, moved_to, Bytes(size, p.offset), p.offset));
+    }
+    return Status::Ok();
+  }
+  // Compressed by a rotation (app.log.2 -> app.log.2.gz) and removed: kept, so that the run
+  // naming the copy goes on from here. Not among this run's inputs, its bytes past the offset
+  // are not read: said, unless a rotation was under way while this run started (an input the
+  // glob named is gone), which made the copy after the glob; the next run names it.
+  if (FindCompressedCopy(p, &moved_to)) {
+    carried_.push_back(p);
+    if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
+      warn(fmt::format(
+          "the file earlier runs read as {} was compressed to {}, which is not among this run's "
+          "inputs: what it holds after byte {}, where earlier runs stopped, was not read; name "
+          "every generation of the log (app.log*)",
+          p.name, moved_to, p.offset));
     }
     return Status::Ok();
   }
@@ -496,9 +606,12 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     if (!(s = r.ReadAt(0, p.fingerprint_len, &head)).ok()) return s;
     if (head.size() < p.fingerprint_len || HashOf(head) != p.fingerprint) continue;
     // Among files that share their first bytes, the same file (device and inode) wins, then
-    // the same name.
+    // the same name. A file saved empty matches by its device and inode alone, which a file
+    // made after it was deleted may have (a rotation's compressed copy of another
+    // generation): first bytes that match a saved file's win over that.
     auto rank = [&](const InputPosition& q) {
-      return (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) + (q.name == paths_[i] ? 1 : 0);
+      return (q.fingerprint_len > 0 ? 4 : 0) + (q.dev == r.dev() && q.ino == r.ino() ? 2 : 0) +
+             (q.name == paths_[i] ? 1 : 0);
     };
     if (*found < 0 || rank(p) > rank(saved[static_cast<size_t>(*found)])) {
       *found = static_cast<int>(k);

@@ -172,6 +172,9 @@ class InputSet final : public CheckpointComponent {
   // LineReader's switch to the new file at input i's path.
   void FollowedRotation(size_t i);
   Status follow_error_;
+  // Whether input i's name is a generation's of another input of this run that is there: that
+  // name, then '.' or '-' and more (app.log.1.gz, app.log-20261202 of app.log).
+  bool IsGenerationOf(size_t i) const;
   // Whether the file last read as `p` was renamed away: p's path holds another file than
   // input i now, or none.
   bool RenamedAway(size_t i, const InputPosition& p) const;
@@ -189,6 +192,8 @@ class InputSet final : public CheckpointComponent {
   std::vector<std::unique_ptr<LineReader>> readers_;
   std::vector<Track> tracks_;
   std::vector<InputPosition> carried_;  // saved files this run does not read, still kept
+  // Load: an input the glob named was gone at open (a rotation under way since the glob).
+  bool racing_rotation_ = false;
 };
 
 }  // namespace logtide

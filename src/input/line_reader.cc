@@ -60,9 +60,7 @@ LineReader::LineReader(int fd, bool owns, std::string name, size_t buffer_size)
   }
 }
 
-LineReader::~LineReader() {  // src_ closes the file
-  if (verify_thread_.joinable()) verify_thread_.join();
-}
+LineReader::~LineReader() = default;  // check_ waits for its thread; src_ closes the file
 
 Status LineReader::ReadSome(char* dst, size_t n, size_t* got, bool stoppable) {
   while (true) {
@@ -155,35 +153,10 @@ void LineReader::EnsureBuffer() {
 }
 
 void LineReader::StartVerify() {
-  if (!regular_ || !compressed()) return;
-  std::lock_guard<std::mutex> lk(verify_mu_);  // WaitVerified may run on another thread
-  if (verify_started_) return;
-  verify_started_ = true;
-  // The file this reader has open, even if it is renamed while the check runs.
-  const int check_fd = ::open(fmt::format("/proc/self/fd/{}", fd_).c_str(), O_RDONLY | O_CLOEXEC);
-  if (check_fd < 0) {
-    verify_status_ =
-        Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
-    return;
-  }
-  verify_thread_ = std::thread([this, check_fd] {
-    ByteSource check(check_fd, true, name_);
-    std::vector<char> buf(1 << 16);
-    Status st;
-    while (st.ok()) {
-      size_t got = 0;
-      st = check.Read(buf.data(), buf.size(), &got);
-      if (check.at_end()) break;
-    }
-    verify_status_ = st;  // read by WaitVerified after the join
-  });
+  if (regular_ && compressed()) check_.Start(fd_, name_);
 }
 
-Status LineReader::WaitVerified() {
-  std::lock_guard<std::mutex> lk(verify_mu_);
-  if (verify_thread_.joinable()) verify_thread_.join();
-  return verify_status_;
-}
+Status LineReader::WaitVerified() { return check_.Wait(); }
 
 void LineReader::SetAtEnd(uint64_t offset, uint64_t line) {
   consumed_ = offset;
@@ -236,21 +209,26 @@ Status LineReader::Fill() {
   size_t n = 0;
   Status s = ReadSome(buf_.data() + end_, capacity_ - end_, &n, true);
   if (!s.ok() || interrupted_) return s;
-  if (n == 0 && follow_) return FollowAtEnd();
+  if (n == 0 && follower_ != nullptr) return FollowAtEnd();
   if (n == 0) eof_ = true;
   end_ += n;
   return Status::Ok();
 }
 
 Status LineReader::FollowAtEnd() {
-  if (!WaitForGrowth()) return Status::Ok();
-  switch (FollowState()) {
-    case 2:
-      if (warn_) {
-        warn_(fmt::format("{} was truncated to fewer bytes than were read ({}); following it "
-                          "from its start",
-                          name_, src_->position()));
-      }
+  switch (follower_->WaitForChange(Followed(), stop_, return_while_waiting_)) {
+    case FileFollower::Wait::kStopped:
+      interrupted_ = true;
+      return Status::Ok();
+    case FileFollower::Wait::kPending:
+      pending_ = true;
+      return Status::Ok();
+    case FileFollower::Wait::kChanged:
+      break;
+  }
+  switch (follower_->StateOf(Followed())) {
+    case FollowState::kTruncated:
+      follower_->WarnTruncated(src_->position());
       // What was read past the last whole line is gone with it.
       begin_ = end_ = 0;
       dropping_ = false;
@@ -258,7 +236,7 @@ Status LineReader::FollowAtEnd() {
       line_number_ = 0;
       new_run_ = true;
       return src_->Seek(0);
-    case 3:
+    case FollowState::kRotated:
       // Rotated: what this file still holds is read first; a last line without its '\n' is
       // returned as such (nothing more will be written to it), then the new file is opened.
       if (end_ > begin_) {
@@ -267,43 +245,26 @@ Status LineReader::FollowAtEnd() {
         return Status::Ok();
       }
       return SwitchFile();
-    default:  // grew
-      return src_->Seek(src_->position());  // reads again past the end it saw
+    case FollowState::kGrew:
+    case FollowState::kUnchanged:  // changed back since the wait: read again, wait again
+      break;
   }
-}
-
-int LineReader::FollowState() {
-  const uint64_t pos = src_->position();
-  struct stat st;
-  if (::fstat(fd_, &st) == 0) {
-    if (static_cast<uint64_t>(st.st_size) > pos) return 1;
-    if (static_cast<uint64_t>(st.st_size) < pos) return 2;
-  }
-  struct stat now;
-  if (::stat(name_.c_str(), &now) == 0 && S_ISREG(now.st_mode) &&
-      (static_cast<uint64_t>(now.st_dev) != dev_ || static_cast<uint64_t>(now.st_ino) != ino_))
-    return 3;
-  // A path with no file (the new one is not created yet), or something else than a file there:
-  // waited on, as tail -F does.
-  return 0;
+  return src_->Seek(src_->position());  // reads again past the end it saw
 }
 
 Status LineReader::SwitchFile() {
-  const int fd = ::open(name_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError(fmt::format("cannot open {}: {}", name_, std::strerror(errno)));
+  int fd = -1;
   struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::IOError(fmt::format("{} is no longer a regular file; it cannot be followed", name_));
-  }
-  if (on_switch_) on_switch_();
+  Status s = follower_->OpenReplacement(&fd, &st);
+  if (!s.ok()) return s;
+  follower_->Switching();
   earlier_files_ += consumed_;
   src_ = std::make_unique<ByteSource>(fd, true, name_);
   fd_ = fd;
   dev_ = static_cast<uint64_t>(st.st_dev);
   ino_ = static_cast<uint64_t>(st.st_ino);
   file_size_ = static_cast<uint64_t>(st.st_size);
-  Status s = src_->Seek(0);  // a followed file is plain: no format to detect
+  s = src_->Seek(0);  // a followed file is plain: no format to detect
   begin_ = end_ = 0;
   dropping_ = false;
   eof_ = false;
@@ -313,31 +274,12 @@ Status LineReader::SwitchFile() {
   return s;
 }
 
-bool LineReader::WaitForGrowth() {
-  while (true) {
-    if (stop_ != nullptr && *stop_ != 0) {
-      interrupted_ = true;
-      return false;
-    }
-    if (FollowState() != 0) {
-      growth_waited_ms_ = 0;
-      return true;
-    }
-    // As for a pipe: returns once after 10 ms, then about every 100 ms.
-    ::poll(nullptr, 0, 10);
-    growth_waited_ms_ += 10;
-    if (return_while_waiting_ && (growth_waited_ms_ == 10 || growth_waited_ms_ % 100 == 0)) {
-      pending_ = true;
-      return false;
-    }
-  }
-}
-
 bool LineReader::Ready() {
   if (eof_ || at_end_set_ || src_->buffered()) return true;
   if (end_ > begin_ && std::memchr(buf_.data() + begin_, '\n', end_ - begin_) != nullptr)
     return true;
-  if (follow_) return !src_->at_end() || FollowState() != 0;
+  if (follower_ != nullptr)
+    return !src_->at_end() || follower_->StateOf(Followed()) != FollowState::kUnchanged;
   if (regular_) return true;
   struct pollfd pfd = {fd_, POLLIN, 0};
   return ::poll(&pfd, 1, 0) != 0;  // readable, or an error the read reports

@@ -14,70 +14,20 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "input/byte_source.h"
+#include "input/compressed_check.h"
+#include "input/file_follower.h"
+#include "input/line.h"
 #include "input/line_limits.h"
 #include "util/status.h"
 
 struct XXH64_state_s;
 
 namespace logtide {
-
-struct Line {
-  const char* data;  // without the '\n' and without a trailing '\r'
-  size_t size;
-  size_t capacity;      // readable bytes from data: size + at least LineReader::kPadding
-  uint64_t offset;      // byte offset of the line's first byte in the input
-  uint64_t end_offset;  // byte offset just past the line and its '\n' (the next line's offset)
-  uint64_t number;      // 1-based line number
-  bool terminated;      // ended by '\n'
-  // Non-zero for the first line of a run: the lines in [data, data + run_size) are in memory
-  // now and are the ones the next calls return, before the reader's buffer changes (see
-  // json/structural_index.h, which indexes such a run at once).
-  size_t run_size;
-  // A line longer than the reader's limit: data and size hold only its first bytes (at most
-  // LineReader::kLongLinePrefix), full_size is its whole length (without the '\n' and a
-  // trailing '\r'). Its offsets and number are exact all the same.
-  bool too_long = false;
-  uint64_t full_size = 0;  // size, or more for a line that is too_long
-  // A too_long line whose bytes past data + size are gone (dropped as they were read): what a
-  // checkpoint needs of them was kept instead. `tail`: the line's last bytes (up to
-  // LineReader::kDroppedTail, with its '\n'); hash_after, under LineReader::set_hash_bytes: the
-  // hash of every byte of the input up to the line's end.
-  bool dropped = false;
-  std::string_view tail;
-  const XXH64_state_s* hash_after = nullptr;
-};
-
-// A line longer than the limit, which ReadBlock returns as a block of its own holding the
-// line's first bytes.
-struct LongLine {
-  uint64_t size = 0;      // 0: the block holds whole lines; else the line's whole length
-                          // (without the '\n' and a trailing '\r')
-  uint64_t consumed = 0;  // the line's bytes up to the next line
-  bool terminated = false;
-  std::string tail;                           // as Line::tail
-  std::shared_ptr<XXH64_state_s> hash_after;  // as Line::hash_after
-};
-
-// Where a line starting at `start` ends, given the '\n' that ends it (nullptr: the line runs to
-// `end`, the end of input): its length without the '\n' and a trailing '\r', and the bytes to
-// the next line. The one rule for splitting lines, shared by LineReader and the worker threads.
-struct LineEnd {
-  size_t size;
-  size_t consumed;
-  bool terminated;
-};
-inline LineEnd EndOfLine(const char* start, const char* newline, const char* end) {
-  const size_t len = static_cast<size_t>((newline != nullptr ? newline : end) - start);
-  return LineEnd{(len > 0 && start[len - 1] == '\r') ? len - 1 : len,
-                 len + (newline != nullptr ? 1 : 0), newline != nullptr};
-}
 
 class LineReader {
  public:
@@ -99,8 +49,9 @@ class LineReader {
                 const std::function<void(std::string_view)>& skipped,
                 uint64_t* reached = nullptr);
   // A compressed file is decompressed once in full, from a descriptor of its own and on a
-  // thread of its own started when its bytes are first read, to check it: damage that still decodes is only
-  // found by the check at the end of its gzip member or zstd frame. Waits for that check and
+  // thread of its own started when its bytes are first read, to check it (compressed_check.h):
+  // damage that still decodes is only found by the check at the end of its gzip member or zstd
+  // frame. Waits for that check and
   // returns its error (Ok for anything else, and for a file none of whose bytes were read yet).
   // Whatever bytes of the file were used must not reach an output or a checkpoint before this
   // returned Ok. Thread-safe.
@@ -135,7 +86,7 @@ class LineReader {
   bool pending() const { return pending_; }
   void StopWaiting() {
     waited_ = false;
-    growth_waited_ms_ = 0;
+    if (follower_ != nullptr) follower_->ResetWait();
   }
   // Follows a plain regular file as `tail -F` does: at its end Next waits for it to grow
   // (returning while it waits as for a pipe), and returns no end. When the file at its path is another
@@ -143,14 +94,12 @@ class LineReader {
   // then reading goes on with the new file from its start (offsets and line numbers start
   // again). When the file shrinks below what was read (truncated in place), it is read again
   // from its start, after `warn` says so. Not for compressed files or standard input.
-  // `on_switch` is called before the switch, with the old file still open.
+  // `on_switch` is called before the switch, with the old file still open (file_follower.h).
   void set_follow(std::function<void(const std::string&)> warn,
                   std::function<void()> on_switch = nullptr) {
-    follow_ = true;
-    warn_ = std::move(warn);
-    on_switch_ = std::move(on_switch);
+    follower_ = std::make_unique<FileFollower>(name_, std::move(warn), std::move(on_switch));
   }
-  bool following() const { return follow_; }
+  bool following() const { return follower_ != nullptr; }
   // Whether Next would return without waiting for input to arrive (a line, or the end, is
   // there; or a pipe has bytes to read). Files always are.
   bool Ready();
@@ -256,19 +205,11 @@ class LineReader {
   bool return_while_waiting_ = false;
   bool pending_ = false;   // Next returned while waiting
   bool waited_ = false;    // WaitReadable returned while waiting: the next wait is the long one
-  int growth_waited_ms_ = 0;  // WaitForGrowth's wait so far
-  bool follow_ = false;
-  bool switch_pending_ = false;
-  uint64_t earlier_files_ = 0;  // a rotated file's last bytes are being returned
-  std::function<void(const std::string&)> warn_;
-  std::function<void()> on_switch_;
-  // --follow at the end of the file: waits until it grows, was truncated or was rotated away
-  // (then switches to the new file). Returns false when a stop signal came or it returned while
-  // waiting (pending_ set).
-  bool WaitForGrowth();
-  // What changed about a followed file at its end: 0 nothing, 1 it grew, 2 it was truncated,
-  // 3 its path holds another file (rotated).
-  int FollowState();
+  std::unique_ptr<FileFollower> follower_;  // set_follow
+  bool switch_pending_ = false;  // a rotated file's last bytes are being returned
+  uint64_t earlier_files_ = 0;
+  // The followed file as it is open now.
+  FollowedFile Followed() const { return FollowedFile{fd_, src_->position(), dev_, ino_}; }
   // Continues with the file now at the path, from its start.
   Status SwitchFile();
   // Fill's end of a followed file: waits, then reads on, again from the start, or switches.
@@ -277,14 +218,11 @@ class LineReader {
   // signal came meanwhile (interrupted_ is then set) or it returned while waiting (pending_
   // set).
   bool WaitReadable();
-  // The check of a compressed file (WaitVerified), on a thread started when its bytes are
-  // first read: files taken as at their end (SetAtEnd), or opened only to look at their first
-  // bytes, are not checked.
+  // The check of a compressed file (WaitVerified), started when its bytes are first read:
+  // files taken as at their end (SetAtEnd), or opened only to look at their first bytes, are
+  // not checked.
   void StartVerify();
-  bool verify_started_ = false;
-  std::thread verify_thread_;
-  std::mutex verify_mu_;
-  Status verify_status_;
+  CompressedCheck check_;
 };
 
 }  // namespace logtide

@@ -6,16 +6,16 @@ Records come out while it runs; SIGINT stops it (exit 130) with the closed windo
 Then with --state: stopped by SIGTERM mid-stream, resumed with --follow, stopped again, and
 finished by a run without it; the output equals one batch run over everything written.
 
-Usage: follow_test.py LOGTIDE
+Every step waits for a condition (records out, a warning said), never a fixed time.
+Usage: follow_test.py LOGTIDE [--busy]
 """
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 
-from checks import Checks
+from checks import Checks, Collected, file_lines, wait_for
 
 BASE = 1_700_000_000_000  # ms
 
@@ -29,15 +29,8 @@ def append(path, data):
         f.write(data)
 
 
-def wait_lines(path, n, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                if f.read().count(b"\n") >= n:
-                    return True
-        time.sleep(0.02)
-    return False
+def wait_lines(path, n):
+    return wait_for(lambda: file_lines(path) >= n)
 
 
 def main():
@@ -51,22 +44,28 @@ def main():
         append("app.log", ev(0) + ev(500))
         p = subprocess.Popen([binary, "--threads", threads, "--follow"] + q + ["-o", "out", "app.log"],
                              stderr=subprocess.PIPE)
+        stderr = Collected(p.stderr)
         append("app.log", ev(1100) + b'{"ts":%d,' % (BASE + 1500))
         what = "--threads %s" % threads
         check(what + ": a window comes out as the file grows", wait_lines("out", 1))
         append("app.log", b'"svc":"a"}\n')
         os.rename("app.log", "app.log.1")
-        append("app.log.1", ev(1900))  # the writer has not reopened yet
-        time.sleep(0.2)
+        # The writer has not reopened yet: a last line to the old file, and none waited for. It
+        # is read before the new file however the reader's checks and these writes interleave.
+        append("app.log.1", ev(1900))
         append("app.log", ev(2100))  # the new file
         check(what + ": rotated: the old file's end, then the new file", wait_lines("out", 2))
         with open("app.log", "wb"):
             pass  # truncated in place
-        time.sleep(0.5)
+        # Only once the truncation was seen does the file grow again: grown past what was read,
+        # it could not be told from a file that only grew (as for tail -F).
+        check(what + ": the truncation is reported while it runs", stderr.wait_text("was truncated"),
+              stderr.text())
         append("app.log", ev(3100) + ev(4200))
         check(what + ": truncated: followed from its start", wait_lines("out", 4))
         p.send_signal(signal.SIGINT)
-        err = p.communicate(timeout=10)[1].decode()
+        p.wait(timeout=30)
+        err = stderr.close()
         with open("out") as f:
             got = [(json.loads(l)["window_end"], json.loads(l)["count"]) for l in f]
         check(what + ": SIGINT: exit 130 (%d)" % p.returncode, p.returncode == 130, err)
@@ -87,14 +86,14 @@ def main():
     write(b"".join(ev(i * 300) for i in range(10)))
     p = subprocess.Popen([binary, "--follow"] + st, stderr=subprocess.PIPE)
     write(b"".join(ev(3000 + i * 300) for i in range(10)))
-    wait_lines("out", 4)
+    check("--state: the first run's windows come out", wait_lines("out", 4))
     p.send_signal(signal.SIGTERM)
     e1 = p.communicate(timeout=10)[1].decode()
     c1 = p.returncode
     write(b"".join(ev(6000 + i * 300) for i in range(10)))
     p = subprocess.Popen([binary, "--follow"] + st, stderr=subprocess.PIPE)
     write(b"".join(ev(9000 + i * 300) for i in range(10)))
-    wait_lines("out", 10)
+    check("--state: the resumed run's windows come out", wait_lines("out", 10))
     p.send_signal(signal.SIGTERM)
     e2 = p.communicate(timeout=10)[1].decode()
     c2 = p.returncode
@@ -115,10 +114,14 @@ def main():
     written = []
     write(b"".join(ev(i * 300) for i in range(10)))
     p = subprocess.Popen([binary, "--follow"] + st, stderr=subprocess.PIPE)
-    time.sleep(0.3)
+    # Renamed once the run read the file it follows (its windows [0,1) and [1,2) are out):
+    # renamed before it opened it, the run would follow the new file only, and the old
+    # file's events would be behind its watermark when the next run reads them.
+    check("--state, rotation: the first file is read before it is renamed", wait_lines("out", 2))
     os.rename("app.log", "app.log.1")
     write(b"".join(ev(3000 + i * 300) for i in range(5)))
-    time.sleep(0.5)
+    # Stopped once it read the new file: window [2,3) closed by its first line.
+    check("--state, rotation: the new file is read", wait_lines("out", 3))
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=10)
     write(b"".join(ev(4500 + i * 300) for i in range(5)))

@@ -5,7 +5,10 @@ closed are written (and equal the batch run's), the open windows are not; with -
 next run over the same stream gives exactly the batch result. A signal in the first
 milliseconds stops the run as cleanly. A second signal ends the process at once.
 
-Usage: stop_test.py LOGTIDE
+Each signal is sent once the run is where the check needs it (its input read and processed,
+or waiting to open a FIFO), never after a fixed time, except the early signals, sent on
+purpose a few milliseconds after the start.
+Usage: stop_test.py LOGTIDE [--busy]
 """
 import os
 import signal
@@ -13,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from checks import Hog, wait_drained, wait_for, wchan
 
 QUERY = ["--window", "tumbling:1s", "--by", "svc", "--agg", "count", "--agg", "sum(n)"]
 BASE = 1_700_000_000_000  # ms
@@ -25,6 +30,7 @@ def lines(n):
 
 def main():
     binary = os.path.abspath(sys.argv[1])
+    hog = Hog() if "--busy" in sys.argv[2:] else None
     work = tempfile.mkdtemp(prefix="logtide-stop-")
     os.chdir(work)
     failures = []
@@ -48,7 +54,7 @@ def main():
                 p.stdin.write(line)
                 p.stdin.flush()
                 time.sleep(0.005)
-            time.sleep(0.5)
+            check(what + ": the lines read and processed", wait_drained(p, p.stdin.fileno()))
             t0 = time.monotonic()
             p.send_signal(sig)
             out, err = p.communicate(timeout=10)
@@ -73,7 +79,7 @@ def main():
             p.stdin.write(line)
             p.stdin.flush()
             time.sleep(0.002)
-        time.sleep(0.3)
+        check(what + ": the lines read and processed", wait_drained(p, p.stdin.fileno()))
         p.send_signal(sig)
         _, err = p.communicate(timeout=10)
         check(what + ": exit %d" % (128 + sig), p.returncode == 128 + sig, err.decode())
@@ -107,7 +113,8 @@ def main():
                          stderr=subprocess.DEVNULL)
     p.stdin.write(all_lines[0])
     p.stdin.flush()
-    time.sleep(0.3)
+    check("two signals: the first line read (the handlers are in place)",
+          wait_drained(p, p.stdin.fileno()))
     p.send_signal(signal.SIGSTOP)
     p.send_signal(signal.SIGINT)
     p.send_signal(signal.SIGTERM)
@@ -124,7 +131,8 @@ def main():
     # A FIFO no writer opened yet: the open waits, and a signal then is a stop too.
     os.mkfifo("fifo")
     p = subprocess.Popen([binary, "--window", "tumbling:1s", "fifo"], stderr=subprocess.PIPE)
-    time.sleep(0.4)
+    check("a FIFO with no writer: the run waits in its open()",
+          wait_for(lambda: wchan(p.pid) == "wait_for_partner"), wchan(p.pid))
     p.send_signal(signal.SIGINT)
     try:
         err = p.communicate(timeout=10)[1].decode()
@@ -134,6 +142,8 @@ def main():
     check("SIGINT while opening a FIFO with no writer: exit 130 (got %d)" % p.returncode,
           p.returncode == 130, err)
 
+    if hog is not None:
+        hog.stop()
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 

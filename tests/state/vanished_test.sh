@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A generation that a rotation removes between the shell's glob and logtide's open() (issue 28,
 # item 4): not an error when the state shows where its content went (every position saved
-# under its name was read to its end, or another input continues it); still exit 1 otherwise.
+# under its name was read to its end, or another input continues it, or a compressed copy of it
+# is there now); still exit 1 otherwise.
 # The race is frozen: the names are globbed, the files changed, then logtide runs on the names.
 # Usage: vanished_test.sh LOGTIDE LOGTIDE_GEN
 set -u
@@ -48,6 +49,43 @@ check "the next run over app.log* exits 0 (was $rc: $(cat err.txt))" test "$rc" 
 "$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err.txt
 check "the final run exits 0 ($(cat err.txt))" test $? = 0
 check "the output is the bytes of one uninterrupted run" cmp -s out.ndjson ref.ndjson
+
+# Mid-rotation (issue 28, item 4): the glob names app.log.2, which no run saw (its content was
+# read as app.log), and the compress step replaces it with app.log.2.gz before the open. The
+# copy holds its content: no error, no warning, and the next run reads the copy on from there.
+rm -f s.db* out.ndjson app.log*
+cp p1 app.log
+cron
+mv app.log app.log.1 && cp p2 app.log
+mv app.log.1 app.log.2 && mv app.log app.log.1 && cp p3 app.log
+names=(app.log*)
+gzip app.log.2
+cron "${names[@]}"
+check "app.log.2 never seen, compressed after the glob: exit 0 (was $rc: $(cat err.txt))" test "$rc" = 0
+check "... without a warning ($(cat err.txt))" test ! -s err.txt
+cron
+check "the next run over app.log* exits 0 (was $rc: $(cat err.txt))" test "$rc" = 0
+check "... without a warning ($(cat err.txt))" test ! -s err.txt
+cat p4 >> app.log
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err.txt
+check "... and the output is the bytes of one uninterrupted run" cmp -s out.ndjson ref.ndjson
+
+# An empty app.log read by a run, then written, rotated and compressed before the next run
+# (issue 28, item 4): nothing was left unread, so nothing is reported (its inode, free again,
+# may be any other file's now).
+rm -f s.db* out.ndjson app.log*
+: > app.log
+cron
+cat p1 >> app.log && mv app.log app.log.1 && cp p2 app.log
+# In logrotate's order: the renames, the new log, then the compress step, which frees the inode
+# the empty log had.
+mv app.log.1 app.log.2 && mv app.log app.log.1 && cp p3 app.log && gzip app.log.2
+cron
+check "an empty log rotated and compressed between runs: exit 0 (was $rc)" test "$rc" = 0
+check "... without a warning ($(cat err.txt))" test ! -s err.txt
+cat p4 >> app.log
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err.txt
+check "... and the output is the bytes of one uninterrupted run" cmp -s out.ndjson ref.ndjson
 
 # Refused as before: a file whose content the state cannot account for.
 rm -f s.db* out.ndjson app.log*
