@@ -45,11 +45,6 @@ constexpr std::string_view kFnList =
     "exists, startswith, endswith, contains, matches, floor, ceil, round, abs, lower, upper, len, "
     "substr";
 
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
-
 bool IsKeyword(std::string_view w) {
   return w == "and" || w == "or" || w == "not" || w == "in" || w == "true" || w == "false" ||
          w == "null";
@@ -57,8 +52,8 @@ bool IsKeyword(std::string_view w) {
 
 // A path segment as written in canonical text: bare when it is an identifier, else quoted.
 void AppendSegment(std::string_view seg, std::string* out) {
-  bool bare = !seg.empty() && IsIdentStart(seg[0]) && !IsKeyword(seg);
-  for (char c : seg) bare = bare && IsIdentChar(c);
+  bool bare = !seg.empty() && IsIdentifierStart(seg[0]) && !IsKeyword(seg);
+  for (char c : seg) bare = bare && IsIdentifierChar(c);
   out->push_back('.');
   if (bare) {
     out->append(seg);
@@ -174,8 +169,8 @@ class Expr::Parser {
   std::string_view Lookahead() const {
     if (pos_ >= s_.size()) return "end";
     size_t end = pos_ + 1;
-    if (IsIdentChar(s_[pos_])) {
-      while (end < s_.size() && IsIdentChar(s_[end])) ++end;
+    if (IsIdentifierChar(s_[pos_])) {
+      while (end < s_.size() && IsIdentifierChar(s_[end])) ++end;
     }
     return s_.substr(pos_, end - pos_);
   }
@@ -183,8 +178,8 @@ class Expr::Parser {
     Skip();
     if (s_.substr(pos_, tok.size()) != tok) return false;
     // A word must end there: "in" is not the start of "index".
-    if (IsIdentChar(tok.back()) && pos_ + tok.size() < s_.size() &&
-        IsIdentChar(s_[pos_ + tok.size()]))
+    if (IsIdentifierChar(tok.back()) && pos_ + tok.size() < s_.size() &&
+        IsIdentifierChar(s_[pos_ + tok.size()]))
       return false;
     pos_ += tok.size();
     return true;
@@ -336,87 +331,14 @@ class Expr::Parser {
     return Primary(out);
   }
 
-  // Reads four hex digits at pos_ into *cp.
-  bool Hex4(unsigned* cp) {
-    if (pos_ + 4 > s_.size()) return false;
-    for (size_t i = 0; i < 4; ++i) {
-      if (!std::isxdigit(static_cast<unsigned char>(s_[pos_ + i]))) return false;
-    }
-    std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, *cp, 16);
-    pos_ += 4;
-    return true;
-  }
-
+  // A string literal at pos_ (its opening quote): a JSON string (json/json_text.h).
   Status String(std::string* out) {
-    // At the opening quote. JSON's escapes.
-    ++pos_;
-    out->clear();
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c != '\\') {
-        out->push_back(c);
-        continue;
-      }
-      if (pos_ >= s_.size()) break;
-      c = s_[pos_++];
-      switch (c) {
-        case '"':
-        case '\\':
-        case '/':
-          out->push_back(c);
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'u': {
-          unsigned cp = 0;
-          if (!Hex4(&cp)) return Error("\\u needs four hex digits");
-          if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its low one must follow
-            unsigned low = 0;
-            if (s_.substr(pos_, 2) != "\\u" || (pos_ += 2, !Hex4(&low)) || low < 0xDC00 ||
-                low >= 0xE000) {
-              return Error("\\u escapes half of a surrogate pair");
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else if (cp >= 0xDC00 && cp < 0xE000) {
-            return Error("\\u escapes half of a surrogate pair");
-          }
-          if (cp < 0x80) {
-            out->push_back(static_cast<char>(cp));
-          } else if (cp < 0x800) {
-            out->push_back(static_cast<char>(0xC0 | cp >> 6));
-            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-          } else if (cp < 0x10000) {
-            out->push_back(static_cast<char>(0xE0 | cp >> 12));
-            out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
-            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-          } else {
-            out->push_back(static_cast<char>(0xF0 | cp >> 18));
-            out->push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3F)));
-            out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
-            out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-          }
-          break;
-        }
-        default:
-          --pos_;
-          return Error(fmt::format("unknown escape \\{}", c));
-      }
+    size_t end = 0, at = 0;
+    if (Status st = DecodeJsonString(s_.substr(pos_), out, &end, &at); !st.ok()) {
+      pos_ += at;
+      return Error(st.message());
     }
-    if (pos_ >= s_.size()) return Error("unterminated string (strings are in double quotes)");
-    ++pos_;
+    pos_ += end;
     return Status::Ok();
   }
 
@@ -447,57 +369,16 @@ class Expr::Parser {
     return Status::Ok();
   }
 
-  // A path: .a.b, ."log.level", .["x"], .tags[0], .tags[-1], or a bare a.b. At its first
-  // segment (after any '.').
-  Status Path(bool dotted, int* out) {
+  // A path: .a.b, ."log.level", .["x"], .tags[0], .tags[-1], or a bare a.b, in the grammar
+  // and with the messages of every field path (json/field_path.h). At its '.' or first key.
+  Status Path(int* out) {
     FieldPath path;
-    bool first = true;
-    while (true) {
-      PathSegment seg;
-      Skip();
-      if (pos_ < s_.size() && s_[pos_] == '"') {
-        if (Status st = String(&seg.key); !st.ok()) return st;
-      } else if (pos_ < s_.size() && s_[pos_] == '[') {
-        ++pos_;
-        Skip();
-        if (pos_ < s_.size() && s_[pos_] == '"') {
-          if (Status st = String(&seg.key); !st.ok()) return st;
-        } else {
-          const size_t start = pos_;
-          if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-          while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-          const auto [end, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, seg.index);
-          if (ec != std::errc() || end != s_.data() + pos_) {
-            pos_ = start;
-            return Error("expected an array index (0, 1, -1 for the last) or a quoted key");
-          }
-          if (first) {
-            pos_ = start;
-            return Error("a path starts with a key: every line is an object, not an array");
-          }
-          seg.is_index = true;
-        }
-        if (!Eat("]")) return Error("expected ']'");
-      } else if (pos_ < s_.size() && IsIdentStart(s_[pos_])) {
-        const size_t start = pos_;
-        while (pos_ < s_.size() && IsIdentChar(s_[pos_])) ++pos_;
-        seg.key = std::string(s_.substr(start, pos_ - start));
-      } else {
-        return Error(first && dotted ? "expected a field name after '.'"
-                                     : "expected a field name");
-      }
-      if (!seg.is_index && seg.key.empty()) return Error("a field name cannot be empty");
-      path.push_back(std::move(seg));
-      first = false;
-      // Another segment: .name, ."name" or ["name"] (no space before a bracket).
-      if (pos_ < s_.size() && s_[pos_] == '[') continue;
-      if (pos_ < s_.size() && s_[pos_] == '.') {
-        ++pos_;
-        if (pos_ < s_.size() && s_[pos_] == '[') continue;
-        continue;
-      }
-      break;
+    size_t end = 0, at = 0;
+    if (Status st = ParseExprFieldPath(s_.substr(pos_), &path, &end, &at); !st.ok()) {
+      pos_ += at;
+      return Error(st.message());
     }
+    pos_ += end;
     const std::string text = FieldPathText(path);
     Node n{Op::kField};
     for (size_t i = 0; i < e_->paths_.size() && n.index < 0; ++i) {
@@ -586,17 +467,14 @@ class Expr::Parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c))) return Number(out);
     if (c == '.') {
-      ++pos_;
-      if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
-        --pos_;
+      if (pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))
         return Number(out);
-      }
-      return Path(true, out);
+      return Path(out);
     }
-    if (IsIdentStart(c)) {
+    if (IsIdentifierStart(c)) {
       const size_t start = pos_;
       size_t end = pos_;
-      while (end < s_.size() && IsIdentChar(s_[end])) ++end;
+      while (end < s_.size() && IsIdentifierChar(s_[end])) ++end;
       const std::string_view word = s_.substr(start, end - start);
       if (word == "true" || word == "false" || word == "null") {
         pos_ = end;
@@ -614,7 +492,7 @@ class Expr::Parser {
         pos_ = after + 1;
         return Call(word, start, out);
       }
-      return Path(false, out);
+      return Path(out);
     }
     return Error("expected an operand");
   }
@@ -630,32 +508,10 @@ Expr::~Expr() = default;
 Expr::Expr(Expr&&) noexcept = default;
 Expr& Expr::operator=(Expr&&) noexcept = default;
 
-namespace {
-
-// The offset of the first byte that is not part of valid UTF-8, or npos.
-size_t InvalidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4)) return i;
-    for (size_t k = 1; k < n; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
-    }
-    const auto c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
-    if ((n == 3 && ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0))) ||
-        (n == 4 && ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))))
-      return i;  // overlong, a surrogate, or past U+10FFFF
-    i += n;
-  }
-  return std::string_view::npos;
-}
-
-}  // namespace
-
 Status Expr::Parse(std::string_view text, Expr* out) {
   // JSON text is UTF-8: a key or string that is not could never match, and would not survive
   // the canonical text.
-  if (const size_t bad = InvalidUtf8(text); bad != std::string_view::npos) {
+  if (const size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
     return Status::InvalidArgument(fmt::format("position {}: not valid UTF-8", bad + 1));
   }
   Expr e;

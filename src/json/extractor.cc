@@ -1018,33 +1018,4 @@ bool JsonChecker::IsValid(std::string_view raw) {
   return ParseDom(*parser_, raw, false, &copy, &e) == simdjson::SUCCESS;
 }
 
-Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out) {
-  const auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-  };
-  const std::string_view path = trim(text);
-  if (!path.empty() && path.front() == '$') {
-    return Status::InvalidArgument(fmt::format(
-        "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
-        flag, trim(path.substr(1))));
-  }
-  if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
-  FieldPath parsed;
-  size_t at = 0;
-  bool empty_segment = false;
-  const Status s = ParseFieldPath(path, &parsed, &at, &empty_segment);
-  if (empty_segment) {
-    return Status::InvalidArgument(fmt::format(
-        "{} \"{}\": the path has an empty segment (write paths like req.method)", flag, text));
-  }
-  if (!s.ok()) {
-    return Status::InvalidArgument(
-        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(), at + 1));
-  }
-  *out = FieldPathText(parsed);
-  return Status::Ok();
-}
-
 }  // namespace logtide

@@ -18,12 +18,6 @@ class parser;
 
 namespace logtide {
 
-// A field path as a user may write it, made canonical: spaces around it and around its
-// segments dropped ("service, host" split by the caller gives " host": "host"), and jq's
-// leading '.' accepted (".req.method" is "req.method"). Fails with a hint on a leading '$' (a
-// shell or Miller habit) and on an empty path or segment. `flag` names the flag in messages.
-Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out);
-
 class FieldExtractor {
  public:
   FieldExtractor();
