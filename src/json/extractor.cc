@@ -10,7 +10,10 @@
 #include <charconv>
 #include <cstring>
 
+#include "json/canonical_json.h"
+#include "json/dom_parse.h"
 #include "json/field_path.h"
+#include "json/json_checker.h"
 
 namespace logtide {
 
@@ -24,142 +27,6 @@ static_assert(std::endian::native == std::endian::little,
               "the key and string scans assume a little-endian CPU");
 
 // The registered paths as a tree; node 0 is the root object.
-namespace {
-
-// Writes `e` as canonical JSON: no spaces; object keys sorted by their bytes, a key that appears
-// twice keeping its last value (as everywhere in logtide); numbers as ValueRef::Number reads
-// them (an integral value within int64 as an integer, so 2e2 is 200; others in the shortest
-// form that reads back the same double); strings with the fewest escapes (only '"', '\',
-// and control characters). So values equal as JSON give equal text.
-void AppendCanonicalString(std::string_view v, std::string* out) {
-  out->push_back('"');
-  for (const char ch : v) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
-void AppendCanonicalJson(simdjson::dom::element e, std::string* out) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::OBJECT: {
-      std::vector<std::pair<std::string_view, simdjson::dom::element>> fields;
-      for (auto field : simdjson::dom::object(e)) fields.emplace_back(field.key, field.value);
-      // Stable: of equal keys, the last one stays last, and is the one kept.
-      std::stable_sort(fields.begin(), fields.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      out->push_back('{');
-      bool first = true;
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i + 1 < fields.size() && fields[i + 1].first == fields[i].first) continue;
-        if (!first) out->push_back(',');
-        first = false;
-        AppendCanonicalString(fields[i].first, out);
-        out->push_back(':');
-        AppendCanonicalJson(fields[i].second, out);
-      }
-      out->push_back('}');
-      return;
-    }
-    case simdjson::dom::element_type::ARRAY: {
-      out->push_back('[');
-      bool first = true;
-      for (simdjson::dom::element x : simdjson::dom::array(e)) {
-        if (!first) out->push_back(',');
-        first = false;
-        AppendCanonicalJson(x, out);
-      }
-      out->push_back(']');
-      return;
-    }
-    case simdjson::dom::element_type::STRING:
-      AppendCanonicalString(std::string_view(e), out);
-      return;
-    case simdjson::dom::element_type::INT64:
-      fmt::format_to(std::back_inserter(*out), "{}", int64_t(e));
-      return;
-    case simdjson::dom::element_type::UINT64:
-    case simdjson::dom::element_type::DOUBLE: {
-      const double d = e.type() == simdjson::dom::element_type::DOUBLE
-                           ? double(e)
-                           : static_cast<double>(uint64_t(e));
-      const ValueRef v = ValueRef::Number(d);
-      if (v.is_int) {
-        fmt::format_to(std::back_inserter(*out), "{}", v.i);
-      } else {
-        fmt::format_to(std::back_inserter(*out), "{}", d);
-      }
-      return;
-    }
-    case simdjson::dom::element_type::BOOL:
-      out->append(bool(e) ? "true" : "false");
-      return;
-    case simdjson::dom::element_type::NULL_VALUE:
-      out->append("null");
-      return;
-  }
-}
-
-// Copies `text` to *out with "e0" after each integer outside int64's range that is not in a
-// string, and returns true when there is one. simdjson 3.0.1's DOM parser refuses integers
-// beyond 64 bits (NUMBER_ERROR); spelled with an exponent, such an integer is a double to it,
-// the nearest one, as the walk reads it, and one in [2^63, 2^64) reads as the same double it
-// gives. The copy is valid JSON exactly when the text is: "e0" after a whole run of digits
-// (one not followed by a digit, '.', 'e', 'E', '+' or '-') keeps a number a number.
-bool WidenBigIntegers(std::string_view text, std::string* out) {
-  const auto in_number = [](char c) {
-    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
-  };
-  out->clear();
-  bool widened = false;
-  size_t i = 0;
-  while (i < text.size()) {
-    const char c = text[i];
-    size_t j = i + 1;
-    if (c == '"') {
-      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-      j = std::min(j + 1, text.size());
-    } else if (in_number(c)) {
-      while (j < text.size() && in_number(text[j])) ++j;
-    }
-    const std::string_view token = text.substr(i, j - i);
-    out->append(token);
-    int64_t v;
-    const auto r = std::from_chars(token.data(), token.data() + token.size(), v);
-    if (r.ec == std::errc::result_out_of_range && r.ptr == token.data() + token.size()) {
-      out->append("e0");
-      widened = true;
-    }
-    i = j;
-  }
-  return widened;
-}
-
-// Parses `text` with the DOM parser, reading integers beyond 64 bits as doubles (through a
-// copy in *copy). REQUIRES: when `padded`, simdjson's padding follows the text.
-simdjson::error_code ParseDom(simdjson::dom::parser& parser, std::string_view text, bool padded,
-                              std::string* copy, simdjson::dom::element* out) {
-  const auto error = parser.parse(text.data(), text.size(), !padded).get(*out);
-  if (error != simdjson::NUMBER_ERROR || !WidenBigIntegers(text, copy)) return error;
-  return parser.parse(*copy).get(*out);
-}
-
-}  // namespace
-
 struct FieldExtractor::Impl {
   struct Key {
     uint64_t first = 0;  // the name's first 8 bytes, zero-filled
@@ -961,34 +828,6 @@ void FieldExtractor::Defer(int slot) {
   }
 }
 
-namespace {
-
-
-// The slow path for a line the fast path refused: full validation, for a precise message.
-Status DescribeBadLine(simdjson::dom::parser& parser, std::string* copy, const char* line,
-                       size_t size) {
-  simdjson::dom::element root;
-  auto error = ParseDom(parser, std::string_view(line, size), false, copy, &root);
-  if (error)
-    return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
-  switch (root.type()) {
-    case simdjson::dom::element_type::OBJECT:
-      return Status::DataError(BadKind::kNotJson, "invalid JSON");
-    case simdjson::dom::element_type::ARRAY:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (an array)");
-    case simdjson::dom::element_type::STRING:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a string)");
-    case simdjson::dom::element_type::BOOL:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a boolean)");
-    case simdjson::dom::element_type::NULL_VALUE:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (null)");
-    default:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a number)");
-  }
-}
-
-}  // namespace
-
 Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
                                std::vector<ValueRef>* values, StructuralIndex* index) {
   (void)capacity;  // the padding is for reading keys and strings eight bytes at a time
@@ -1007,15 +846,6 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
 Status FieldExtractor::ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values) {
   if (!impl_->ReadDeferred(values)) return DescribeBadLine(impl_->raw_checker, &impl_->dom_copy, line, size);
   return Status::Ok();
-}
-
-JsonChecker::JsonChecker() : parser_(std::make_unique<simdjson::dom::parser>()) {}
-JsonChecker::~JsonChecker() = default;
-
-bool JsonChecker::IsValid(std::string_view raw) {
-  simdjson::dom::element e;
-  std::string copy;  // used only for a text with integers beyond 64 bits
-  return ParseDom(*parser_, raw, false, &copy, &e) == simdjson::SUCCESS;
 }
 
 }  // namespace logtide
