@@ -14,10 +14,9 @@
 #include "json/dom_parse.h"
 #include "json/field_path.h"
 #include "json/json_checker.h"
+#include "json/number_reader.h"
 
 namespace logtide {
-
-namespace od = simdjson::ondemand;
 
 static_assert(FieldExtractor::kPadding >= simdjson::SIMDJSON_PADDING,
               "a line must have simdjson's padding readable past its end");
@@ -215,7 +214,7 @@ struct FieldExtractor::Impl {
   uint8_t* scratch_end = nullptr;
   std::vector<char> open;             // brackets of the container being skipped
   std::vector<uint32_t> elements;     // WalkArray's
-  od::parser number_parser;           // integers of 19 digits or more, numbers out of range
+  JsonNumberReader numbers;           // the numbers read as values
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
   std::string dom_copy;               // ParseDom's
   // The current line's objects and arrays read as values, in canonical form, and where.
@@ -225,7 +224,6 @@ struct FieldExtractor::Impl {
     size_t at, size;
   };
   std::vector<RawValue> raw_values;
-  std::string number_copy;
   // The indexed run holding the current line, and its tokens.
   const StructuralIndex* index = nullptr;
   const uint8_t* buf = nullptr;
@@ -285,118 +283,6 @@ struct FieldExtractor::Impl {
       }
     }
     return false;
-  }
-
-  // Reads a number spelled [s, e), checking JSON's grammar. Integers of up to 18 digits are
-  // read here, and decimals without exponent whose digits make at most 2^53 with at most 22
-  // after the point: such a decimal is m / 10^f with both exact doubles, so the one rounding of
-  // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
-  // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
-  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives;
-  // an integer beyond 64 bits, which simdjson 3.0.1 refuses, is the nearest double.
-  __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e,
-                                                 ValueRef* out) {
-    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const uint8_t* q = s;
-    const bool negative = *q == '-';
-    if (negative) ++q;
-    // The byte at e (a space or the next token's first byte: a structural character or a
-    // quote) stops every loop below, so they need no bound.
-    auto digit = [](const uint8_t* x) { return static_cast<unsigned>(*x - '0') < 10; };
-    if (!digit(q)) return false;
-    uint64_t mantissa = 0;
-    const uint8_t* first = q;
-    if (*q == '0') {
-      ++q;
-    } else {
-      while (digit(q)) mantissa = mantissa * 10 + (*q++ - '0');
-    }
-    size_t digits = static_cast<size_t>(q - first);
-    size_t fraction = 0;
-    bool integer = true;
-    unsigned fraction_digits = 0;  // non-zero when a digit after the point is
-    if (*q == '.') {
-      ++q;
-      if (!digit(q)) return false;
-      const uint8_t* f = q;
-      while (digit(q)) {
-        fraction_digits |= *q - '0';
-        mantissa = mantissa * 10 + (*q++ - '0');
-      }
-      fraction = static_cast<size_t>(q - f);
-      digits += fraction;
-      integer = false;
-    }
-    if (*q == 'e' || *q == 'E') {
-      ++q;
-      if (*q == '+' || *q == '-') ++q;
-      if (!digit(q)) return false;
-      while (digit(q)) ++q;
-      integer = false;
-      fraction = 23;  // not the fast path
-    }
-    if (q != e) return false;
-    if (digits <= 18) {  // no overflow in `mantissa` (leading zeros of a fraction count too)
-      if (integer) {
-        const auto v = static_cast<int64_t>(mantissa);
-        *out = ValueRef::Int(negative ? -v : v);
-        return true;
-      }
-      if (fraction <= 22 && mantissa <= (uint64_t{1} << 53)) {
-        const double d = static_cast<double>(mantissa) / kPow10[fraction];
-        // With a non-zero digit after the point the double is not integral either: it is
-        // within half its spacing, < 10^-fraction for values below 2^53 / 10^fraction, of the
-        // decimal, which is at least 10^-fraction from every integer.
-        *out = fraction_digits != 0 ? ValueRef::Fraction(negative ? -d : d)
-                                    : ValueRef::Number(negative ? -d : d);
-        return true;
-      }
-    }
-    if (!integer) {
-      double d;
-      const auto r =
-          std::from_chars(reinterpret_cast<const char*>(s), reinterpret_cast<const char*>(e), d);
-      if (r.ec == std::errc() && r.ptr == reinterpret_cast<const char*>(e)) {
-        *out = ValueRef::Number(d);
-        return true;
-      }
-    }
-    return ReadNumberSlow(s, e, integer, out);
-  }
-
-  bool ReadNumberSlow(const uint8_t* s, const uint8_t* e, bool integer, ValueRef* out) {
-    number_copy.assign(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
-    const size_t size = number_copy.size();
-    number_copy.append(kPadding, ' ');
-    od::document doc;
-    if (number_parser.iterate(number_copy.data(), size, number_copy.size()).get(doc)) return false;
-    if (!integer) {
-      // Not get_number(): in simdjson 3.0.1 it gives 0 for decimals of more than 19 digits.
-      double d;
-      if (doc.get_double().get(d)) return false;
-      *out = ValueRef::Number(d);
-      return true;
-    }
-    od::number num;
-    if (doc.get_number().get(num)) {
-      // An integer beyond 64 bits, which simdjson 3.0.1 refuses (its grammar was checked by
-      // ReadNumber): the nearest double, as for one in [2^63, 2^64). None past the largest.
-      double d;
-      const auto r = std::from_chars(number_copy.data(), number_copy.data() + size, d);
-      if (r.ec != std::errc() || r.ptr != number_copy.data() + size) return false;
-      *out = ValueRef::Number(d);
-      return true;
-    }
-    if (num.get_number_type() == od::number_type::signed_integer) {
-      *out = ValueRef::Int(num.get_int64());
-    } else if (num.get_number_type() == od::number_type::unsigned_integer) {
-      *out = ValueRef::Number(static_cast<double>(num.get_uint64()));
-    } else {
-      return false;
-    }
-    return true;
   }
 
   // ReadValue of an object or array (not the common case).
@@ -471,7 +357,7 @@ struct FieldExtractor::Impl {
         *out = ValueRef::Null();
         return text == "null";
       default:
-        if (!ReadNumber(s, e, out)) return false;
+        if (!numbers.Read(s, e, out)) return false;
         if (keep_text) out->s = text;
         return true;
     }
