@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "expr/expr.h"
-#include "json/extractor.h"
+#include "json/field_path.h"
 #include "time/duration.h"
 
 namespace logtide {

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "expr/expr.h"
-#include "json/extractor.h"
 #include "json/field_path.h"
 
 namespace logtide {

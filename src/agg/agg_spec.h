@@ -44,7 +44,7 @@ inline constexpr uint32_t kMaxTopK = 1000;
 // "0.", at least two: 0.05 -> p05, 0.999 -> p999; p0 and p100 for 0 and 1), and FN_FIELD
 // otherwise ("sum(bytes)" -> "sum_bytes"); count(*) and count() are count. A filtered
 // aggregate's default name ends in "_filtered" ("count_filtered"). The field is a path as
-// NormalizeFieldPath takes it (json/extractor.h). Fails on an unknown function, a missing or
+// NormalizeFieldPath takes it (json/field_path.h). Fails on an unknown function, a missing or
 // extra field, parentheses in a field or an empty name, with a message that lists the
 // functions.
 Status ParseAggSpec(std::string_view text, AggSpec* out);

@@ -27,7 +27,7 @@ class RE2;
 namespace logtide {
 
 // An expression's operations: operands, operators and functions (in the order of the function
-// table in expr.cc, from kExists).
+// table in node.h, from kExists).
 enum class ExprOp : uint8_t {
   kField,
   kLiteral,
@@ -145,7 +145,7 @@ class Expr {
 };
 
 // Eval(...).type == kTrue for `field OP number`: a null field makes the comparison null, a
-// value of another type is only unequal (expr.cc, CompareHolds).
+// value of another type is only unequal (eval.cc, CompareHolds).
 inline bool Expr::TestCompare(const ValueRef& v) const {
   if (v.type != ValueType::kNumber) return v.type != ValueType::kNull && compare_op_ == 1;
   const int c = v.is_int && compare_number_.is_int

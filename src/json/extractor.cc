@@ -10,11 +10,13 @@
 #include <charconv>
 #include <cstring>
 
+#include "json/canonical_json.h"
+#include "json/dom_parse.h"
 #include "json/field_path.h"
+#include "json/json_checker.h"
+#include "json/number_reader.h"
 
 namespace logtide {
-
-namespace od = simdjson::ondemand;
 
 static_assert(FieldExtractor::kPadding >= simdjson::SIMDJSON_PADDING,
               "a line must have simdjson's padding readable past its end");
@@ -24,142 +26,6 @@ static_assert(std::endian::native == std::endian::little,
               "the key and string scans assume a little-endian CPU");
 
 // The registered paths as a tree; node 0 is the root object.
-namespace {
-
-// Writes `e` as canonical JSON: no spaces; object keys sorted by their bytes, a key that appears
-// twice keeping its last value (as everywhere in logtide); numbers as ValueRef::Number reads
-// them (an integral value within int64 as an integer, so 2e2 is 200; others in the shortest
-// form that reads back the same double); strings with the fewest escapes (only '"', '\',
-// and control characters). So values equal as JSON give equal text.
-void AppendCanonicalString(std::string_view v, std::string* out) {
-  out->push_back('"');
-  for (const char ch : v) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
-void AppendCanonicalJson(simdjson::dom::element e, std::string* out) {
-  switch (e.type()) {
-    case simdjson::dom::element_type::OBJECT: {
-      std::vector<std::pair<std::string_view, simdjson::dom::element>> fields;
-      for (auto field : simdjson::dom::object(e)) fields.emplace_back(field.key, field.value);
-      // Stable: of equal keys, the last one stays last, and is the one kept.
-      std::stable_sort(fields.begin(), fields.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      out->push_back('{');
-      bool first = true;
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i + 1 < fields.size() && fields[i + 1].first == fields[i].first) continue;
-        if (!first) out->push_back(',');
-        first = false;
-        AppendCanonicalString(fields[i].first, out);
-        out->push_back(':');
-        AppendCanonicalJson(fields[i].second, out);
-      }
-      out->push_back('}');
-      return;
-    }
-    case simdjson::dom::element_type::ARRAY: {
-      out->push_back('[');
-      bool first = true;
-      for (simdjson::dom::element x : simdjson::dom::array(e)) {
-        if (!first) out->push_back(',');
-        first = false;
-        AppendCanonicalJson(x, out);
-      }
-      out->push_back(']');
-      return;
-    }
-    case simdjson::dom::element_type::STRING:
-      AppendCanonicalString(std::string_view(e), out);
-      return;
-    case simdjson::dom::element_type::INT64:
-      fmt::format_to(std::back_inserter(*out), "{}", int64_t(e));
-      return;
-    case simdjson::dom::element_type::UINT64:
-    case simdjson::dom::element_type::DOUBLE: {
-      const double d = e.type() == simdjson::dom::element_type::DOUBLE
-                           ? double(e)
-                           : static_cast<double>(uint64_t(e));
-      const ValueRef v = ValueRef::Number(d);
-      if (v.is_int) {
-        fmt::format_to(std::back_inserter(*out), "{}", v.i);
-      } else {
-        fmt::format_to(std::back_inserter(*out), "{}", d);
-      }
-      return;
-    }
-    case simdjson::dom::element_type::BOOL:
-      out->append(bool(e) ? "true" : "false");
-      return;
-    case simdjson::dom::element_type::NULL_VALUE:
-      out->append("null");
-      return;
-  }
-}
-
-// Copies `text` to *out with "e0" after each integer outside int64's range that is not in a
-// string, and returns true when there is one. simdjson 3.0.1's DOM parser refuses integers
-// beyond 64 bits (NUMBER_ERROR); spelled with an exponent, such an integer is a double to it,
-// the nearest one, as the walk reads it, and one in [2^63, 2^64) reads as the same double it
-// gives. The copy is valid JSON exactly when the text is: "e0" after a whole run of digits
-// (one not followed by a digit, '.', 'e', 'E', '+' or '-') keeps a number a number.
-bool WidenBigIntegers(std::string_view text, std::string* out) {
-  const auto in_number = [](char c) {
-    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
-  };
-  out->clear();
-  bool widened = false;
-  size_t i = 0;
-  while (i < text.size()) {
-    const char c = text[i];
-    size_t j = i + 1;
-    if (c == '"') {
-      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
-      j = std::min(j + 1, text.size());
-    } else if (in_number(c)) {
-      while (j < text.size() && in_number(text[j])) ++j;
-    }
-    const std::string_view token = text.substr(i, j - i);
-    out->append(token);
-    int64_t v;
-    const auto r = std::from_chars(token.data(), token.data() + token.size(), v);
-    if (r.ec == std::errc::result_out_of_range && r.ptr == token.data() + token.size()) {
-      out->append("e0");
-      widened = true;
-    }
-    i = j;
-  }
-  return widened;
-}
-
-// Parses `text` with the DOM parser, reading integers beyond 64 bits as doubles (through a
-// copy in *copy). REQUIRES: when `padded`, simdjson's padding follows the text.
-simdjson::error_code ParseDom(simdjson::dom::parser& parser, std::string_view text, bool padded,
-                              std::string* copy, simdjson::dom::element* out) {
-  const auto error = parser.parse(text.data(), text.size(), !padded).get(*out);
-  if (error != simdjson::NUMBER_ERROR || !WidenBigIntegers(text, copy)) return error;
-  return parser.parse(*copy).get(*out);
-}
-
-}  // namespace
-
 struct FieldExtractor::Impl {
   struct Key {
     uint64_t first = 0;  // the name's first 8 bytes, zero-filled
@@ -348,7 +214,7 @@ struct FieldExtractor::Impl {
   uint8_t* scratch_end = nullptr;
   std::vector<char> open;             // brackets of the container being skipped
   std::vector<uint32_t> elements;     // WalkArray's
-  od::parser number_parser;           // integers of 19 digits or more, numbers out of range
+  JsonNumberReader numbers;           // the numbers read as values
   simdjson::dom::parser raw_checker;  // objects and arrays read as values
   std::string dom_copy;               // ParseDom's
   // The current line's objects and arrays read as values, in canonical form, and where.
@@ -358,7 +224,6 @@ struct FieldExtractor::Impl {
     size_t at, size;
   };
   std::vector<RawValue> raw_values;
-  std::string number_copy;
   // The indexed run holding the current line, and its tokens.
   const StructuralIndex* index = nullptr;
   const uint8_t* buf = nullptr;
@@ -418,118 +283,6 @@ struct FieldExtractor::Impl {
       }
     }
     return false;
-  }
-
-  // Reads a number spelled [s, e), checking JSON's grammar. Integers of up to 18 digits are
-  // read here, and decimals without exponent whose digits make at most 2^53 with at most 22
-  // after the point: such a decimal is m / 10^f with both exact doubles, so the one rounding of
-  // the division gives the correctly rounded value (Clinger's fast path). Other decimals go to
-  // std::from_chars (correctly rounded, as simdjson) and other integers to simdjson itself, so
-  // the value is always the one simdjson's get_double() or get_int64()/get_uint64() gives;
-  // an integer beyond 64 bits, which simdjson 3.0.1 refuses, is the nearest double.
-  __attribute__((always_inline)) bool ReadNumber(const uint8_t* s, const uint8_t* e,
-                                                 ValueRef* out) {
-    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const uint8_t* q = s;
-    const bool negative = *q == '-';
-    if (negative) ++q;
-    // The byte at e (a space or the next token's first byte: a structural character or a
-    // quote) stops every loop below, so they need no bound.
-    auto digit = [](const uint8_t* x) { return static_cast<unsigned>(*x - '0') < 10; };
-    if (!digit(q)) return false;
-    uint64_t mantissa = 0;
-    const uint8_t* first = q;
-    if (*q == '0') {
-      ++q;
-    } else {
-      while (digit(q)) mantissa = mantissa * 10 + (*q++ - '0');
-    }
-    size_t digits = static_cast<size_t>(q - first);
-    size_t fraction = 0;
-    bool integer = true;
-    unsigned fraction_digits = 0;  // non-zero when a digit after the point is
-    if (*q == '.') {
-      ++q;
-      if (!digit(q)) return false;
-      const uint8_t* f = q;
-      while (digit(q)) {
-        fraction_digits |= *q - '0';
-        mantissa = mantissa * 10 + (*q++ - '0');
-      }
-      fraction = static_cast<size_t>(q - f);
-      digits += fraction;
-      integer = false;
-    }
-    if (*q == 'e' || *q == 'E') {
-      ++q;
-      if (*q == '+' || *q == '-') ++q;
-      if (!digit(q)) return false;
-      while (digit(q)) ++q;
-      integer = false;
-      fraction = 23;  // not the fast path
-    }
-    if (q != e) return false;
-    if (digits <= 18) {  // no overflow in `mantissa` (leading zeros of a fraction count too)
-      if (integer) {
-        const auto v = static_cast<int64_t>(mantissa);
-        *out = ValueRef::Int(negative ? -v : v);
-        return true;
-      }
-      if (fraction <= 22 && mantissa <= (uint64_t{1} << 53)) {
-        const double d = static_cast<double>(mantissa) / kPow10[fraction];
-        // With a non-zero digit after the point the double is not integral either: it is
-        // within half its spacing, < 10^-fraction for values below 2^53 / 10^fraction, of the
-        // decimal, which is at least 10^-fraction from every integer.
-        *out = fraction_digits != 0 ? ValueRef::Fraction(negative ? -d : d)
-                                    : ValueRef::Number(negative ? -d : d);
-        return true;
-      }
-    }
-    if (!integer) {
-      double d;
-      const auto r =
-          std::from_chars(reinterpret_cast<const char*>(s), reinterpret_cast<const char*>(e), d);
-      if (r.ec == std::errc() && r.ptr == reinterpret_cast<const char*>(e)) {
-        *out = ValueRef::Number(d);
-        return true;
-      }
-    }
-    return ReadNumberSlow(s, e, integer, out);
-  }
-
-  bool ReadNumberSlow(const uint8_t* s, const uint8_t* e, bool integer, ValueRef* out) {
-    number_copy.assign(reinterpret_cast<const char*>(s), static_cast<size_t>(e - s));
-    const size_t size = number_copy.size();
-    number_copy.append(kPadding, ' ');
-    od::document doc;
-    if (number_parser.iterate(number_copy.data(), size, number_copy.size()).get(doc)) return false;
-    if (!integer) {
-      // Not get_number(): in simdjson 3.0.1 it gives 0 for decimals of more than 19 digits.
-      double d;
-      if (doc.get_double().get(d)) return false;
-      *out = ValueRef::Number(d);
-      return true;
-    }
-    od::number num;
-    if (doc.get_number().get(num)) {
-      // An integer beyond 64 bits, which simdjson 3.0.1 refuses (its grammar was checked by
-      // ReadNumber): the nearest double, as for one in [2^63, 2^64). None past the largest.
-      double d;
-      const auto r = std::from_chars(number_copy.data(), number_copy.data() + size, d);
-      if (r.ec != std::errc() || r.ptr != number_copy.data() + size) return false;
-      *out = ValueRef::Number(d);
-      return true;
-    }
-    if (num.get_number_type() == od::number_type::signed_integer) {
-      *out = ValueRef::Int(num.get_int64());
-    } else if (num.get_number_type() == od::number_type::unsigned_integer) {
-      *out = ValueRef::Number(static_cast<double>(num.get_uint64()));
-    } else {
-      return false;
-    }
-    return true;
   }
 
   // ReadValue of an object or array (not the common case).
@@ -604,7 +357,7 @@ struct FieldExtractor::Impl {
         *out = ValueRef::Null();
         return text == "null";
       default:
-        if (!ReadNumber(s, e, out)) return false;
+        if (!numbers.Read(s, e, out)) return false;
         if (keep_text) out->s = text;
         return true;
     }
@@ -961,34 +714,6 @@ void FieldExtractor::Defer(int slot) {
   }
 }
 
-namespace {
-
-
-// The slow path for a line the fast path refused: full validation, for a precise message.
-Status DescribeBadLine(simdjson::dom::parser& parser, std::string* copy, const char* line,
-                       size_t size) {
-  simdjson::dom::element root;
-  auto error = ParseDom(parser, std::string_view(line, size), false, copy, &root);
-  if (error)
-    return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
-  switch (root.type()) {
-    case simdjson::dom::element_type::OBJECT:
-      return Status::DataError(BadKind::kNotJson, "invalid JSON");
-    case simdjson::dom::element_type::ARRAY:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (an array)");
-    case simdjson::dom::element_type::STRING:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a string)");
-    case simdjson::dom::element_type::BOOL:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a boolean)");
-    case simdjson::dom::element_type::NULL_VALUE:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (null)");
-    default:
-      return Status::DataError(BadKind::kNotJson, "not a JSON object (a number)");
-  }
-}
-
-}  // namespace
-
 Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
                                std::vector<ValueRef>* values, StructuralIndex* index) {
   (void)capacity;  // the padding is for reading keys and strings eight bytes at a time
@@ -1006,44 +731,6 @@ Status FieldExtractor::Extract(const char* line, size_t size, size_t capacity,
 
 Status FieldExtractor::ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values) {
   if (!impl_->ReadDeferred(values)) return DescribeBadLine(impl_->raw_checker, &impl_->dom_copy, line, size);
-  return Status::Ok();
-}
-
-JsonChecker::JsonChecker() : parser_(std::make_unique<simdjson::dom::parser>()) {}
-JsonChecker::~JsonChecker() = default;
-
-bool JsonChecker::IsValid(std::string_view raw) {
-  simdjson::dom::element e;
-  std::string copy;  // used only for a text with integers beyond 64 bits
-  return ParseDom(*parser_, raw, false, &copy, &e) == simdjson::SUCCESS;
-}
-
-Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out) {
-  const auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-  };
-  const std::string_view path = trim(text);
-  if (!path.empty() && path.front() == '$') {
-    return Status::InvalidArgument(fmt::format(
-        "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
-        flag, trim(path.substr(1))));
-  }
-  if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
-  FieldPath parsed;
-  size_t at = 0;
-  bool empty_segment = false;
-  const Status s = ParseFieldPath(path, &parsed, &at, &empty_segment);
-  if (empty_segment) {
-    return Status::InvalidArgument(fmt::format(
-        "{} \"{}\": the path has an empty segment (write paths like req.method)", flag, text));
-  }
-  if (!s.ok()) {
-    return Status::InvalidArgument(
-        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(), at + 1));
-  }
-  *out = FieldPathText(parsed);
   return Status::Ok();
 }
 

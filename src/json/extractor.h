@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "json/json_checker.h"  // JsonChecker, for the includers of this header before it moved
+#include "json/padding.h"
 #include "json/structural_index.h"
 #include "json/value.h"
 #include "util/status.h"
@@ -17,12 +19,6 @@ class parser;
 }
 
 namespace logtide {
-
-// A field path as a user may write it, made canonical: spaces around it and around its
-// segments dropped ("service, host" split by the caller gives " host": "host"), and jq's
-// leading '.' accepted (".req.method" is "req.method"). Fails with a hint on a leading '$' (a
-// shell or Miller habit) and on an empty path or segment. `flag` names the flag in messages.
-Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out);
 
 class FieldExtractor {
  public:
@@ -74,27 +70,13 @@ class FieldExtractor {
   // REQUIRES: the last Extract succeeded, on this line, and the line's bytes are unchanged.
   Status ExtractRest(const char* line, size_t size, std::vector<ValueRef>* values);
 
-  // Bytes that must be readable past the end of a line (simdjson's padding, checked in
-  // extractor.cc).
-  static constexpr size_t kPadding = 64;
+  // Bytes that must be readable past the end of a line (json/padding.h).
+  static constexpr size_t kPadding = kJsonPadding;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> paths_;
-};
-
-// Validates whole JSON texts (the slow path, for lines that left the fast one), reusing one
-// parser's buffers from text to text.
-class JsonChecker {
- public:
-  JsonChecker();
-  ~JsonChecker();
-  // Returns true when `raw` is a complete, valid JSON text.
-  bool IsValid(std::string_view raw);
-
- private:
-  std::unique_ptr<simdjson::dom::parser> parser_;
 };
 
 }  // namespace logtide

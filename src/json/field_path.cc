@@ -1,7 +1,6 @@
 #include "json/field_path.h"
 
 #include <fmt/format.h>
-#include <simdjson.h>
 
 #include <charconv>
 
@@ -14,20 +13,43 @@ bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
 class PathParser {
  public:
-  PathParser(std::string_view text, FieldPath* out, size_t* error_at)
-      : s_(text), out_(out), error_at_(error_at) {}
-  bool empty_segment() const { return empty_segment_; }
+  PathParser(std::string_view text, bool in_expression, FieldPath* out, size_t* error_at)
+      : s_(text), in_expression_(in_expression), out_(out), error_at_(error_at) {}
+  size_t pos() const { return pos_; }
 
   Status Run() {
     out_->clear();
-    SkipSpaces();
-    if (pos_ < s_.size() && s_[pos_] == '.') ++pos_;  // jq: .req.method
+    if (!in_expression_) {
+      // Every key of a JSON line is UTF-8 (an expression's text is checked whole before).
+      if (const size_t bad = FindInvalidUtf8(s_); bad != std::string_view::npos) {
+        pos_ = bad;
+        return Error("the key is not valid UTF-8, as every key of a JSON line is");
+      }
+      SkipSpaces();
+    }
+    bool after_dot = false;
+    if (pos_ < s_.size() && s_[pos_] == '.') {  // jq: .req.method
+      ++pos_;
+      after_dot = true;
+    }
     while (true) {
       SkipSpaces();
-      if (Status st = Segment(); !st.ok()) return st;
+      if (Status st = Segment(after_dot); !st.ok()) return st;
+      if (in_expression_) {
+        // Another segment: .name, ."name", .["name"] or [N], with no space before it.
+        if (pos_ < s_.size() && s_[pos_] == '[') {
+          after_dot = false;
+          continue;
+        }
+        if (pos_ == s_.size() || s_[pos_] != '.') return Status::Ok();
+        ++pos_;
+        after_dot = true;
+        continue;
+      }
       SkipSpaces();
       if (pos_ == s_.size()) return Status::Ok();
-      if (s_[pos_] == '.') {
+      after_dot = s_[pos_] == '.';
+      if (after_dot) {
         ++pos_;
       } else if (s_[pos_] != '[') {
         return Error("expected '.' or '[' after a quoted key or an index");
@@ -40,12 +62,15 @@ class PathParser {
     *error_at_ = pos_;
     return Status::InvalidArgument(std::string(what));
   }
+  // Spaces and tabs; in an expression, its white space (newlines too).
   void SkipSpaces() {
-    while (pos_ < s_.size() && IsSpace(s_[pos_])) ++pos_;
+    while (pos_ < s_.size() && (IsSpace(s_[pos_]) || (in_expression_ && s_[pos_] == '\n')))
+      ++pos_;
   }
 
-  // One segment: "key", ["key"], [N] or a plain key (up to the next '.' or '[').
-  Status Segment() {
+  // One segment: "key", ["key"], [N] or a plain key (alone: up to the next '.' or '['; in an
+  // expression: an identifier).
+  Status Segment(bool after_dot) {
     const size_t start_of_segment = pos_;
     PathSegment seg;
     if (pos_ < s_.size() && s_[pos_] == '"') {
@@ -74,22 +99,25 @@ class PathParser {
       ++pos_;
     } else {
       const size_t start = pos_;
-      while (pos_ < s_.size() && s_[pos_] != '.' && s_[pos_] != '[') ++pos_;
-      std::string_view key = s_.substr(start, pos_ - start);
-      while (!key.empty() && IsSpace(key.back())) key.remove_suffix(1);
+      std::string_view key;
+      if (in_expression_) {
+        if (pos_ < s_.size() && IsIdentifierStart(s_[pos_])) {
+          while (pos_ < s_.size() && IsIdentifierChar(s_[pos_])) ++pos_;
+        }
+        key = s_.substr(start, pos_ - start);
+      } else {
+        while (pos_ < s_.size() && s_[pos_] != '.' && s_[pos_] != '[') ++pos_;
+        key = s_.substr(start, pos_ - start);
+        while (!key.empty() && IsSpace(key.back())) key.remove_suffix(1);
+      }
       if (key.empty()) {
         pos_ = start;
-        empty_segment_ = true;
-        return Error("empty field name");
+        return Error(after_dot ? "expected a field name after '.'" : "expected a field name");
       }
       if (key.find_first_of("\"]") != std::string_view::npos) {
         pos_ = start;
         return Error(
             "a key holding '\"' or ']' must be quoted, as in .[\"a]b\"] (and cannot hold '\"')");
-      }
-      if (!simdjson::validate_utf8(key.data(), key.size())) {
-        pos_ = start;
-        return Error("the key is not valid UTF-8, as every key of a JSON line is");
       }
       seg.key = std::string(key);
     }
@@ -102,38 +130,58 @@ class PathParser {
     return Status::Ok();
   }
 
-  // A JSON string at pos_ (its opening quote), unescaped by simdjson (which checks UTF-8 too).
+  // A JSON string at pos_ (its opening quote).
   Status Quoted(std::string* key) {
-    const size_t start = pos_;
-    size_t end = start + 1;
-    while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' ? 2 : 1;
-    if (end >= s_.size()) return Error("the quoted key has no closing '\"'");
-    simdjson::dom::parser parser;
-    std::string_view value;
-    const simdjson::padded_string json(s_.substr(start, end + 1 - start));
-    if (parser.parse(json).get_string().get(value) != simdjson::SUCCESS) {
-      return Error("the quoted key is not a valid JSON string");
+    size_t end = 0, at = 0;
+    if (Status st = DecodeJsonString(s_.substr(pos_), key, &end, &at); !st.ok()) {
+      pos_ += at;
+      return Error(st.message());
     }
-    *key = std::string(value);
-    pos_ = end + 1;
+    pos_ += end;
     return Status::Ok();
   }
 
   std::string_view s_;
   size_t pos_ = 0;
+  const bool in_expression_;
   FieldPath* out_;
   size_t* error_at_;
-  bool empty_segment_ = false;
 };
 
 }  // namespace
 
-Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at,
-                      bool* empty_segment) {
-  PathParser parser(text, out, error_at);
+Status ParseFieldPath(std::string_view text, FieldPath* out, size_t* error_at) {
+  return PathParser(text, false, out, error_at).Run();
+}
+
+Status ParseExprFieldPath(std::string_view text, FieldPath* out, size_t* end, size_t* error_at) {
+  PathParser parser(text, true, out, error_at);
   Status s = parser.Run();
-  if (empty_segment != nullptr) *empty_segment = parser.empty_segment();
+  *end = parser.pos();
   return s;
+}
+
+Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::string* out) {
+  const auto trim = [](std::string_view s) {
+    while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+    while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+    return s;
+  };
+  const std::string_view path = trim(text);
+  if (!path.empty() && path.front() == '$') {
+    return Status::InvalidArgument(fmt::format(
+        "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
+        flag, trim(path.substr(1))));
+  }
+  if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
+  FieldPath parsed;
+  size_t at = 0;
+  if (const Status s = ParseFieldPath(path, &parsed, &at); !s.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(), at + 1));
+  }
+  *out = FieldPathText(parsed);
+  return Status::Ok();
 }
 
 bool IsPlainKey(std::string_view key) {

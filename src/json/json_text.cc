@@ -1,43 +1,150 @@
 #include "json/json_text.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 
 namespace logtide {
 namespace {
 
-// Returns the length of the valid UTF-8 sequence at s[i], or 0 if it is invalid.
-size_t Utf8Length(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  size_t n;
-  uint32_t cp;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    n = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    n = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    n = 4;
-    cp = c & 0x07;
-  } else
-    return 0;
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    unsigned char cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
+// Reads four hex digits at text[*pos] into *cp, advancing *pos past them.
+bool Hex4(std::string_view text, size_t* pos, unsigned* cp) {
+  if (*pos + 4 > text.size()) return false;
+  unsigned v = 0;
+  for (size_t i = *pos; i < *pos + 4; ++i) {
+    const char c = text[i];
+    const unsigned d = c >= '0' && c <= '9'   ? static_cast<unsigned>(c - '0')
+                       : c >= 'a' && c <= 'f' ? static_cast<unsigned>(c - 'a' + 10)
+                       : c >= 'A' && c <= 'F' ? static_cast<unsigned>(c - 'A' + 10)
+                                              : 16;
+    if (d == 16) return false;
+    v = v << 4 | d;
   }
-  // Overlong forms, surrogates and code points past U+10FFFF are invalid.
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-      cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
+  *cp = v;
+  *pos += 4;
+  return true;
+}
+
+void AppendUtf8(unsigned cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | cp >> 6));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | cp >> 12));
+    out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | cp >> 18));
+    out->push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-  return n;
 }
 
 }  // namespace
+
+size_t DecodeUtf8(std::string_view s, char32_t* cp) {
+  const auto c = static_cast<unsigned char>(s[0]);
+  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || n > s.size()) return 0;
+  char32_t v = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+  for (size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(s[k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (b & 0x3F);
+  }
+  constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+size_t FindInvalidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    char32_t cp;
+    const size_t n = DecodeUtf8(s.substr(i), &cp);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+Status DecodeJsonString(std::string_view text, std::string* out, size_t* end, size_t* error_at) {
+  const auto error = [&](size_t at, std::string what) {
+    *error_at = at;
+    return Status::InvalidArgument(std::move(what));
+  };
+  out->clear();
+  size_t pos = 1;
+  while (pos < text.size() && text[pos] != '"') {
+    const char c = text[pos];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      char32_t cp;
+      const size_t n = DecodeUtf8(text.substr(pos), &cp);
+      if (n == 0) return error(pos, "not valid UTF-8");
+      out->append(text.substr(pos, n));
+      pos += n;
+      continue;
+    }
+    ++pos;
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    if (pos >= text.size()) break;
+    const char e = text[pos++];
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        out->push_back(e);
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'u': {
+        unsigned cp = 0;
+        if (!Hex4(text, &pos, &cp)) return error(pos, "\\u needs four hex digits");
+        if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its low one must follow
+          unsigned low = 0;
+          if (text.substr(pos, 2) != "\\u" || (pos += 2, !Hex4(text, &pos, &low)) ||
+              low < 0xDC00 || low >= 0xE000) {
+            return error(pos, "\\u escapes half of a surrogate pair");
+          }
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        } else if (cp >= 0xDC00 && cp < 0xE000) {
+          return error(pos, "\\u escapes half of a surrogate pair");
+        }
+        AppendUtf8(cp, out);
+        break;
+      }
+      default:
+        return error(pos - 1, fmt::format("unknown escape \\{}", e));
+    }
+  }
+  if (pos >= text.size()) return error(0, "the string has no closing '\"'");
+  *end = pos + 1;
+  return Status::Ok();
+}
 
 void AppendJsonString(std::string_view s, std::string* out) {
   static const char kHex[] = "0123456789abcdef";
@@ -95,7 +202,8 @@ void AppendJsonString(std::string_view s, std::string* out) {
       ++i;
       continue;
     }
-    size_t n = Utf8Length(s, i);
+    char32_t cp;
+    const size_t n = DecodeUtf8(s.substr(i), &cp);
     if (n == 0) {
       out->append("\xEF\xBF\xBD");
       ++i;

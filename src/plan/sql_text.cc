@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "json/json_text.h"
+
 namespace logtide {
 namespace {
 
@@ -14,25 +16,6 @@ std::string Quote(std::string_view s, char q) {
     if (c == q) out += c;
   }
   return out + q;
-}
-
-// Returns the length of the valid UTF-8 sequence at the start of `s` and its code point in *cp;
-// 0 when it is not one (a stray continuation byte, an overlong form, a surrogate, past
-// U+10FFFF, or cut short).
-size_t DecodeUtf8(std::string_view s, char32_t* cp) {
-  const auto c = static_cast<unsigned char>(s[0]);
-  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || n > s.size()) return 0;
-  char32_t v = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-  for (size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (b & 0x3F);
-  }
-  constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < kMin[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return n;
 }
 
 // Whether code point `cp` (past ASCII) is a control, a line or paragraph separator, or a

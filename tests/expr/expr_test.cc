@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "json/field_path.h"
 #include "json/json_text.h"
 
 namespace logtide {
@@ -101,7 +102,7 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("status >") == "position 9: expected an operand");
   CHECK(Error("status = 5") == "position 8: compare with ==, not =");
   CHECK(Error("(a == 1") == "position 8: expected ')'");
-  CHECK(Error("a == \"x") == "position 8: unterminated string (strings are in double quotes)");
+  CHECK(Error("a == \"x") == "position 6: the string has no closing '\"'");
   CHECK(Error("a < b < c") == "position 7: comparisons do not chain: write a < b and b < c");
   CHECK(Error("frob(a)") ==
         "position 1: unknown function \"frob\" (functions: exists, startswith, endswith, "
@@ -117,12 +118,11 @@ TEST_CASE("expr: errors point at the position") {
         "position 7: the list after in holds literals only (numbers, strings, true, false, null)");
   CHECK(Error("a in 1") == "position 6: expected '[' after in, as in status in [500, 503]");
   CHECK(Error(".tags[x] == 1") ==
-        "position 7: expected an array index (0, 1, -1 for the last) or a quoted key");
+        "position 7: expected an array index (0, 1, -1 for the last) or a quoted key inside [ ]");
   CHECK(Error(".tags[1 == 1") == "position 9: expected ']'");
   CHECK(Error(".[0] == 1") ==
-        "position 3: a path starts with a key: every line is an object, not an array");
-  CHECK(Error(".tags[99999999999999999999] == 1") ==
-        "position 7: expected an array index (0, 1, -1 for the last) or a quoted key");
+        "position 2: a path starts with a key: every line is an object, not an array");
+  CHECK(Error(".tags[99999999999999999999] == 1") == "position 7: the array index is out of range");
   CHECK(Error("") == "position 1: expected an operand");
   CHECK(Error("a and") == "position 6: expected an operand");
   CHECK(Error("a b") == "position 3: unexpected \"b\"");
@@ -139,6 +139,36 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("a == \"\xff\"") == "position 7: not valid UTF-8");
   CHECK(Error("a == \"\\ud800\"") == "position 13: \\u escapes half of a surrogate pair");
   CHECK(Eval("\"\\ud83d\\ude00\" == s", {{"s", S("\xF0\x9F\x98\x80")}}) == "true");
+}
+
+// Issue 27: expressions parsed field paths with a grammar of their own, and said other things
+// than the flags for the same mistake. Now one parser reads both, so a path reads the same in
+// --by (and --agg, --time) and in an expression, and a mistake in it gets one message at one
+// byte: `--by "P": MESSAGE (at byte N)` and `position N: MESSAGE`.
+TEST_CASE("a bad field path gets one message, from a flag or in an expression (issue 27)") {
+  const std::pair<std::string, std::string> kCases[] = {
+      {".tags[x]", "7: expected an array index (0, 1, -1 for the last) or a quoted key inside [ ]"},
+      {".tags[99999999999999999999]", "7: the array index is out of range"},
+      {".tags[1.5]", "8: expected ']'"},
+      {".[0].a", "2: a path starts with a key: every line is an object, not an array"},
+      {".a..b", "4: expected a field name after '.'"},
+      {".\"log.level", "2: the string has no closing '\"'"},
+      {".\"a\\q\"", "5: unknown escape \\q"},
+      {".\"\\u12\"", "5: \\u needs four hex digits"},
+      {".\"\\ud800\"", "9: \\u escapes half of a surrogate pair"},
+      {".\"\"", "4: a field name cannot be empty"},
+  };
+  for (const auto& [path, expected] : kCases) {
+    INFO(path);
+    const size_t colon = expected.find(": ");
+    const std::string at = expected.substr(0, colon), message = expected.substr(colon + 2);
+    std::string normal;
+    CHECK(NormalizeFieldPath("--by", path, &normal).message() ==
+          "--by \"" + path + "\": " + message + " (at byte " + at + ")");
+    CHECK(Error(path + " == 1") == "position " + at + ": " + message);
+    CHECK(Error("exists(" + path + ")") ==
+          "position " + std::to_string(std::stoi(at) + 7) + ": " + message);
+  }
 }
 
 TEST_CASE("expr: comparisons type as JSON") {

@@ -316,48 +316,11 @@ TEST_CASE("the same path registered twice shares a slot") {
   CHECK(ex.num_slots() == 1);
 }
 
-TEST_CASE("JsonChecker judges each text alone when one checker sees many") {
-  JsonChecker checker;
-  std::string big = "{\"a\":[1";
-  for (int i = 0; i < 50000; ++i) big += ",1";
-  big += "]}";
-  CHECK(checker.IsValid(big));
-  CHECK_FALSE(checker.IsValid("{\"a\":"));  // a prefix of the last text
-  CHECK(checker.IsValid("{\"a\":1}"));
-  CHECK_FALSE(checker.IsValid("{\"a\":1}}"));  // trailing bytes
-  CHECK(checker.IsValid("[1,2]"));             // any JSON text, not only objects
-  CHECK_FALSE(checker.IsValid("\"\xff\""));    // invalid UTF-8
-  CHECK_FALSE(checker.IsValid(""));
-  CHECK(checker.IsValid(big));
-}
-
 }  // namespace
 }  // namespace logtide
 
 namespace logtide {
 namespace {
-
-std::string Normalized(const char* text) {
-  std::string out;
-  const Status s = NormalizeFieldPath("--by", text, &out);
-  INFO(text << ": " << s.message());
-  REQUIRE(s.ok());
-  return out;
-}
-
-TEST_CASE("field paths as users write them: spaces, jq's leading dot; '$' gets a hint") {
-  CHECK(Normalized("service") == "service");
-  CHECK(Normalized(" host") == "host");
-  CHECK(Normalized(".service") == "service");
-  CHECK(Normalized(".req.method") == "req.method");
-  CHECK(Normalized("req . method ") == "req.method");
-  std::string out;
-  CHECK_THAT(NormalizeFieldPath("--by", "$service", &out).message(),
-             Catch::Contains("write --by service"));
-  CHECK_THAT(NormalizeFieldPath("--by", "a..b", &out).message(), Catch::Contains("empty segment"));
-  CHECK_THAT(NormalizeFieldPath("--by", " ", &out).message(), Catch::Contains("empty field name"));
-  CHECK_THAT(NormalizeFieldPath("--by", ".", &out).message(), Catch::Contains("empty field name"));
-}
 
 // Array elements: by index, negative from the end; two indices may name one element (of a
 // one-element array), which is then read once for each, its escaped strings included: the

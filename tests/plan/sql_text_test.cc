@@ -13,7 +13,7 @@
 
 #include "engine/engine.h"
 #include "expr/expr.h"
-#include "json/extractor.h"
+#include "json/field_path.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/query_plan.h"

@@ -1,0 +1,42 @@
+#include "json/json_checker.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "json/dom_parse.h"
+
+namespace logtide {
+
+JsonChecker::JsonChecker() : parser_(std::make_unique<simdjson::dom::parser>()) {}
+JsonChecker::~JsonChecker() = default;
+
+bool JsonChecker::IsValid(std::string_view raw) {
+  simdjson::dom::element e;
+  std::string copy;  // used only for a text with integers beyond 64 bits
+  return ParseDom(*parser_, raw, false, &copy, &e) == simdjson::SUCCESS;
+}
+
+// The slow path for a line the fast path refused: full validation, for a precise message.
+Status DescribeBadLine(simdjson::dom::parser& parser, std::string* copy, const char* line,
+                       size_t size) {
+  simdjson::dom::element root;
+  auto error = ParseDom(parser, std::string_view(line, size), false, copy, &root);
+  if (error)
+    return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+  switch (root.type()) {
+    case simdjson::dom::element_type::OBJECT:
+      return Status::DataError(BadKind::kNotJson, "invalid JSON");
+    case simdjson::dom::element_type::ARRAY:
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (an array)");
+    case simdjson::dom::element_type::STRING:
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a string)");
+    case simdjson::dom::element_type::BOOL:
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a boolean)");
+    case simdjson::dom::element_type::NULL_VALUE:
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (null)");
+    default:
+      return Status::DataError(BadKind::kNotJson, "not a JSON object (a number)");
+  }
+}
+
+}  // namespace logtide
