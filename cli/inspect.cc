@@ -131,20 +131,19 @@ Status InspectState(const std::string& path, std::string* json) {
                    cp.window_log_bytes);
   j += fmt::format(
       ",\"file\":{{\"bytes\":{},\"page_size\":{},\"pages\":{},\"free_pages\":{},\"reclaims_"
-      "space\":{}}}}}",
+      "space\":{}}}",
       cp.file.pages * cp.file.page_size, cp.file.page_size, cp.file.pages, cp.file.free_pages,
       cp.file.reclaims ? "true" : "false");
   // Peek checked the binding against every row: a state that does not match it was refused.
-  j.pop_back();
   j += fmt::format(",\"state_format\":{},\"binding\":", cp.binding.format);
   if (cp.binding.bound) {
     j += fmt::format(
-        "{{\"job\":\"{:016x}\",\"checkpoint\":{},\"sections\":{},\"window_log_rows\":{},"
-        "\"verified\":true}}}}",
+        "{{\"job\":\"{:016x}\",\"checkpoint\":{},\"sections\":{},\"window_log_rows\":{}}}",
         cp.binding.job, cp.checkpoints, cp.binding.sections, cp.window_log_rows);
   } else {
-    j += "null}";
+    j += "null";
   }
+  j += "}";
   return Status::Ok();
 }
 
