@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/counters.h"
 #include "input/input_set.h"
 #include "json/json_text.h"
 #include "output/output_set.h"
@@ -11,6 +12,29 @@
 #include "time/timestamp.h"
 
 namespace logtide {
+namespace {
+
+// The "counters" section as JSON: every counter the job keeps, in the order of --stats's "job"
+// object (ignored_values as a list, in the order of the query's aggregates). The counters a
+// section of an earlier version did not keep are null: not counted by the logtide that wrote it.
+std::string CountersJson(const SavedCounters& c) {
+  const EngineStats& s = c.stats;
+  std::string j = fmt::format("{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}",
+                              s.lines, s.events, s.bad_lines, s.late_events);
+  if (c.version >= 3) {
+    j += fmt::format(",\"partly_late_events\":{},\"missed_windows\":{}", s.partly_late_events,
+                     s.missed_windows);
+  } else {
+    j += ",\"partly_late_events\":null,\"missed_windows\":null";
+  }
+  j += fmt::format(",\"windows_emitted\":{},\"ignored_values\":[", s.windows_emitted);
+  for (size_t i = 0; i < s.ignored_values.size(); ++i)
+    j += fmt::format("{}{}", i == 0 ? "" : ",", s.ignored_values[i]);
+  j += fmt::format("],\"filtered\":{}}}", s.filtered);
+  return j;
+}
+
+}  // namespace
 
 Status InspectState(const std::string& path, std::string* json) {
   std::string query;
@@ -33,6 +57,15 @@ Status InspectState(const std::string& path, std::string* json) {
   if (!empty &&
       (!DecodeInputPositions(in->data, &inputs) || !DecodeOutputPositions(out->data, &outputs)))
     return Status::Corruption(fmt::format("state file {}: its positions are damaged", path));
+  // The counters from their section (the meta row "info.counters" has only the first five).
+  const Section* counters = cp.Find("counters");
+  SavedCounters saved;
+  if (counters != nullptr && !DecodeCounters(counters->data, counters->version, &saved)) {
+    return Status::Corruption(
+        fmt::format("state file {}: its counters section is damaged or in a format this version "
+                    "does not read",
+                    path));
+  }
 
   std::string& j = *json;
   j = "{\"query\":{";
@@ -56,7 +89,7 @@ Status InspectState(const std::string& path, std::string* json) {
   for (const auto& [name, value] : cp.info) {
     j += ",";
     AppendJsonString(name, &j);
-    j += ":" + value;
+    j += ":" + (name == "counters" && counters != nullptr ? CountersJson(saved) : value);
   }
   j += ",\"inputs\":[";
   first = true;
@@ -98,9 +131,19 @@ Status InspectState(const std::string& path, std::string* json) {
                    cp.window_log_bytes);
   j += fmt::format(
       ",\"file\":{{\"bytes\":{},\"page_size\":{},\"pages\":{},\"free_pages\":{},\"reclaims_"
-      "space\":{}}}}}",
+      "space\":{}}}",
       cp.file.pages * cp.file.page_size, cp.file.page_size, cp.file.pages, cp.file.free_pages,
       cp.file.reclaims ? "true" : "false");
+  // Peek checked the binding against every row: a state that does not match it was refused.
+  j += fmt::format(",\"state_format\":{},\"binding\":", cp.binding.format);
+  if (cp.binding.bound) {
+    j += fmt::format(
+        "{{\"job\":\"{:016x}\",\"checkpoint\":{},\"sections\":{},\"window_log_rows\":{}}}",
+        cp.binding.job, cp.checkpoints, cp.binding.sections, cp.window_log_rows);
+  } else {
+    j += "null";
+  }
+  j += "}";
   return Status::Ok();
 }
 

@@ -38,21 +38,42 @@ Status CountersState::Save(std::string* data) {
   return Status::Ok();
 }
 
-Status CountersState::Load(std::string_view data, uint32_t version) {
+bool DecodeCounters(std::string_view data, uint32_t version, SavedCounters* out) {
+  if (version < 1 || version > 3) return false;
   ByteReader r(data);
-  *seq_ = r.U64();
-  for (uint64_t* v : {&stats_->lines, &stats_->events, &stats_->bad_lines, &stats_->late_events,
-                      &stats_->windows_emitted})
+  EngineStats& st = out->stats;
+  out->version = version;
+  out->seq = r.U64();
+  for (uint64_t* v : {&st.lines, &st.events, &st.bad_lines, &st.late_events, &st.windows_emitted})
     *v = r.U64();
-  if (r.U32() != stats_->ignored_values.size())
-    return Status::Corruption("the number of aggregates differs");
-  for (uint64_t& v : stats_->ignored_values) v = r.U64();
-  *reported_ = static_cast<int>(r.U32());
-  if (version >= 2) stats_->filtered = r.U64();
+  // Each ignored-values count takes 8 bytes: a count beyond the bytes left is damage, not a
+  // size to allocate.
+  const uint32_t aggregates = r.U32();
+  if (!r.ok() || aggregates > data.size() / 8) return false;
+  st.ignored_values.assign(aggregates, 0);
+  for (uint64_t& v : st.ignored_values) v = r.U64();
+  out->reported = r.U32();
+  if (version >= 2) st.filtered = r.U64();
   // A version before 3 did not count them: from 0.
-  stats_->partly_late_events = version >= 3 ? r.U64() : 0;
-  stats_->missed_windows = version >= 3 ? r.U64() : 0;
-  if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
+  st.partly_late_events = version >= 3 ? r.U64() : 0;
+  st.missed_windows = version >= 3 ? r.U64() : 0;
+  return r.ok() && r.at_end();
+}
+
+Status CountersState::Load(std::string_view data, uint32_t version) {
+  SavedCounters saved;
+  if (!DecodeCounters(data, version, &saved)) return Status::Corruption("it does not decode");
+  if (saved.stats.ignored_values.size() != stats_->ignored_values.size())
+    return Status::Corruption("the number of aggregates differs");
+  *seq_ = saved.seq;
+  const EngineStats& st = saved.stats;
+  stats_->lines = st.lines, stats_->events = st.events, stats_->bad_lines = st.bad_lines;
+  stats_->late_events = st.late_events, stats_->windows_emitted = st.windows_emitted;
+  stats_->ignored_values = st.ignored_values;
+  *reported_ = static_cast<int>(saved.reported);
+  if (version >= 2) stats_->filtered = saved.stats.filtered;
+  stats_->partly_late_events = st.partly_late_events;
+  stats_->missed_windows = st.missed_windows;
   return Status::Ok();
 }
 

@@ -35,6 +35,19 @@ struct EngineStats {
   EngineStats Since(const EngineStats& earlier) const;
 };
 
+// A "counters" section as a checkpoint holds it, for `logtide inspect`.
+struct SavedCounters {
+  EngineStats stats;      // the counters; ignored_values sized by the section
+  uint64_t seq = 0;       // the events' sequence number
+  uint32_t reported = 0;  // bad lines shown on the terminal
+  uint32_t version = 0;   // the section's: before 3, partly_late_events and missed_windows
+                          // were not counted (0 here)
+};
+
+// Decodes a "counters" section of any version CountersState reads. Returns false when it does
+// not decode (damaged, or a version it does not read).
+bool DecodeCounters(std::string_view data, uint32_t version, SavedCounters* out);
+
 // The counters, the events' sequence number (for first()/last()) and the number of bad lines
 // shown on the terminal, as one checkpoint component.
 class CountersState final : public CheckpointComponent {

@@ -432,24 +432,32 @@ Status StateStore::Load(Checkpoint* c) {
 }
 
 Status StateStore::LoadRows(Checkpoint* c, bool replay) {
-  bool found = false;
+  bool found = false, has_checkpoint = false;
   std::string v;
   Status s = GetMeta(db_, path_, "finished", &v, &found);
   c->finished = found && v == "1";
-  if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &found);
-  c->checkpoints = found ? std::strtoull(v.c_str(), nullptr, 10) : 0;
+  if (s.ok()) s = GetMeta(db_, path_, "checkpoints", &v, &has_checkpoint);
+  c->checkpoints = has_checkpoint ? std::strtoull(v.c_str(), nullptr, 10) : 0;
   if (!s.ok()) return s;
-  // The binding (format 3): a format 2 file has none and takes one at its next checkpoint.
+  // The binding (format 3): a format 2 file has none and takes one at its next checkpoint. It
+  // is written with a checkpoint, in its transaction: a file with one and not the other lost a
+  // row. (Load is only called with a checkpoint; Peek also sees a job killed before its first.)
   Binding bind;
   bool bound = false;
-  if (replay && bound_) {
+  if (bound_) {
     if (!(s = GetMeta(db_, path_, "binding", &v, &bound)).ok()) return s;
-    if (!bound) {
+    if (bound && !has_checkpoint) {
+      return Status::Corruption(fmt::format(
+          "state file {} has a checkpoint's binding but no checkpoint: it is damaged; it was not "
+          "changed",
+          path_));
+    }
+    if (!bound && has_checkpoint) {
       return Status::Corruption(fmt::format(
           "state file {} is damaged: its last checkpoint's binding is missing; it was not changed",
           path_));
     }
-    if (!bind.Parse(v)) {
+    if (bound && !bind.Parse(v)) {
       return Status::Corruption(fmt::format(
           "state file {} is damaged: its last checkpoint's binding is not one logtide writes; it "
           "was not changed",
@@ -478,40 +486,30 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
-  if (!replay) {
-    Stmt count(db_, "SELECT count(*), coalesce(sum(length(k) + length(v)), 0) FROM window_log");
-    if (!count.ok() || count.Step() != SQLITE_ROW) return ReadError(db_, path_, "reading windows");
-    c->window_log_rows = static_cast<uint64_t>(count.ColInt(0));
-    c->window_log_bytes = static_cast<uint64_t>(count.ColInt(1));
-    bool ok = true;
-    c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
-    c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
-    c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
-    c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
-    if (!ok) return ReadError(db_, path_, "reading the file's size");
-    return Status::Ok();
-  }
   // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
+  // Peek checks every row the same way, and counts and measures them instead.
   std::map<std::string, std::string> live;
   Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
   if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
     ++c->window_log_rows;
     int64_t op = win.ColInt(0);
-    std::string k = win.ColText(1);
-    if (win.ColInt(3) != RowSum({OpName(op), k, win.ColText(2)}))
-      return Damaged(path_, "a window row");
+    std::string k = win.ColText(1), value = win.ColText(2);
+    if (win.ColInt(3) != RowSum({OpName(op), k, value})) return Damaged(path_, "a window row");
     log_digest += BindTerm(job, static_cast<uint64_t>(win.ColInt(4)), win.ColInt(3));
-    if (op == StateOp::kPut) {
-      live[k] = win.ColText(2);
-    } else if (op == StateOp::kErase) {
-      live.erase(k);
-    } else if (op == StateOp::kErasePrefix) {
-      auto it = live.lower_bound(k);
-      while (it != live.end() && it->first.compare(0, k.size(), k) == 0) it = live.erase(it);
-    } else {
+    if (op != StateOp::kPut && op != StateOp::kErase && op != StateOp::kErasePrefix) {
       return Status::Corruption(
           fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
+    }
+    if (!replay) {
+      c->window_log_bytes += k.size() + value.size();
+    } else if (op == StateOp::kPut) {
+      live[k] = std::move(value);
+    } else if (op == StateOp::kErase) {
+      live.erase(k);
+    } else {
+      auto it = live.lower_bound(k);
+      while (it != live.end() && it->first.compare(0, k.size(), k) == 0) it = live.erase(it);
     }
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
@@ -534,6 +532,19 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
       return mismatch("window rows",
                       fmt::format("{} rows, digest {:016x}", c->window_log_rows, log_digest),
                       fmt::format("{}, digest {:016x}", bind.log_rows, bind.log_digest));
+  }
+  if (!replay) {
+    c->binding.format = bound_ ? kSchemaVersion : kUnboundVersion;
+    c->binding.bound = bound;
+    c->binding.job = bound ? bind.job : 0;
+    c->binding.sections = sections;
+    bool ok = true;
+    c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
+    c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
+    c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
+    c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
+    if (!ok) return ReadError(db_, path_, "reading the file's size");
+    return Status::Ok();
   }
   job_ = job;
   log_rows_ = c->window_log_rows;

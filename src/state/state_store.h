@@ -56,6 +56,15 @@ struct StateFileStats {
   bool reclaims = false;    // incremental auto-vacuum: compactions shrink the file
 };
 
+// The state file's format and its last checkpoint's binding, for `logtide inspect`: Peek has
+// checked it against every row (a mismatch is Corruption).
+struct StateBinding {
+  int format = 0;      // PRAGMA user_version: 3, or 2 (before the binding)
+  bool bound = false;  // format 3 with a checkpoint
+  uint64_t job = 0;    // the job's random id, when bound
+  uint64_t sections = 0;
+};
+
 struct Checkpoint {
   std::vector<Section> sections;
   // Readable facts for `logtide inspect`: name and JSON value ("watermark", "open_windows", ...).
@@ -68,6 +77,7 @@ struct Checkpoint {
   uint64_t window_log_rows = 0;     // Load, Peek: rows in the log
   uint64_t window_log_bytes = 0;    // Peek: bytes of the log's keys and values
   StateFileStats file;              // Peek
+  StateBinding binding;             // Peek
 
   // Returns the section named `name`, or nullptr.
   const Section* Find(std::string_view name) const {
@@ -101,8 +111,9 @@ class StateStore {
   Status Commit(const Checkpoint& c);
 
   // Reads the query and the last checkpoint for `logtide inspect`, without taking the lock
-  // or writing anything; the window log is counted and measured, not replayed, and
-  // out->file says how big the file is.
+  // or writing anything. Every row's sum and the binding are checked as Load checks them
+  // (Corruption for a damaged or edited file); the window log is counted and measured, not
+  // replayed; out->file says how big the file is and out->binding what was checked.
   static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
 
  private:

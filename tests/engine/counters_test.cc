@@ -151,5 +151,66 @@ TEST_CASE("a run's counters are the job's less the earlier runs'; its own bytes 
   CHECK(run.checkpoints == 2);
 }
 
+TEST_CASE("counters: DecodeCounters reads every counter of every version, for inspect") {
+  Job saved;
+  saved.Fill();
+  SavedCounters c;
+  REQUIRE(DecodeCounters(saved.Save(), 3, &c));
+  CHECK(c.version == 3);
+  CHECK(c.seq == 11);
+  CHECK(c.stats.lines == 10);
+  CHECK(c.stats.events == 7);
+  CHECK(c.stats.bad_lines == 1);
+  CHECK(c.stats.late_events == 2);
+  CHECK(c.stats.windows_emitted == 5);
+  CHECK(c.stats.ignored_values == std::vector<uint64_t>{3});
+  CHECK(c.stats.filtered == 4);
+  CHECK(c.stats.partly_late_events == 6);
+  CHECK(c.stats.missed_windows == 9);
+  CHECK(c.reported == 1);
+  for (uint32_t version : {1u, 2u}) {
+    INFO("version " << version);
+    SavedCounters old;
+    REQUIRE(DecodeCounters(OldSection(version), version, &old));
+    CHECK(old.version == version);
+    CHECK(old.stats.ignored_values == std::vector<uint64_t>{3});
+    CHECK(old.stats.filtered == (version == 2 ? 4 : 0));
+    CHECK(old.stats.missed_windows == 0);
+  }
+}
+
+TEST_CASE("counters: DecodeCounters sizes the ignored values by the section, not by a query") {
+  // Three aggregates, where Job has one: inspect has no query to size them by.
+  std::string data;
+  ByteWriter w(&data);
+  w.U64(1);
+  for (int i = 0; i < 5; ++i) w.U64(0);
+  w.U32(3);
+  for (uint64_t v : {7, 8, 9}) w.U64(v);
+  w.U32(0);
+  for (int i = 0; i < 3; ++i) w.U64(0);
+  SavedCounters c;
+  REQUIRE(DecodeCounters(data, 3, &c));
+  CHECK(c.stats.ignored_values == std::vector<uint64_t>{7, 8, 9});
+  // Load still refuses a section whose aggregates are not the query's.
+  CHECK(Job().counters.Load(data, 3).code() == Status::Code::kCorruption);
+}
+
+TEST_CASE("counters: DecodeCounters refuses damage without allocating for it") {
+  Job saved;
+  saved.Fill();
+  const std::string data = saved.Save();
+  SavedCounters c;
+  CHECK_FALSE(DecodeCounters(data.substr(0, data.size() - 1), 3, &c));
+  CHECK_FALSE(DecodeCounters(data + "x", 3, &c));
+  CHECK_FALSE(DecodeCounters(data, 4, &c));
+  CHECK_FALSE(DecodeCounters(data, 0, &c));
+  // An aggregate count of 2^32-1: more values than bytes, damage rather than a size.
+  std::string huge = data;
+  const uint32_t n = 0xFFFFFFFF;
+  huge.replace(48, 4, reinterpret_cast<const char*>(&n), 4);
+  CHECK_FALSE(DecodeCounters(huge, 3, &c));
+}
+
 }  // namespace
 }  // namespace logtide
