@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# State files are forever: every mid-run state under testdata/state-formats/VERSION/ (made by that
+# version's logtide with tests/state/make_format_states.sh) is resumed with this logtide. The
+# job goes on in two runs, a --hold run over half of what came since (the state is migrated at
+# its first checkpoint) and a last one, and its output must be byte-identical to the one
+# uninterrupted run of the version that wrote the state. That version's output is also what
+# this logtide writes in one run over the same inputs: the cases' semantics did not change.
+#
+# Usage: format_states_test.sh LOGTIDE TESTDATA_DIR
+set -u
+bin=$(realpath "$1") data=$(realpath "$2")/state-formats
+. "$(dirname "$0")/../lib/checks.sh"
+
+cases=0
+for d in "$data"/*/*/; do
+  d=${d%/}
+  name="$(basename "$(dirname "$d")")/$(basename "$d")"
+  cases=$((cases + 1))
+  mapfile -t flags < "$d/flags"
+  w="$work/$cases"
+  mkdir -p "$w"
+  (
+    cd "$w" || exit 2
+    inputs=()
+    [ -f "$d/old.log.gz" ] && cp "$d/old.log.gz" . && inputs+=(old.log.gz)
+    gzip -dc "$d/part1.ndjson.gz" > app.log
+    gzip -dc "$d/part2.ndjson.gz" > part2
+    cp "$d/state.db" s.db
+    cp "$d/out.ndjson" out.ndjson
+    half=$(( $(wc -l < part2) / 2 ))
+    head -n "$half" part2 >> app.log
+    "$bin" -q "${flags[@]}" --state s.db --hold "${inputs[@]}" app.log >> out.ndjson || exit 11
+    tail -n +"$((half + 1))" part2 >> app.log
+    "$bin" -q "${flags[@]}" --state s.db "${inputs[@]}" app.log >> out.ndjson || exit 12
+    cmp -s out.ndjson "$d/expected.ndjson" || exit 13
+    "$bin" -q "${flags[@]}" "${inputs[@]}" app.log > one-run.ndjson || exit 14
+    cmp -s one-run.ndjson "$d/expected.ndjson" || exit 15
+  )
+  rc=$?
+  case $rc in
+    0) ok ;;
+    11) fail "$name: the --hold run resumed from the old state failed" ;;
+    12) fail "$name: the last run failed" ;;
+    13) fail "$name: resumed output differs from the uninterrupted run of the version that wrote the state" ;;
+    14) fail "$name: one run over the inputs failed" ;;
+    15) fail "$name: one run of this logtide differs from one run of the version that wrote the state" ;;
+    *) fail "$name: exit $rc" ;;
+  esac
+done
+check "at least one state format case was found" [ "$cases" -gt 0 ]
+finish
