@@ -17,7 +17,7 @@
 
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
-#include "engine/result_order.h"
+#include "output/result_order.h"
 #include "output/record_writer.h"
 #include "window/window_operator.h"
 
