@@ -123,38 +123,36 @@ void OutputThread::Write(const Batch& b) {
   for (size_t f = 0; f < b.firings.size(); ++f) {
     const size_t first = b.firings[f];
     const size_t last = f + 1 < b.firings.size() ? b.firings[f + 1] : b.records.size();
-    order_.Clear();
+    firing_.Clear();
     for (size_t i = first; i < last; ++i) {
       const Batch::Record& r = b.records[i];
-      order_.Add(r.start, r.end, bytes.substr(r.key_at, r.key_size));
+      firing_.Add(r.start, r.end, bytes.substr(r.key_at, r.key_size));
     }
-    for (uint32_t i : order_.Sort()) {
+    // The aggregates' results as recorded, after the key.
+    firing_.Write(writer_, [&](uint32_t i, ValueSink* sink) {
       const Batch::Record& r = b.records[first + i];
-      writer_->BeginRecord(r.start, r.end);
-      std::string_view k = bytes.substr(r.key_at, r.key_size);
-      while (!k.empty()) writer_->Key(DecodeValue(&k, &scratch_));
       std::string_view v = bytes.substr(r.key_at + r.key_size);
       for (size_t a = 0; a < num_aggs_; ++a) {
         const char tag = v[0];
         v.remove_prefix(1);
         if (tag == 'N') {
-          writer_->Null();
+          sink->Null();
         } else if (tag == 'I') {
           __int128 x;
           std::memcpy(&x, v.data(), sizeof x);
           v.remove_prefix(sizeof x);
-          writer_->Int(x);
+          sink->Int(x);
         } else if (tag == 'D') {
           double x;
           std::memcpy(&x, v.data(), sizeof x);
           v.remove_prefix(sizeof x);
-          writer_->Double(x);
+          sink->Double(x);
         } else {
-          writer_->Value(DecodeValue(&v, &scratch_));
+          sink->Value(DecodeValue(&v, &scratch_));
         }
       }
-      writer_->EndRecord(r.revision);
-    }
+      return r.revision;
+    });
   }
 }
 

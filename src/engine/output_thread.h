@@ -1,7 +1,7 @@
 // The output thread (with worker threads): the windows each firing emits are copied out of the
 // window state on the thread that applies events (their keys and aggregate results, in the
-// order they fired), then sorted, formatted and written on a thread of their own. The bytes
-// are those the applying thread would write: the same ResultOrder and RecordSink, firing by
+// order they fired), then written on a thread of their own. The bytes are those the applying
+// thread would write: the same FiringWriter (output/firing_writer.h) and RecordSink, firing by
 // firing, in order.
 #pragma once
 
@@ -17,7 +17,7 @@
 
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
-#include "output/result_order.h"
+#include "output/firing_writer.h"
 #include "output/record_writer.h"
 #include "window/window_operator.h"
 
@@ -82,7 +82,7 @@ class OutputThread {
   size_t num_aggs_;
   std::function<void()> flush_;
   Recorder recorder_;
-  ResultOrder order_;  // used by the output thread only
+  FiringWriter firing_;  // used by the output thread only
   std::string scratch_;  // the same: a decoded string holding 0x00
 
   std::mutex mu_;
