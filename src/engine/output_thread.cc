@@ -1,7 +1,5 @@
 #include "engine/output_thread.h"
 
-#include <cstring>
-
 namespace logtide {
 
 namespace {
@@ -14,23 +12,6 @@ constexpr size_t kBatches = 3;
 constexpr size_t kHandOverBytes = 1 << 20;
 
 }  // namespace
-
-void OutputThread::Recorder::Null() { bytes->push_back('N'); }
-
-void OutputThread::Recorder::Int(__int128 v) {
-  bytes->push_back('I');
-  bytes->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void OutputThread::Recorder::Double(double v) {
-  bytes->push_back('D');
-  bytes->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void OutputThread::Recorder::Value(const ValueRef& v) {
-  bytes->push_back('V');
-  EncodeValue(v, bytes);
-}
 
 OutputThread::OutputThread(RecordSink* writer, size_t num_aggs, std::function<void()> flush)
     : writer_(writer), num_aggs_(num_aggs), flush_(std::move(flush)) {
@@ -55,7 +36,7 @@ void OutputThread::Add(const std::vector<WindowResult>& results, const KeyTable&
                        const Accumulators& acc) {
   if (filling_ == nullptr) StartBatch();
   Batch& b = *filling_;
-  recorder_.bytes = &b.bytes;
+  recorder_.set_bytes(&b.bytes);
   b.firings.push_back(b.records.size());
   const size_t n = results.size();
   for (size_t i = 0; i < n; ++i) {
@@ -132,25 +113,7 @@ void OutputThread::Write(const Batch& b) {
     firing_.Write(writer_, [&](uint32_t i, ValueSink* sink) {
       const Batch::Record& r = b.records[first + i];
       std::string_view v = bytes.substr(r.key_at + r.key_size);
-      for (size_t a = 0; a < num_aggs_; ++a) {
-        const char tag = v[0];
-        v.remove_prefix(1);
-        if (tag == 'N') {
-          sink->Null();
-        } else if (tag == 'I') {
-          __int128 x;
-          std::memcpy(&x, v.data(), sizeof x);
-          v.remove_prefix(sizeof x);
-          sink->Int(x);
-        } else if (tag == 'D') {
-          double x;
-          std::memcpy(&x, v.data(), sizeof x);
-          v.remove_prefix(sizeof x);
-          sink->Double(x);
-        } else {
-          sink->Value(DecodeValue(&v, &scratch_));
-        }
-      }
+      for (size_t a = 0; a < num_aggs_; ++a) ReplayResult(&v, sink, &scratch_);
       return r.revision;
     });
   }
