@@ -1,7 +1,5 @@
 #include "engine/output_thread.h"
 
-#include <cstring>
-
 namespace logtide {
 
 namespace {
@@ -14,23 +12,6 @@ constexpr size_t kBatches = 3;
 constexpr size_t kHandOverBytes = 1 << 20;
 
 }  // namespace
-
-void OutputThread::Recorder::Null() { bytes->push_back('N'); }
-
-void OutputThread::Recorder::Int(__int128 v) {
-  bytes->push_back('I');
-  bytes->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void OutputThread::Recorder::Double(double v) {
-  bytes->push_back('D');
-  bytes->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-void OutputThread::Recorder::Value(const ValueRef& v) {
-  bytes->push_back('V');
-  EncodeValue(v, bytes);
-}
 
 OutputThread::OutputThread(RecordSink* writer, size_t num_aggs, std::function<void()> flush)
     : writer_(writer), num_aggs_(num_aggs), flush_(std::move(flush)) {
@@ -55,7 +36,7 @@ void OutputThread::Add(const std::vector<WindowResult>& results, const KeyTable&
                        const Accumulators& acc) {
   if (filling_ == nullptr) StartBatch();
   Batch& b = *filling_;
-  recorder_.bytes = &b.bytes;
+  recorder_.set_bytes(&b.bytes);
   b.firings.push_back(b.records.size());
   const size_t n = results.size();
   for (size_t i = 0; i < n; ++i) {
@@ -123,38 +104,18 @@ void OutputThread::Write(const Batch& b) {
   for (size_t f = 0; f < b.firings.size(); ++f) {
     const size_t first = b.firings[f];
     const size_t last = f + 1 < b.firings.size() ? b.firings[f + 1] : b.records.size();
-    order_.Clear();
+    firing_.Clear();
     for (size_t i = first; i < last; ++i) {
       const Batch::Record& r = b.records[i];
-      order_.Add(r.start, r.end, bytes.substr(r.key_at, r.key_size));
+      firing_.Add(r.start, r.end, bytes.substr(r.key_at, r.key_size));
     }
-    for (uint32_t i : order_.Sort()) {
+    // The aggregates' results as recorded, after the key.
+    firing_.Write(writer_, [&](uint32_t i, ValueSink* sink) {
       const Batch::Record& r = b.records[first + i];
-      writer_->BeginRecord(r.start, r.end);
-      std::string_view k = bytes.substr(r.key_at, r.key_size);
-      while (!k.empty()) writer_->Key(DecodeValue(&k, &scratch_));
       std::string_view v = bytes.substr(r.key_at + r.key_size);
-      for (size_t a = 0; a < num_aggs_; ++a) {
-        const char tag = v[0];
-        v.remove_prefix(1);
-        if (tag == 'N') {
-          writer_->Null();
-        } else if (tag == 'I') {
-          __int128 x;
-          std::memcpy(&x, v.data(), sizeof x);
-          v.remove_prefix(sizeof x);
-          writer_->Int(x);
-        } else if (tag == 'D') {
-          double x;
-          std::memcpy(&x, v.data(), sizeof x);
-          v.remove_prefix(sizeof x);
-          writer_->Double(x);
-        } else {
-          writer_->Value(DecodeValue(&v, &scratch_));
-        }
-      }
-      writer_->EndRecord(r.revision);
-    }
+      for (size_t a = 0; a < num_aggs_; ++a) ReplayResult(&v, sink, &scratch_);
+      return r.revision;
+    });
   }
 }
 

@@ -1,8 +1,8 @@
 // The output thread (with worker threads): the windows each firing emits are copied out of the
 // window state on the thread that applies events (their keys and aggregate results, in the
-// order they fired), then sorted, formatted and written on a thread of their own. The bytes
-// are those the applying thread would write: the same ResultOrder and RecordSink, firing by
-// firing, in order.
+// order they fired, the results recorded by output/recorded_results.h), then written on a
+// thread of their own. The bytes are those the applying thread would write: the same
+// FiringWriter (output/firing_writer.h) and RecordSink, firing by firing, in order.
 #pragma once
 
 #include <condition_variable>
@@ -17,8 +17,9 @@
 
 #include "agg/accumulators.h"
 #include "keys/key_table.h"
-#include "engine/result_order.h"
+#include "output/firing_writer.h"
 #include "output/record_writer.h"
+#include "output/recorded_results.h"
 #include "window/window_operator.h"
 
 namespace logtide {
@@ -42,8 +43,7 @@ class OutputThread {
 
  private:
   // Records of some firings. `bytes` holds each record's key (EncodeValue form) followed by
-  // its aggregate results, each a tag and its value: 'N' null, 'I' a 16-byte integer, 'D' an
-  // 8-byte double, 'V' an EncodeValue.
+  // its aggregate results (ResultRecorder's form).
   struct Batch {
     struct Record {
       Nanos start, end;
@@ -61,16 +61,6 @@ class OutputThread {
       flush = false;
     }
   };
-  // Appends aggregate results to a batch's bytes.
-  class Recorder final : public ValueSink {
-   public:
-    std::string* bytes = nullptr;
-    void Null() override;
-    void Int(__int128 v) override;
-    void Double(double v) override;
-    void Value(const ValueRef& v) override;
-  };
-
   void Run();
   void Write(const Batch& b);
   // Queues the batch being filled (if it holds anything).
@@ -81,9 +71,9 @@ class OutputThread {
   RecordSink* writer_;
   size_t num_aggs_;
   std::function<void()> flush_;
-  Recorder recorder_;
-  ResultOrder order_;  // used by the output thread only
-  std::string scratch_;  // the same: a decoded string holding 0x00
+  ResultRecorder recorder_;  // used by the applying thread only
+  FiringWriter firing_;      // used by the output thread only
+  std::string scratch_;      // the same: a decoded string holding 0x00
 
   std::mutex mu_;
   std::condition_variable work_cv_;  // the output thread: a batch is queued, or stop

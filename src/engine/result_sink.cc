@@ -9,22 +9,19 @@ void ResultSink::EmitWindows(const std::vector<WindowResult>& results) {
     return;
   }
   const size_t n = results.size();
-  order_.Clear();
+  firing_.Clear();
   for (size_t i = 0; i < n; ++i) {
     // Results come in id order of their keys at best: fetch a few keys ahead.
     if (i + 8 < n) keys_->Prefetch(results[i + 8].key);
-    order_.Add(results[i].start, results[i].end, keys_->encoded(results[i].key));
+    const WindowResult& r = results[i];
+    firing_.Add(r.start, r.end, keys_->encoded(r.key));
   }
-  const std::vector<uint32_t>& order = order_.Sort();
-  for (size_t i = 0; i < n; ++i) {
-    if (i + 8 < n) keys_->Prefetch(results[order[i + 8]].key);
-    const WindowResult& r = results[order[i]];
-    writer_->BeginRecord(r.start, r.end);
-    std::string_view k = keys_->encoded(r.key);
-    while (!k.empty()) writer_->Key(DecodeValue(&k, &scratch_));
-    for (size_t a = 0; a < acc_->num_aggs(); ++a) acc_->Result(r.slot, a, writer_);
-    writer_->EndRecord(r.revision);
-  }
+  // The aggregates' results straight from the window state.
+  firing_.Write(writer_, [&](uint32_t i, ValueSink* sink) {
+    const WindowResult& r = results[i];
+    for (size_t a = 0; a < acc_->num_aggs(); ++a) acc_->Result(r.slot, a, sink);
+    return r.revision;
+  });
 }
 
 }  // namespace logtide

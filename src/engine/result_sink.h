@@ -1,15 +1,14 @@
-// Where fired windows become result records: sorted by (end, start, key) (ResultOrder) and
-// written with the RecordWriter, on the engine's thread, or handed to the OutputThread when
-// there is one (the same order and bytes, on a thread of its own).
+// Where fired windows become result records: written by the FiringWriter
+// (output/firing_writer.h: sorted by (end, start, key)) on the engine's thread, or handed to
+// the OutputThread when there is one (the same FiringWriter, on a thread of its own).
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "agg/accumulators.h"
-#include "keys/key_table.h"
 #include "engine/output_thread.h"
-#include "engine/result_order.h"
+#include "keys/key_table.h"
+#include "output/firing_writer.h"
 #include "output/record_writer.h"
 #include "window/window_operator.h"
 
@@ -34,8 +33,7 @@ class ResultSink final : public ResultEmitter {
   uint64_t* windows_emitted_;
   RecordSink* writer_ = nullptr;
   OutputThread* thread_ = nullptr;
-  ResultOrder order_;
-  std::string scratch_;  // a decoded key's string holding 0x00
+  FiringWriter firing_;
 };
 
 }  // namespace logtide

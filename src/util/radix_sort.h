@@ -1,5 +1,5 @@
 // Stable LSD radix sort of items by an unsigned integer key, for the large sorts of firing:
-// result records by key prefix (engine/result_order.h) and a window's pane entries by key id
+// result records by key prefix (output/result_order.h) and a window's pane entries by key id
 // (window/pane_operator.h).
 #pragma once
 

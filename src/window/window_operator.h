@@ -58,7 +58,7 @@ class ResultEmitter {
  public:
   virtual ~ResultEmitter() = default;
   // The windows fired together, in any order: written sorted by (end, start, key) (see
-  // engine/result_order.h). Their slots and keys are valid during the call only.
+  // output/result_order.h). Their slots and keys are valid during the call only.
   virtual void EmitWindows(const std::vector<WindowResult>& results) = 0;
 };
 

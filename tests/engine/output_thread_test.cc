@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -148,6 +150,58 @@ TEST_CASE("OutputThread: many firings over several batches give the bytes of wri
   CHECK(got == want);
   unlink(want_path.c_str());
   unlink(got_path.c_str());
+}
+
+// Writes `firings` to a new file in `format`: on this thread with the ResultSink
+// (--threads 1), or on the OutputThread (with worker threads). Returns the file's bytes.
+std::string WriteAll(State* st, const std::vector<std::vector<WindowResult>>& firings,
+                     OutputFormat format, bool output_thread) {
+  const std::string path = TempPath();
+  {
+    OutputFile out;
+    REQUIRE(out.Open(path).ok());
+    RecordWriter writer(format, {"k"}, {"n", "sum", "first", "avg"}, true, &out);
+    writer.WriteHeader();
+    if (output_thread) {
+      OutputThread thread(&writer, st->acc.num_aggs());
+      for (const auto& firing : firings) thread.Add(firing, st->keys, st->acc);
+    } else {
+      uint64_t emitted = 0;
+      ResultSink sink(&st->keys, &st->acc, &emitted);
+      sink.set_writer(&writer);
+      for (const auto& firing : firings) sink.EmitWindows(firing);
+      CHECK(emitted == 5);
+    }
+    REQUIRE(out.Close().ok());
+  }
+  const std::string bytes = ReadFile(path);
+  unlink(path.c_str());
+  return bytes;
+}
+
+TEST_CASE("OutputThread: every kind of result gives the applying thread's bytes, both formats") {
+  State st;
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const std::string nul("a\0b", 3);
+  // A sum past int64 (a 128-bit result), a string holding 0x00 as key and as first(s), an
+  // object as first(s), a double average, and nulls; an update-mode revision per record.
+  std::vector<std::vector<WindowResult>> firings = {
+      {st.Result(0, "z", {ValueRef::Int(max), ValueRef::Int(max)},
+                 {ValueRef::String(nul), ValueRef::Null()}, 2),
+       st.Result(0, nul, {ValueRef::Number(0.5)}, {ValueRef::Raw("{\"a\":[1,\"x,y\"]}")}, 0),
+       st.Result(0, "", {ValueRef::Null()}, {ValueRef::Null()}, 1)},
+      {st.Result(kMinute, "q\"u", {ValueRef::Int(-3), ValueRef::Number(0.25)},
+                 {ValueRef::String("line\nbreak"), ValueRef::String("s")}, 0),
+       st.Result(-kMinute, "late", {ValueRef::Int(1)}, {ValueRef::Bool(true)}, 4)},
+  };
+  for (OutputFormat format : {OutputFormat::kNdjson, OutputFormat::kCsv}) {
+    const std::string want = WriteAll(&st, firings, format, false);
+    CHECK(WriteAll(&st, firings, format, true) == want);
+    // The cases above reach the output (the record of "z" has the sum of two int64 maxima).
+    CHECK(want.find("18446744073709551614") != std::string::npos);
+    CHECK(want.find(format == OutputFormat::kCsv ? nul : "a\\u0000b") != std::string::npos);
+    CHECK(std::count(want.begin(), want.end(), '\n') >= 5);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The order result records are written in (man/logtide.1, SEMANTICS): by window end, then
 // window start, then key. Keys are compared as their bytes (json/value.h: the encoding orders
-// as the values, field by field). Used by whichever thread writes the records: the one
-// applying events, or the output thread (engine/output_thread.h).
+// as the values, field by field). FiringWriter (output/firing_writer.h) writes a firing's
+// records in this order, on whichever thread writes them.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,10 @@ class ResultOrder {
     records_.push_back(Record{start, end, key});
   }
   size_t size() const { return records_.size(); }
+  // Record number i's window and key, as added.
+  Nanos start(uint32_t i) const { return records_[i].start; }
+  Nanos end(uint32_t i) const { return records_[i].end; }
+  std::string_view key(uint32_t i) const { return records_[i].key; }
 
   // Returns the record numbers in order. The records of one firing never share a (start, end,
   // key): ties keep no particular order. Valid until the next call of Clear or Sort.

@@ -1,4 +1,4 @@
-#include "engine/result_order.h"
+#include "output/result_order.h"
 
 #include <algorithm>
 #include <cstring>
