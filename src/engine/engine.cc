@@ -1,9 +1,6 @@
 #include "engine/engine.h"
 
-#include <fmt/format.h>
 
-#include <algorithm>
-#include <array>
 #include <chrono>
 #include <thread>
 
@@ -20,15 +17,15 @@
 #include "engine/result_sink.h"
 #include "engine/run_report.h"
 #include "engine/stop_signal.h"
+#include "engine/time_bounds.h"
 #include "engine/validate_config.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
-#include "json/extractor.h"
+#include "json/json_checker.h"
 #include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
 #include "state/state_store.h"
-#include "time/duration.h"
 #include "time/timestamp.h"
 #include "watermark/idleness.h"
 #include "watermark/watermark.h"
@@ -47,9 +44,9 @@ struct Engine::Impl {
         tracker(static_cast<int>(c.inputs.size()), c.delay),
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
         idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
+        bounds(c, clock),
         counters(s, &seq, report.reported()) {
     tracker.set_hold(c.hold);
-    c.window.WindowableRange(c.delay, c.lateness, &min_time, &max_time);
   }
 
   const EngineConfig& config;
@@ -74,13 +71,13 @@ struct Engine::Impl {
   const Clock& clock;
   Idleness idleness;
   std::unique_ptr<IdleInputs> idle;
+  TimeBounds bounds;  // the event times the query takes
   std::unique_ptr<LoopTick> tick;  // made when the loop starts
   const volatile int* const stop = StopSignalFlag();
   int waiting_on = -1;  // the input Next waits on, -1 while waiting for any (WaitForAny)
   std::vector<bool> done;  // per input: read to its end in this run
   bool live = false;       // an input may keep coming (ParseOnThreads)
   uint64_t seq = 0;
-  Nanos min_time = kMinusInfinity, max_time = kPlusInfinity;  // WindowSpec::WindowableRange
   ProgressListener* progress = nullptr;
   std::atomic<int64_t> write_budget{-1};  // FaultHooks::fail_writes_after (outputs may
                                           // be written from the output thread)
@@ -95,14 +92,6 @@ struct Engine::Impl {
   Status Open();
   Status OpenState(bool* resumed);
   Status ProcessLine(int input, const Line& line, const Event& event);
-  // --max-future: what an event time may be ahead of, the watermark; before there is one
-  // (the first events), the wall clock stands in for it.
-  Nanos FutureReference() const {
-    return time->watermark() != kMinusInfinity ? time->watermark() : clock.Now();
-  }
-  bool TooFarAhead(Nanos t) const {
-    return config.max_future > 0 && t > SatAdd(FutureReference(), config.max_future);
-  }
   Status BadLine(int input, const Line& line, BadKind kind, std::string_view reason) {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
@@ -165,14 +154,8 @@ Status Engine::Impl::Open() {
     write_budget = config.faults.fail_writes_after;
     outputs.set_write_budget(&write_budget);
   }
-  writer = std::make_unique<RecordWriter>(
-      config.format, KeyNames(config),
-      [&] {
-        std::vector<std::string> n;
-        for (const AggSpec& a : config.aggs) n.push_back(a.name);
-        return n;
-      }(),
-      config.emit == EmitMode::kUpdate, &outputs.results());
+  writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
+                                          config.emit == EmitMode::kUpdate, &outputs.results());
   sink.set_writer(writer.get());
   if (outputs.results().bytes_written() == 0) writer->WriteHeader();
   // A new job commits a first checkpoint before it writes any record: a run killed from here
@@ -219,23 +202,13 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     // Progress is a property of the input, not of the query: a line --where rejects moves the
     // watermark as the event it would have been, when its time is one an event could have (it
     // is never a bad line).
-    if (t >= min_time && t <= max_time && !TooFarAhead(t)) {
-      time->Observe(input, t);
-    }
+    if (bounds.Takes(t, time->watermark())) time->Observe(input, t);
     return Status::Ok();
   }
-  if (t < min_time || t > max_time) [[unlikely]] {
-    return BadLine(input, line, BadKind::kTimeRange,
-                   fmt::format("event time {} is outside the times this query can window ({} to "
-                               "{}, from the window, --delay and --lateness)",
-                               FormatRfc3339(t), FormatRfc3339(min_time), FormatRfc3339(max_time)));
-  }
-  if (TooFarAhead(t)) [[unlikely]] {
-    const bool wm = time->watermark() != kMinusInfinity;
-    return BadLine(input, line, BadKind::kTooFarAhead,
-                   fmt::format("event time {} is more than {} ahead of the {} ({}; --max-future)",
-                               FormatRfc3339(t), FormatDuration(config.max_future),
-                               wm ? "watermark" : "wall clock", FormatRfc3339(FutureReference())));
+  if (!bounds.Takes(t, time->watermark())) [[unlikely]] {
+    std::string reason;
+    const BadKind kind = bounds.Why(t, time->watermark(), &reason);
+    return BadLine(input, line, kind, reason);
   }
   uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;

@@ -16,6 +16,12 @@ std::vector<std::string> KeyNames(const Query& c) {
   return names;
 }
 
+std::vector<std::string> AggNames(const Query& c) {
+  std::vector<std::string> names;
+  for (const AggSpec& a : c.aggs) names.push_back(a.name);
+  return names;
+}
+
 std::string QueryText(const Query& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
   // name written out or left off do not make another query.

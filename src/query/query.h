@@ -51,5 +51,7 @@ std::string QueryText(const Query& query);
 // The output fields' names of the group key, per --by: a derived key's NAME, or the path's
 // name (json/field_path.h: ."log.level" gives "log.level").
 std::vector<std::string> KeyNames(const Query& query);
+// The output fields' names of the aggregates, per --agg.
+std::vector<std::string> AggNames(const Query& query);
 
 }  // namespace logtide
