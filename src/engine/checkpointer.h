@@ -8,6 +8,7 @@
 // sections are loaded.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -83,15 +84,20 @@ class Checkpointer {
   Status Take(bool finished);
 
   // Counts a line consumed; takes a checkpoint when --checkpoint-every lines came since the
-  // last. (--checkpoint-interval is a processing-time timer of the read loop: Due, OnTimer.)
+  // last. (--checkpoint-interval is a processing-time timer of the read loop: UntilDue, OnTimer.)
   Status AfterLine() {
     return ++since_ < config_->checkpoint_every ? Status::Ok() : Take(false);
   }
-  // When the next timed checkpoint is due, on the job's clock: --checkpoint-interval after the
-  // last one (or after Start).
-  Nanos due() const { return SatAdd(last_, config_->checkpoint_interval); }
-  // The timed checkpoint's timer went off: a checkpoint when lines came since the last.
-  Status OnTimer() { return since_ > 0 ? Take(false) : Status::Ok(); }
+  // How long until a timed checkpoint is due at `now`, on the job's clock: --checkpoint-interval
+  // after the last checkpoint of any kind (or Start); 0 when it is due, or when the clock was
+  // set back past the last one (a clock set back holds no checkpoint back).
+  Nanos UntilDue(Nanos now) const {
+    if (last_ > now) return 0;
+    return std::max<Nanos>(0, SatSub(SatAdd(last_, config_->checkpoint_interval), now));
+  }
+  // The timed checkpoint's timer went off at `now`: a checkpoint when one is due and lines came
+  // since the last.
+  Status OnTimer(Nanos now) { return since_ > 0 && UntilDue(now) == 0 ? Take(false) : Status::Ok(); }
   // The interval starts again now (the read loop's start).
   void Start() { last_ = deps_.clock->Now(); }
 

@@ -1,6 +1,5 @@
 #include "engine/loop_tick.h"
 
-#include <algorithm>
 #include <array>
 
 #include "engine/checkpointer.h"
@@ -75,11 +74,12 @@ void LoopTick::Run(LoopTimers::Job job, Nanos now) {
       break;
     case LoopTimers::kCheckpoint:
       if (status_.ok()) {
-        Status s = deps_.checkpointer->OnTimer();
+        Status s = deps_.checkpointer->OnTimer(now);
         if (!s.ok()) status_ = s;
       }
-      // Due again at once until lines come (OnTimer took no checkpoint without them).
-      timers_.Set(job, now, std::max<Nanos>(0, SatSub(deps_.checkpointer->due(), now)));
+      // Next when the interval since the last checkpoint (of any kind) has passed; at once when
+      // it has and no lines came yet (OnTimer took no checkpoint without them).
+      timers_.Set(job, now, deps_.checkpointer->UntilDue(now));
       break;
     case LoopTimers::kProgress:
       deps_.progress();

@@ -681,9 +681,12 @@ Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint*
   st->path_ = path;
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
     return DbError(st->db_, path, "opening");
-  bool blank = false;
-  Status s = Validate(st->db_, path, &blank, &st->bound_);
+  // One read transaction: every read sees the same checkpoint, also while a run commits new
+  // ones (inspect takes no lock), so the binding check never compares rows of two checkpoints.
+  Status s = st->Exec("BEGIN");
   if (!s.ok()) return s;
+  bool blank = false;
+  if (!(s = Validate(st->db_, path, &blank, &st->bound_)).ok()) return s;
   if (blank)
     return Status::Corruption(fmt::format("state file {} is not a logtide state file", path));
   bool found = false;
@@ -692,6 +695,7 @@ Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint*
   s = st->LoadRows(out, false);
   if (!s.ok() && s.code() == Status::Code::kIOError)
     return Status::Corruption(s.message() + " (the state file is damaged)");
+  if (s.ok()) s = st->Exec("COMMIT");
   return s;
 }
 

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "time/clock.h"
+
 namespace logtide {
 namespace {
 
@@ -178,6 +180,33 @@ TEST_CASE("a damaged section is refused as damaged, naming it") {
   CHECK(s.code() == Status::Code::kCorruption);
   CHECK_THAT(s.message(), Catch::Contains("its \"a\" section is damaged (it does not decode)"));
   Cleanup(path);
+}
+
+class FixedClock final : public Clock {
+ public:
+  Nanos Now() const override { return now; }
+  Nanos now = 0;
+};
+
+TEST_CASE("a timed checkpoint is due an interval after the last one; a clock set back holds none back") {
+  const Nanos s = kNanosPerSecond;
+  EngineConfig config;
+  config.checkpoint_interval = 5 * s;
+  FixedClock clock;
+  clock.now = 1000 * s;
+  CheckpointDeps deps{};
+  deps.clock = &clock;
+  Checkpointer c(nullptr, &config, deps);
+  c.Start();  // the interval counts from here
+  CHECK(c.UntilDue(1000 * s) == 5 * s);
+  CHECK(c.UntilDue(1003 * s) == 2 * s);
+  CHECK(c.UntilDue(1005 * s) == 0);
+  CHECK(c.UntilDue(1100 * s) == 0);
+  // The clock set back an hour: due at once, not in an hour and 5 s.
+  CHECK(c.UntilDue(1000 * s - 3600 * s) == 0);
+  // No lines since the last checkpoint: the timer takes none (and so needs no store).
+  CHECK(c.OnTimer(1100 * s).ok());
+  CHECK(c.checkpoints() == 0);
 }
 
 }  // namespace
