@@ -219,6 +219,16 @@ void InputSet::TrackForCheckpoints() {
     }
     tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
+  MarkGenerations();  // a new job's first run too (Load marks them again after matching)
+}
+
+void InputSet::MarkGenerations() {
+  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
+  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
+      tracks_[i].rotated = true;
+  }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
@@ -367,12 +377,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     t.restored_quiet_since = p.quiet_since;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
-  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
-  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
-  for (size_t i = 0; i < readers_.size(); ++i) {
-    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
-      tracks_[i].rotated = true;
-  }
+  MarkGenerations();
   // A new file whose first bytes are those of a file another input continues is a copy of it:
   // logrotate's compress writes app.log.2.gz whole before it removes app.log.2, and a run in
   // between sees both. The copy is neither read nor saved; the next run finds the saved
@@ -437,11 +442,28 @@ bool InputSet::IsGenerationOf(size_t i) const {
   for (size_t k = 0; k < paths_.size(); ++k) {
     const std::string& log = paths_[k];
     if (k == i || tracks_[k].vanished || log == "-" || log.size() >= name.size()) continue;
-    if (name.compare(0, log.size(), log) == 0 &&
-        (name[log.size()] == '.' || name[log.size()] == '-'))
+    if (name.compare(0, log.size(), log) == 0 && IsRotationSuffix(name.substr(log.size())))
       return true;
   }
   return false;
+}
+
+// What rotation tools put after a log's name: '.' or '-', then a number or a date (digits,
+// with '-' or '_' between them: .1, -20240501, .2024-05-01), then at most a compression's
+// extension. Not .json, .lock or -worker: those are other files that share the name's start.
+bool InputSet::IsRotationSuffix(std::string_view s) {
+  if (s.size() < 2 || (s[0] != '.' && s[0] != '-') || s[1] < '0' || s[1] > '9') return false;
+  s.remove_prefix(1);
+  for (const char* ext : {".gz", ".zst"}) {
+    if (s.ends_with(ext)) {
+      s.remove_suffix(std::string_view(ext).size());
+      break;
+    }
+  }
+  for (char c : s) {
+    if ((c < '0' || c > '9') && c != '-' && c != '_') return false;
+  }
+  return !s.empty();
 }
 
 Status InputSet::VanishedError() const {

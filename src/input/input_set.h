@@ -172,9 +172,13 @@ class InputSet final : public CheckpointComponent {
   // LineReader's switch to the new file at input i's path.
   void FollowedRotation(size_t i);
   Status follow_error_;
+  // Marks the files named as generations of another input as rotated away.
+  void MarkGenerations();
   // Whether input i's name is a generation's of another input of this run that is there: that
-  // name, then '.' or '-' and more (app.log.1.gz, app.log-20261202 of app.log).
+  // name, then a rotation's suffix (IsRotationSuffix: app.log.1.gz, app.log-20261202 of
+  // app.log; not app.log.json or app.log-worker).
   bool IsGenerationOf(size_t i) const;
+  static bool IsRotationSuffix(std::string_view suffix);
   // Whether the file last read as `p` was renamed away: p's path holds another file than
   // input i now, or none.
   bool RenamedAway(size_t i, const InputPosition& p) const;
