@@ -178,7 +178,8 @@ Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::str
   size_t at = 0;
   if (const Status s = ParseFieldPath(path, &parsed, &at); !s.ok()) {
     return Status::InvalidArgument(
-        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(), at + 1));
+        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(),
+                    static_cast<size_t>(path.data() - text.data()) + at + 1));
   }
   *out = FieldPathText(parsed);
   return Status::Ok();
@@ -186,7 +187,7 @@ Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::str
 
 bool IsPlainKey(std::string_view key) {
   // Besides the path's own syntax: ',' and '=' separate keys and names in flags and in the
-  // query's text (engine/query_text.cc), and control characters would break its lines.
+  // query's text (query/query.cc), and control characters would break its lines.
   if (key.empty() || IsSpace(key.front()) || IsSpace(key.back()) || key.front() == '$') return false;
   for (const char c : key) {
     if (static_cast<unsigned char>(c) < 0x20 || std::string_view(".[]\"\\,=()").find(c) !=

@@ -1,8 +1,9 @@
 // The wall clock, for the few things that depend on it by design: the read loop's processing
 // time (--idle-timeout: when an input counts as idle, and how far event time moves while every
 // input is; flush deadlines, --checkpoint-interval and progress reports, engine/loop_timers.h).
-// Passed in, so that tests drive it; nothing else in the engine reads the time of day, and no
-// output byte depends on it except through --idle-timeout (man/logtide.1).
+// --max-future measures from it before there is a watermark (engine/time_bounds.h). Passed in,
+// so that tests drive it; nothing else in the engine reads the time of day, and no output byte
+// depends on it except through --idle-timeout and --max-future (man/logtide.1).
 #pragma once
 
 #include <chrono>

@@ -157,6 +157,9 @@ TEST_CASE("field paths as users write them: spaces, jq's leading dot; '$' gets a
              Catch::Contains("write --by service"));
   CHECK(NormalizeFieldPath("--by", "a..b", &out).message() ==
         "--by \"a..b\": expected a field name after '.' (at byte 3)");
+  // The byte is counted in the text as written, leading spaces included.
+  CHECK(NormalizeFieldPath("--by", " a..b", &out).message() ==
+        "--by \" a..b\": expected a field name after '.' (at byte 4)");
   CHECK(NormalizeFieldPath("--by", " ", &out).message() == "--by: empty field name");
   CHECK(NormalizeFieldPath("--by", ".", &out).message() == "--by: empty field name");
 }
