@@ -13,9 +13,11 @@ namespace logtide {
 
 struct SqlTimePattern {
   std::string text;  // the pattern in the dialect's spelling
-  // The specifiers of the pattern that the dialect reads differently from logtide (each as
-  // "%f", once, in the order they first appear, joined by ", " and a final " and "): check
-  // them against a sample line. Empty when the dialect reads the pattern as logtide does.
+  // The specifiers of the pattern whose values the dialect reads differently from logtide
+  // (Java: %y, %f, %z, %Z, %D; each as "%f", once, in the order they first appear, joined by
+  // ", " and a final " and "): check them against a sample line. Stricter readings of the
+  // same values (Java's two digits for %m %d %H %I %M %S, names in one form and case; DuckDB's
+  // %f to six digits) are not named: man/logtide.1 (RUNNING THE SAME JOB ELSEWHERE) says them.
   std::string inexact;
 };
 
