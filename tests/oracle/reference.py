@@ -141,13 +141,13 @@ class Model:
         self.sessions = {}
 
     # -- helpers ---------------------------------------------------------------------------
-    def record(self, start, end, key, events, rev):
+    def record(self, start, end, key, events, rev, phase="on_time", final=False):
         fields = [("window_start", json.dumps(rfc3339(start))), ("window_end", json.dumps(rfc3339(end)))]
         if self.by:
             fields.append((self.by, json.dumps(key)))
         fields += aggregate(events, self.aggs)
         if self.emit == "update":
-            fields.append(("revision", str(rev)))
+            fields += [("revision", str(rev)), ("phase", json.dumps(phase)), ("final", "true" if final else "false")]
         return "{" + ",".join("%s:%s" % (json.dumps(k), v) for k, v in fields) + "}"
 
     def fire_time(self, end):
@@ -155,6 +155,11 @@ class Model:
 
     def late_window(self, end):
         return self.W >= end + self.lateness
+
+    def on_time_is_final(self):
+        # The on-time record is a window's last in final mode, and without lateness; otherwise
+        # a closing record follows once the window is late.
+        return self.emit == "final" or self.lateness == 0
 
     def fixed_windows(self, t):
         starts = []
@@ -184,7 +189,7 @@ class Model:
                 if self.emit == "update" and e <= self.W:
                     st["rev"] += 1
                     st["fired"] = True
-                    revs.append(self.record(s, e, key, st["events"], st["rev"]))
+                    revs.append(self.record(s, e, key, st["events"], st["rev"], "late"))
             self.out += revs
             return True
         lst = self.sessions.setdefault(key, [])
@@ -205,7 +210,7 @@ class Model:
         lst.append(merged)
         if self.emit == "update" and end <= self.W:
             merged["rev"] += 1
-            self.out.append(self.record(start, end, key, merged["events"], merged["rev"]))
+            self.out.append(self.record(start, end, key, merged["events"], merged["rev"], "late"))
             merged["emitted_end"] = end
         return True
 
@@ -224,8 +229,13 @@ class Model:
                 if not st["fired"] and self.fire_time(e) <= w:
                     st["fired"] = True
                     st["rev"] += 1
-                    due.append((e, s, kr, self.record(s, e, key, st["events"], st["rev"])))
+                    due.append((self.fire_time(e), e, s, kr, self.record(
+                        s, e, key, st["events"], st["rev"], "on_time", self.on_time_is_final())))
                 if self.late_window(e):
+                    if not self.on_time_is_final():
+                        st["rev"] += 1
+                        due.append((e + self.lateness, e, s, kr, self.record(
+                            s, e, key, st["events"], st["rev"], "late", True)))
                     del self.windows[(s, e, kr, key)]
         else:
             for key, lst in list(self.sessions.items()):
@@ -233,13 +243,19 @@ class Model:
                     if self.fire_time(s["end"]) <= w and s.get("emitted_end") != s["end"]:
                         s["rev"] += 1
                         s["emitted_end"] = s["end"]
-                        due.append((s["end"], s["start"], key_rank(key), self.record(s["start"], s["end"], key, s["events"], s["rev"])))
+                        due.append((self.fire_time(s["end"]), s["end"], s["start"], key_rank(key), self.record(
+                            s["start"], s["end"], key, s["events"], s["rev"], "on_time", self.on_time_is_final())))
                     if self.late_window(s["end"]):
+                        if not self.on_time_is_final():
+                            s["rev"] += 1
+                            due.append((s["end"] + self.lateness, s["end"], s["start"], key_rank(key), self.record(
+                                s["start"], s["end"], key, s["events"], s["rev"], "late", True)))
                         lst.remove(s)
                 if not lst:
                     del self.sessions[key]
-        due.sort(key=lambda d: (d[0], d[1], d[2]))
-        self.out += [d[3] for d in due]
+        # In the order they became due, then by window end, start and key.
+        due.sort(key=lambda d: (d[0], d[1], d[2], d[3]))
+        self.out += [d[4] for d in due]
 
     def run(self, inputs):
         """inputs: list of lists of (t, record). Reads them watermark-aligned."""
