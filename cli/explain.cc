@@ -204,10 +204,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
     const std::string early = FormatDuration(c.early);
     fmt::format_to(out,
                    "Early results (--early {}): while a window is open, each time the watermark "
-                   "passes its start + {}, 2*{}, ... (before its end; for a session, from the "
-                   "session's start as it is then), a provisional result (\"phase\":\"early\") "
-                   "for each key whose result changed since its last one.\n",
-                   early, early, early);
+                   "passes its start + {}, 2*{}, ... (before its end{}), a provisional result "
+                   "(\"phase\":\"early\") for each key whose result changed since its last "
+                   "one.\n",
+                   early, early, early,
+                   w.is_session() ? "; a session's start as it is then" : "");
   }
   if (p.emit == EmitMode::kFinal && c.early == 0) {
     fmt::format_to(out,
@@ -239,7 +240,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
                      late, late);
     }
   }
-  s += "Order: results written at one moment are sorted by window end, window start, then key.\n";
+  s += Revised(c) ? "Order: results written at one moment are sorted by the time they became due "
+                    "(an early time, a window's end, or its end + the lateness), then window end, "
+                    "window start, then key.\n"
+                  : "Order: results written at one moment are sorted by window end, window start, "
+                    "then key.\n";
   fmt::format_to(out,
                  "Late events: an event is dropped and counted when the watermark has already "
                  "reached the end{} "
