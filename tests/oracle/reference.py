@@ -4,7 +4,7 @@ deliberately naive: every window is materialised with the list of its events, no
 differential_test.py runs it against the binary on random inputs.
 
 Supports: tumbling/sliding/session windows, --by (one field), --delay, --lateness, --emit
-final|update, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
+final|update, --early, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
 count_distinct, first, last over fields "v" and "u". Values are chosen so that float sums are exact.
 The sketches are modelled by their exact answers: quantile(f, Q) as the value of rank
 ceil(Q * n), 1-based (the caller allows its 1%), approx_count_distinct as count_distinct (exact
@@ -122,8 +122,9 @@ def aggregate(events, aggs):
 
 
 class Model:
-    def __init__(self, kind, size, slide, gap, delay, lateness, emit, by, aggs, inputs):
+    def __init__(self, kind, size, slide, gap, delay, lateness, emit, by, aggs, inputs, early=0):
         self.kind, self.size, self.slide, self.gap = kind, size, slide, gap
+        self.early = early  # --early: provisional records at start + k*early while open
         self.delay, self.lateness, self.emit, self.by, self.aggs = delay, lateness, emit, by, aggs
         self.W = -INF
         self.out = []
@@ -146,9 +147,15 @@ class Model:
         if self.by:
             fields.append((self.by, json.dumps(key)))
         fields += aggregate(events, self.aggs)
-        if self.emit == "update":
+        if self.emit == "update" or self.early:
             fields += [("revision", str(rev)), ("phase", json.dumps(phase)), ("final", "true" if final else "false")]
         return "{" + ",".join("%s:%s" % (json.dumps(k), v) for k, v in fields) + "}"
+
+    def next_early(self, start, w_old):
+        """The first start + k*early (k >= 1) after the watermark w_old."""
+        if w_old < start:
+            return start + self.early
+        return start + ((w_old - start) // self.early + 1) * self.early
 
     def fire_time(self, end):
         return end + self.lateness if self.emit == "final" else end
@@ -186,6 +193,7 @@ class Model:
             for (s, e) in accepted:
                 st = self.windows.setdefault((s, e, key_rank(key), key), {"events": [], "fired": False, "rev": -1})
                 st["events"].append(ev)
+                st["changed"] = True
                 if self.emit == "update" and e <= self.W:
                     st["rev"] += 1
                     st["fired"] = True
@@ -202,7 +210,7 @@ class Model:
             if not lst:
                 del self.sessions[key]
             return False
-        merged = {"start": start, "end": end, "events": [ev], "rev": -1}
+        merged = {"start": start, "end": end, "events": [ev], "rev": -1, "changed": True}
         for s in touching:
             merged["events"] += s["events"]
             merged["rev"] = max(merged["rev"], s["rev"])
@@ -210,6 +218,7 @@ class Model:
         lst.append(merged)
         if self.emit == "update" and end <= self.W:
             merged["rev"] += 1
+            merged["changed"] = False
             self.out.append(self.record(start, end, key, merged["events"], merged["rev"], "late"))
             merged["emitted_end"] = end
         return True
@@ -222,10 +231,18 @@ class Model:
                 w = min(w, m - self.delay)
         if w <= self.W:
             return
-        self.W = w
+        w_old, self.W = self.W, w
         due = []
         if self.kind != "session":
             for (s, e, kr, key), st in list(self.windows.items()):
+                # Early: the window is still open and the watermark passed one of its early
+                # times or more: one record if the key changed since its last.
+                if self.early and w < e and st["changed"]:
+                    t = self.next_early(s, w_old)
+                    if t <= w:
+                        st["rev"] += 1
+                        st["changed"] = False
+                        due.append((t, e, s, kr, self.record(s, e, key, st["events"], st["rev"], "early")))
                 if not st["fired"] and self.fire_time(e) <= w:
                     st["fired"] = True
                     st["rev"] += 1
@@ -240,6 +257,13 @@ class Model:
         else:
             for key, lst in list(self.sessions.items()):
                 for s in list(lst):
+                    if self.early and w < s["end"] and s["changed"]:
+                        t = self.next_early(s["start"], w_old)
+                        if t <= w:
+                            s["rev"] += 1
+                            s["changed"] = False
+                            due.append((t, s["end"], s["start"], key_rank(key), self.record(
+                                s["start"], s["end"], key, s["events"], s["rev"], "early")))
                     if self.fire_time(s["end"]) <= w and s.get("emitted_end") != s["end"]:
                         s["rev"] += 1
                         s["emitted_end"] = s["end"]
