@@ -207,8 +207,7 @@ Status Explain(const EngineConfig& c, std::string* result) {
                    "passes its start + {}, 2*{}, ... (before its end{}), a provisional result "
                    "(\"phase\":\"early\") for each key whose result changed since its last "
                    "one.\n",
-                   early, early, early,
-                   w.is_session() ? "; a session's start as it is then" : "");
+                   early, early, early, w.is_session() ? "; a session's start as it is then" : "");
   }
   if (p.emit == EmitMode::kFinal && c.early == 0) {
     fmt::format_to(out,

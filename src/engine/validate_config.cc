@@ -26,7 +26,8 @@ Status ValidateConfig(EngineConfig* config) {
   for (const std::string& k : KeyNames(c)) names.push_back(k);
   for (const AggSpec& a : c.aggs) names.push_back(a.name);
   if (Revised(c)) names.insert(names.end(), {"revision", "phase", "final"});
-  if (c.early < 0) return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
+  if (c.early < 0)
+    return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
   if (c.early > 0 && !c.window.is_session() && c.early >= c.window.size) {
     return Status::InvalidArgument(fmt::format(
         "--early {} must be shorter than the window ({}): early records come at the window's "

@@ -209,7 +209,8 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool
     while (j < scratch_.size() && scratch_[j].key == scratch_[i].key) ++j;
     if (changed_from != kMinusInfinity) {
       bool changed = false;
-      for (size_t k = i; k < j && !changed; ++k) changed = changed_at_[scratch_[k].slot] >= changed_from;
+      for (size_t k = i; k < j && !changed; ++k)
+        changed = changed_at_[scratch_[k].slot] >= changed_from;
       if (!changed) {
         i = j;
         continue;

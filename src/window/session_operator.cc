@@ -7,8 +7,8 @@
 
 namespace logtide {
 
-SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode,
-                                 Nanos early, Deps deps)
+SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early,
+                                 Deps deps)
     // Timers of open sessions spread over about a gap (plus lateness) ahead of the watermark:
     // a sixteenth of it a bucket.
     : WindowOperator(lateness, mode, early, deps, std::max<Nanos>(spec.gap / 16, 1)),

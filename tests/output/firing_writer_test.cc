@@ -172,7 +172,8 @@ TEST_CASE("firing writer: the bytes of a firing in NDJSON") {
 TEST_CASE("firing writer: the bytes of a firing in CSV") {
   CHECK(WriteFiring(OutputFormat::kCsv) ==
         "window_start,window_end,host,n,count,avg,first,revision,phase,final\n"
-        "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,\"say \"\"hi\"\"\",0.5,12,0.75,\"x\"\"y\",0,on_time,"
+        "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,\"say "
+        "\"\"hi\"\"\",0.5,12,0.75,\"x\"\"y\",0,on_time,"
         "false\n"
         "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,db,,11,,\"{\"\"a\"\":[1,2]}\",1,early,false\n"
         "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,\"web,1\",2,10,0.25,\"x\"\"y\",3,late,true\n");

@@ -25,7 +25,8 @@ TEST_CASE("record writer: an NDJSON record names every column, in order") {
         "\"service\":\"api\",\"count\":3,\"avg_v\":0.5}\n");
 }
 
-TEST_CASE("record writer: NDJSON escapes strings, writes null, and the revision, phase, final last") {
+TEST_CASE(
+    "record writer: NDJSON escapes strings, writes null, and the revision, phase, final last") {
   OutputFile out;
   RecordWriter w(OutputFormat::kNdjson, {"k"}, {"v"}, true, &out);
   w.BeginRecord(kMinute, 2 * kMinute);
@@ -34,7 +35,8 @@ TEST_CASE("record writer: NDJSON escapes strings, writes null, and the revision,
   w.EndRecord(RecordRevision{2, RecordPhase::kLate, false});
   CHECK(*out.buffer() ==
         "{\"window_start\":\"1970-01-01T00:01:00Z\",\"window_end\":\"1970-01-01T00:02:00Z\","
-        "\"k\":\"say \\\"hi\\\"\\n\",\"v\":null,\"revision\":2,\"phase\":\"late\",\"final\":false}\n");
+        "\"k\":\"say "
+        "\\\"hi\\\"\\n\",\"v\":null,\"revision\":2,\"phase\":\"late\",\"final\":false}\n");
 }
 
 TEST_CASE("record writer: CSV has a header row and quotes fields as RFC 4180 does") {

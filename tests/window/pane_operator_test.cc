@@ -144,7 +144,8 @@ TEST_CASE("final mode with lateness: the window waits, then includes late events
   CHECK_FALSE(h.Add("a", 3));
 }
 
-TEST_CASE("update mode: revision 0 at the end, one revision per late event, closed after lateness") {
+TEST_CASE(
+    "update mode: revision 0 at the end, one revision per late event, closed after lateness") {
   OperatorHarness h(Tumbling(10), 5, EmitMode::kUpdate);
   h.Add("a", 1);
   h.Add("b", 2);
@@ -157,9 +158,8 @@ TEST_CASE("update mode: revision 0 at the end, one revision per late event, clos
   CHECK(h.Add("a", 5));
   CHECK(h.Take() == V{"[0,10) a 3 6 rev=2 late"});
   h.Advance(15);  // 10 + lateness 5: each key's record once more, the last
-  CHECK(h.Take() ==
-        V{"[0,10) a 3 6 rev=3 late final", "[0,10) b 1 1 rev=1 late final",
-          "[0,10) c 1 2 rev=1 late final"});
+  CHECK(h.Take() == V{"[0,10) a 3 6 rev=3 late final", "[0,10) b 1 1 rev=1 late final",
+                      "[0,10) c 1 2 rev=1 late final"});
   CHECK_FALSE(h.Add("a", 6));
 }
 
