@@ -200,27 +200,50 @@ Status Explain(const EngineConfig& c, std::string* result) {
   const std::string when = p.lateness == 0
                                ? "the window's end"
                                : "the window's end + " + late + " (the allowed lateness)";
-  if (p.emit == EmitMode::kFinal) {
+  if (c.early > 0) {
+    const std::string early = FormatDuration(c.early);
+    fmt::format_to(out,
+                   "Early results (--early {}): while a window is open, each time the watermark "
+                   "passes its start + {}, 2*{}, ... (before its end{}), a provisional result "
+                   "(\"phase\":\"early\") for each key whose result changed since its last "
+                   "one.\n",
+                   early, early, early, w.is_session() ? "; a session's start as it is then" : "");
+  }
+  if (p.emit == EmitMode::kFinal && c.early == 0) {
     fmt::format_to(out,
                    "Results: a window's results are written once, when the watermark reaches {}; "
                    "{}.\n",
                    when, at_end);
+  } else if (p.emit == EmitMode::kFinal) {
+    fmt::format_to(out,
+                   "Results: a window's last result (\"phase\":\"on_time\",\"final\":true) is "
+                   "written when the watermark reaches {}; {}. Every result has a \"revision\", "
+                   "0, 1, 2... per window and key.\n",
+                   when, at_end);
   } else {
     fmt::format_to(out,
-                   "Results: a window's results are first written (\"revision\":0) when the "
-                   "watermark reaches the window's end; {}.\n",
-                   at_end);
+                   "Results: a window's results are {}written (\"phase\":\"on_time\") when the "
+                   "watermark reaches the window's end; {}. Every result has a \"revision\", "
+                   "0, 1, 2... per window and key.\n",
+                   c.early > 0 ? "" : "first ", at_end);
     if (p.lateness == 0) {
-      s += "Revisions: none can follow, since there is no allowed lateness (--lateness).\n";
+      s += "Revisions: none can follow, since there is no allowed lateness (--lateness): the "
+           "on-time result is the last (\"final\":true).\n";
     } else {
       fmt::format_to(out,
                      "Revisions: for {} after that, each late event accepted into the window "
                      "writes its result "
-                     "again, with the next revision, at once.\n",
-                     late);
+                     "again, with the next revision, at once (\"phase\":\"late\"); when the "
+                     "watermark reaches the window's end + {}, its result is written once more, "
+                     "\"final\":true: no more change comes.\n",
+                     late, late);
     }
   }
-  s += "Order: results written at one moment are sorted by window end, window start, then key.\n";
+  s += Revised(c) ? "Order: results written at one moment are sorted by the time they became due "
+                    "(an early time, a window's end, or its end + the lateness), then window end, "
+                    "window start, then key.\n"
+                  : "Order: results written at one moment are sorted by window end, window start, "
+                    "then key.\n";
   fmt::format_to(out,
                  "Late events: an event is dropped and counted when the watermark has already "
                  "reached the end{} "

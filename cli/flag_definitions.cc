@@ -59,6 +59,10 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "final (default): one record per window and key; update: revisions")
       ->check(CLI::IsMember({"final", "update"}))
       ->type_name("MODE");
+  app->add_option("--early", o.early,
+                  "While a window is open, a provisional record of each key changed since its "
+                  "last one, each time the watermark passes the window's start + k*DUR")
+      ->type_name("DUR");
   app->add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")
       ->type_name("FILE");
   app->add_option("--on-error", o.on_error,

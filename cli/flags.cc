@@ -137,6 +137,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument("--max-future must be longer than 0 (leave it out for no limit)");
   }
   c->emit = o.emit == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
+  if (!o.early.empty()) {
+    if (!(s = ParseDuration(o.early, &c->early)).ok())
+      return Status::InvalidArgument("--early: " + s.message());
+    if (c->early <= 0)
+      return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
+  }
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;
   c->output = o.output;

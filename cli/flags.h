@@ -38,6 +38,7 @@ struct Options {
   bool follow = false;
   std::string max_future;  // empty: no limit
   std::string emit = "final";
+  std::string early;
   std::string late_output;
   std::string on_error = "skip";
   double max_bad_ratio = 1;

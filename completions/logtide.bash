@@ -72,7 +72,7 @@ _logtide() {
 
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
   local flags="-h --help --version --config --time --time-format --window --by --agg --where --delay
-    --lateness --max-future --idle-timeout -f --follow --emit --late-output --on-error
+    --lateness --max-future --idle-timeout -f --follow --emit --early --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite
     --change-outputs --allow-missing-inputs"
@@ -111,7 +111,7 @@ _logtide() {
     --late-output|--errors|-o|--output|--config|--state)
       _logtide_files
       return ;;
-    --delay|--lateness|--max-future|--idle-timeout|--checkpoint-interval)
+    --delay|--lateness|--max-future|--idle-timeout|--early|--checkpoint-interval)
       _logtide_duration_units
       return ;;
     --time|--by|--where|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads)

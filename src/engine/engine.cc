@@ -122,7 +122,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   e->impl_ = std::make_unique<Impl>(e->config_, &e->stats_);
   Impl& m = *e->impl_;
   m.op = WindowOperator::Create(
-      c.window, c.lateness, c.emit,
+      c.window, c.lateness, c.emit, c.early,
       WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});
   m.op->set_track_changes(!c.state_path.empty());
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
@@ -155,7 +155,7 @@ Status Engine::Impl::Open() {
     outputs.set_write_budget(&write_budget);
   }
   writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
-                                          config.emit == EmitMode::kUpdate, &outputs.results());
+                                          Revised(config), &outputs.results());
   sink.set_writer(writer.get());
   if (outputs.results().bytes_written() == 0) writer->WriteHeader();
   // A new job commits a first checkpoint before it writes any record: a run killed from here

@@ -44,7 +44,8 @@ void OutputThread::Add(const std::vector<WindowResult>& results, const KeyTable&
     if (i + 8 < n) keys.Prefetch(results[i + 8].key);
     const WindowResult& r = results[i];
     const std::string_view key = keys.encoded(r.key);
-    b.records.push_back(Batch::Record{r.start, r.end, r.revision, b.bytes.size(), key.size()});
+    b.records.push_back(Batch::Record{r.start, r.end, RecordRevision{r.revision, r.phase, r.final},
+                                      b.bytes.size(), key.size()});
     b.bytes.append(key);
     for (size_t a = 0; a < num_aggs_; ++a) acc.Result(r.slot, a, &recorder_);
   }

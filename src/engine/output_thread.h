@@ -47,7 +47,7 @@ class OutputThread {
   struct Batch {
     struct Record {
       Nanos start, end;
-      int64_t revision;
+      RecordRevision revision;
       uint64_t key_at, key_size;
     };
     std::vector<Record> records;

@@ -20,7 +20,7 @@ void ResultSink::EmitWindows(const std::vector<WindowResult>& results) {
   firing_.Write(writer_, [&](uint32_t i, ValueSink* sink) {
     const WindowResult& r = results[i];
     for (size_t a = 0; a < acc_->num_aggs(); ++a) acc_->Result(r.slot, a, sink);
-    return r.revision;
+    return RecordRevision{r.revision, r.phase, r.final};
   });
 }
 

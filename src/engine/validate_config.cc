@@ -8,6 +8,7 @@
 
 #include "engine/event_parser.h"
 #include "engine/path_check.h"
+#include "time/duration.h"
 
 namespace logtide {
 
@@ -24,7 +25,15 @@ Status ValidateConfig(EngineConfig* config) {
   std::vector<std::string> names = {"window_start", "window_end"};
   for (const std::string& k : KeyNames(c)) names.push_back(k);
   for (const AggSpec& a : c.aggs) names.push_back(a.name);
-  if (c.emit == EmitMode::kUpdate) names.push_back("revision");
+  if (Revised(c)) names.insert(names.end(), {"revision", "phase", "final"});
+  if (c.early < 0)
+    return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
+  if (c.early > 0 && !c.window.is_session() && c.early >= c.window.size) {
+    return Status::InvalidArgument(fmt::format(
+        "--early {} must be shorter than the window ({}): early records come at the window's "
+        "start + k*{} before its end",
+        FormatDuration(c.early), FormatDuration(c.window.size), FormatDuration(c.early)));
+  }
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (names[i] == names[j]) {

@@ -28,8 +28,8 @@ class FiringWriter {
 
   // Writes the records added since Clear to `sink`, in ResultOrder: for each record i,
   // BeginRecord, one Key per key field, then results(i, sink), which gives `sink` record i's
-  // aggregates (one ValueSink call each) and returns its revision (-1 outside update mode),
-  // and EndRecord with that revision.
+  // aggregates (one ValueSink call each) and returns its RecordRevision, and EndRecord with
+  // that revision.
   template <class Results>
   void Write(RecordSink* sink, Results&& results);
 
@@ -49,7 +49,7 @@ void FiringWriter::Write(RecordSink* sink, Results&& results) {
     sink->BeginRecord(order_.start(r), order_.end(r));
     std::string_view key = order_.key(r);
     while (!key.empty()) sink->Key(DecodeValue(&key, &scratch_));
-    const int64_t revision = results(r, static_cast<ValueSink*>(sink));
+    const RecordRevision revision = results(r, static_cast<ValueSink*>(sink));
     sink->EndRecord(revision);
   }
 }

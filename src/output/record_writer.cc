@@ -12,7 +12,7 @@ RecordWriter::RecordWriter(OutputFormat format, std::vector<std::string> key_nam
   names_ = {"window_start", "window_end"};
   names_.insert(names_.end(), key_names.begin(), key_names.end());
   names_.insert(names_.end(), agg_names.begin(), agg_names.end());
-  if (with_revision_) names_.push_back("revision");
+  if (with_revision_) names_.insert(names_.end(), {"revision", "phase", "final"});
   for (size_t i = 0; i < names_.size(); ++i) {
     std::string p = i == 0 ? "{" : ",";
     AppendJsonString(names_[i], &p);
@@ -76,8 +76,18 @@ void RecordWriter::BeginRecord(Nanos start, Nanos end) {
   column_ = 2;
 }
 
-void RecordWriter::EndRecord(int64_t revision) {
-  if (with_revision_) Int(revision);
+void RecordWriter::EndRecord(const RecordRevision& revision) {
+  if (with_revision_) {
+    Int(revision.number);
+    NextColumn();
+    std::string* b = out_->buffer();
+    const bool json = format_ == OutputFormat::kNdjson;
+    if (json) b->push_back('"');
+    b->append(RecordPhaseName(revision.phase));
+    if (json) b->push_back('"');
+    NextColumn();
+    b->append(revision.final ? "true" : "false");
+  }
   out_->buffer()->append(format_ == OutputFormat::kNdjson ? "}\n" : "\n");
   out_->MaybeFlush();
 }

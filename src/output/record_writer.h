@@ -1,6 +1,8 @@
 // Result records in NDJSON or CSV. A record is: window_start, window_end, the key fields in
-// --by order, the aggregates in --agg order, and in update mode the revision.
+// --by order, the aggregates in --agg order, and with revisions (update mode or --early) the
+// revision, the phase and whether it is the window's last record.
 //   NDJSON: {"window_start":"...","window_end":"...","host":"a","count":3}
+//   with revisions: {...,"count":3,"revision":1,"phase":"early","final":false}
 //   CSV:    a header row with the same names, then one row per record; null is an empty field.
 #pragma once
 
@@ -11,20 +13,30 @@
 #include "output/output_file.h"
 #include "output/output_format.h"
 #include "time/timestamp.h"
+#include "window/emit_mode.h"
 
 namespace logtide {
 
+// How final a record is: its revision (-1 when records have none: final mode without
+// --early), its phase, and whether it is the last record of its window and key.
+struct RecordRevision {
+  int64_t number = -1;
+  RecordPhase phase = RecordPhase::kOnTime;
+  bool final = false;
+};
+
 // Where records go, one at a time: BeginRecord, one Key per key field, one ValueSink call per
-// aggregate, EndRecord (with the revision, or -1 outside update mode).
+// aggregate, EndRecord (with the revision: number -1 when records have none).
 class RecordSink : public ValueSink {
  public:
   virtual void BeginRecord(Nanos start, Nanos end) = 0;
   virtual void Key(const ValueRef& v) = 0;
-  virtual void EndRecord(int64_t revision) = 0;
+  virtual void EndRecord(const RecordRevision& revision) = 0;
 };
 
 class RecordWriter final : public RecordSink {
  public:
+  // With `with_revision`, every record ends with the revision, phase and final fields.
   RecordWriter(OutputFormat format, std::vector<std::string> key_names,
                std::vector<std::string> agg_names, bool with_revision, OutputFile* out);
 
@@ -32,7 +44,7 @@ class RecordWriter final : public RecordSink {
   void WriteHeader();
   void BeginRecord(Nanos start, Nanos end) override;
   void Key(const ValueRef& v) override { Value(v); }
-  void EndRecord(int64_t revision) override;
+  void EndRecord(const RecordRevision& revision) override;
 
   void Null() override;
   void Int(__int128 v) override;

@@ -506,7 +506,9 @@ std::string Renderer::Render() {
     if (!a.duckdb_note.empty()) q += SqlComment(a.duckdb_note, "  ");
     q += "  " + AggExpr(a, agg_cols[i], filter_cols[i]) + " AS " + DoubleQuotedIdent(a.spec.name);
   }
-  if (p_.emit == EmitMode::kUpdate) q += ",\n  0 AS \"revision\"";
+  if (p_.emit == EmitMode::kUpdate)
+    q += fmt::format(",\n  0 AS \"revision\",\n  'on_time' AS \"phase\",\n  {} AS \"final\"",
+                     p_.lateness == 0 ? "true" : "false");
   std::string order = fmt::format("{}, {}", end, start);
   for (const std::string& k : key_cols) order += ", " + Use("logtide_key_order") + "(" + k + ")";
   if (!key_cols.empty()) {
@@ -536,7 +538,12 @@ std::string Renderer::Render() {
       (p_.emit == EmitMode::kUpdate
            ? " In update mode this is revision 0 of each window, which logtide writes when "
              "the watermark passes the window's end: an event that comes after that (within "
-             "--lateness) is counted here, where logtide writes a later revision."
+             "--lateness) is counted here, where logtide writes a later revision." +
+                 std::string(p_.lateness == 0
+                                 ? ""
+                                 : " logtide also closes each window with one more record "
+                                   "(\"final\":true) when the watermark passes its end + "
+                                   "--lateness, which this query does not give.")
            : ""));
   s += "\n";
   for (const Macro& m : kMacros) {

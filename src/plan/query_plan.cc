@@ -259,12 +259,22 @@ std::string CommandLine(const Query& c) {
   if (c.lateness > 0) s += " --lateness " + FormatDuration(c.lateness);
   if (c.idle_timeout > 0) s += " --idle-timeout " + FormatDuration(c.idle_timeout);
   if (c.emit == EmitMode::kUpdate) s += " --emit update";
+  if (c.early > 0) s += " --early " + FormatDuration(c.early);
   for (const std::string& in : c.inputs) s += " " + ShellWord(in);
   return s;
 }
 
 std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   std::vector<std::string> out;
+  if (c.early > 0) {
+    out.push_back("--early " + FormatDuration(c.early) +
+                  (dialect == SqlDialect::kDuckDb
+                       ? ": a batch query has no watermark, so no provisional record before a "
+                         "window's end"
+                       : ": Flink SQL's early firing (table.exec.emit.early-fire) fires on the "
+                         "wall clock, not when the watermark passes start + k*DUR, and is "
+                         "refused for session windows"));
+  }
   if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
     SqlTimePattern pattern;
     if (Status s = TranslateTimePattern(c.time_format, dialect, &pattern); !s.ok())

@@ -42,6 +42,7 @@ std::string QueryText(const Query& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
+  if (c.early > 0) text += "\nearly=" + FormatDuration(c.early);
   if (c.max_line_length != kDefaultMaxLineLength)
     text += "\nmax-line-length=" + std::to_string(c.max_line_length);
   for (const std::string& w : c.where) text += "\nwhere=" + w;

@@ -38,6 +38,9 @@ struct Query {
   // a bad line instead of moving event time (a clock glitch).
   Nanos max_future = 0;
   EmitMode emit = EmitMode::kFinal;
+  // > 0 (--early): provisional records while a window is open, at each start + k*early.
+  // REQUIRES (ValidateConfig): less than the window's size for tumbling and sliding windows.
+  Nanos early = 0;
   OutputFormat format = OutputFormat::kNdjson;
   // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
   size_t max_line_length = kDefaultMaxLineLength;
@@ -47,6 +50,11 @@ struct Query {
 // by a run with the same query. The inputs and --idle-timeout are not among them: a resumed
 // run may read other files and wait otherwise.
 std::string QueryText(const Query& query);
+
+// Whether records carry revision, phase and final fields: in update mode, and with --early.
+inline bool Revised(const Query& query) {
+  return query.emit == EmitMode::kUpdate || query.early > 0;
+}
 
 // The output fields' names of the group key, per --by: a derived key's NAME, or the path's
 // name (json/field_path.h: ."log.level" gives "log.level").

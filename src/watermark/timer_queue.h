@@ -15,9 +15,10 @@
 namespace logtide {
 
 struct Timer {
-  // What the owner does when the timer goes off: emit a window, drop state, or forget a
-  // window's revision count. The order of kinds breaks ties between otherwise equal timers.
-  enum Kind : uint8_t { kFire = 0, kCleanup = 1, kExpire = 2 };
+  // What the owner does when the timer goes off: emit a window, drop state, forget a
+  // window's revision count, emit a window's early records (--early), or write the closing
+  // records of a window. The order of kinds breaks ties between otherwise equal timers.
+  enum Kind : uint8_t { kFire = 0, kCleanup = 1, kExpire = 2, kEarly = 3, kClose = 4 };
   Nanos time;
   Nanos end;
   Nanos start;

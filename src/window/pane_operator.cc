@@ -7,9 +7,10 @@
 
 namespace logtide {
 
-PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
+PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early,
+                           Deps deps)
     // Fire timers come one a slide, cleanup timers one a pane: a bucket of a slide holds few.
-    : WindowOperator(lateness, mode, deps, spec.slide), spec_(spec), pane_(spec.pane()) {}
+    : WindowOperator(lateness, mode, early, deps, spec.slide), spec_(spec), pane_(spec.pane()) {}
 
 PaneOperator::~PaneOperator() = default;
 
@@ -47,6 +48,10 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
   }
   deps_.acc->Add(slot, e.inputs, t, e.seq, deps_.wrong_type);
   MarkDirty(p, e.key, slot);
+  if (early_ > 0) {
+    if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kMinusInfinity);
+    changed_at_[slot] = watermark_;
+  }
 
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
@@ -56,7 +61,8 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
       Nanos end = SatAdd(s, spec_.size);
       if (end > watermark_ || IsLate(end)) continue;
       uint32_t slot = MergedSlot(e.key, s, end);
-      results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key)});
+      results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key),
+                                      RecordPhase::kLate, false});
     }
     EmitAndRelease();
   }
@@ -84,10 +90,23 @@ void PaneOperator::SetPaneTimers(Nanos start) {
     if (FireTime(e) > watermark_ && fire_set_.insert(e).second)
       timers_.Set(TimeDomain::kEventTime,
                   Timer{FireTime(e), e, SatSub(e, spec_.size), 0, Timer::kFire});
+    if (early_ > 0) SetEarlyTimer(SatSub(e, spec_.size), e);
+    // Update mode with lateness: the window's records are closed when it is late.
+    if (!FireIsFinal() && CleanupTime(e) > watermark_ && close_set_.insert(e).second)
+      timers_.Set(TimeDomain::kEventTime,
+                  Timer{CleanupTime(e), e, SatSub(e, spec_.size), 0, Timer::kClose});
     if (e >= last_end) break;
   }
   timers_.Set(TimeDomain::kEventTime,
               Timer{CleanupTime(last_end), kPlusInfinity, start, 0, Timer::kCleanup});
+}
+
+void PaneOperator::SetEarlyTimer(Nanos start, Nanos end) {
+  if (watermark_ >= end || early_set_.contains(start)) return;
+  const Nanos at = NextEarly(start);
+  if (at >= end) return;
+  early_set_.insert(start);
+  timers_.Set(TimeDomain::kEventTime, Timer{at, end, start, 0, Timer::kEarly});
 }
 
 void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
@@ -96,7 +115,23 @@ void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
       fire_set_.erase(t.end);
       // Window by window, in end order, which is the order of the records: a watermark that
       // passes many windows at once (the end of the input) holds one window's results, not all.
-      CollectWindow(t.start, t.end);
+      CollectWindow(t.start, t.end, RecordPhase::kOnTime, FireIsFinal());
+      EmitAndRelease();
+      break;
+    case Timer::kEarly:
+      early_set_.erase(t.start);
+      // A watermark already at the window's end fires it: no provisional record before.
+      if (watermark_ >= t.end) break;
+      // The keys changed since the last early time (the one before t.time or earlier: the
+      // timer is set at the first early time after the watermark): all of them the first time.
+      CollectWindow(t.start, t.end, RecordPhase::kEarly, false,
+                    SatSub(t.time, early_) > t.start ? SatSub(t.time, early_) : kMinusInfinity);
+      EmitAndRelease();
+      SetEarlyTimer(t.start, t.end);
+      break;
+    case Timer::kClose:
+      close_set_.erase(t.end);
+      CollectWindow(t.start, t.end, RecordPhase::kLate, true);
       EmitAndRelease();
       break;
     case Timer::kCleanup:
@@ -143,8 +178,8 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
 }
 
 int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
-  if (mode_ == EmitMode::kFinal) return -1;
-  if (lateness_ == 0) return 0;  // late at once: no later revision can exist
+  if (!revised()) return -1;
+  if (lateness_ == 0 && early_ == 0) return 0;  // late at once: no later revision can exist
   auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, Revision{0, CleanupTime(end)});
   if (inserted)
     timers_.Set(TimeDomain::kEventTime,
@@ -152,7 +187,8 @@ int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
   return it->second.next++;
 }
 
-void PaneOperator::CollectWindow(Nanos start, Nanos end) {
+void PaneOperator::CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool final,
+                                 Nanos changed_from) {
   scratch_.clear();
   size_t panes = 0;
   for (auto it = panes_.lower_bound(start); it != panes_.end() && it->first < end; ++it) {
@@ -171,14 +207,23 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end) {
   for (size_t i = 0; i < scratch_.size();) {
     size_t j = i + 1;
     while (j < scratch_.size() && scratch_[j].key == scratch_[i].key) ++j;
+    if (changed_from != kMinusInfinity) {
+      bool changed = false;
+      for (size_t k = i; k < j && !changed; ++k)
+        changed = changed_at_[scratch_[k].slot] >= changed_from;
+      if (!changed) {
+        i = j;
+        continue;
+      }
+    }
     uint32_t slot = scratch_[i].slot;
     if (j - i > 1) {
       slot = deps_.acc->Allocate();
       temp_slots_.push_back(slot);
       for (size_t k = i; k < j; ++k) deps_.acc->Merge(slot, scratch_[k].slot);
     }
-    results_.push_back(
-        WindowResult{start, end, scratch_[i].key, slot, TakeRevision(start, end, scratch_[i].key)});
+    results_.push_back(WindowResult{start, end, scratch_[i].key, slot,
+                                    TakeRevision(start, end, scratch_[i].key), phase, final});
     i = j;
   }
 }
@@ -227,7 +272,9 @@ Nanos PaneRowStart(std::string_view k) {
 
 }  // namespace
 
-// Rows: PaneRowKey(pane start, key) -> accumulators. Meta: u32 revisions, per revision
+// Rows: PaneRowKey(pane start, key) -> accumulators, then with --early i64 the watermark when
+// the state last changed (absent in rows written without --early: taken as the watermark of
+// the checkpoint, changed since the last early time). Meta: u32 revisions, per revision
 // (sorted by window start, then key bytes): i64 window start, bytes key, i64 next revision,
 // i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
 // the watermark.
@@ -250,6 +297,7 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
     StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
     ByteWriter w(&op.value);
     deps_.acc->Snapshot(slot, &w);
+    if (early_ > 0) w.I64(changed_at_[slot]);
     ops->push_back(std::move(op));
   }
   dirty_list_.clear();
@@ -280,6 +328,10 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
     uint32_t slot = deps_.acc->Allocate();
     ByteReader r(v);
     deps_.acc->Restore(slot, &r);
+    if (early_ > 0) {
+      if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kMinusInfinity);
+      changed_at_[slot] = r.ok() && !r.at_end() ? r.I64() : watermark;
+    }
     if (!r.ok() || !r.at_end()) return false;
     Pane* pane = GetPane(start);
     if (FindSlot(*pane, key) != KeyTable::kNoSlot) return false;  // a row twice

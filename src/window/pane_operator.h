@@ -9,6 +9,13 @@
 // before state is dropped (the cleanup and expire timers carry end = +infinity), except a
 // window whose end saturates at +infinity, at the very top of the time range, which sorts
 // after them.
+//
+// With --early, each window has one early timer at a time, at its next start + k*early, set
+// again when it goes off; a window's (pane, key) entries remember the watermark when they
+// last changed, so an early firing writes only the keys changed since the window's last
+// early time. In update mode with lateness, each window has a close timer at its CleanupTime
+// (end = the window's end, so it goes off before the panes are dropped) that writes the
+// window's closing records.
 #pragma once
 
 #include <absl/container/btree_map.h>
@@ -26,7 +33,7 @@ namespace logtide {
 
 class PaneOperator final : public WindowOperator {
  public:
-  PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
+  PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early, Deps deps);
   ~PaneOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
@@ -77,8 +84,13 @@ class PaneOperator final : public WindowOperator {
   Pane* GetPane(Nanos start);
   // Sets the timers of a new pane: its windows' fire timers not yet set or due, its cleanup.
   void SetPaneTimers(Nanos start);
-  // Appends the results of window [start, end) for every key with data in it.
-  void CollectWindow(Nanos start, Nanos end);
+  // Appends the results of window [start, end) for every key with data in it, with `phase`
+  // and `final`; only the keys whose state changed at a watermark >= changed_from (--early).
+  void CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool final,
+                     Nanos changed_from = kMinusInfinity);
+  // Sets the early timer of window [start, end) at its next early time, if one comes before
+  // its end and none is set. REQUIRES: early_ > 0.
+  void SetEarlyTimer(Nanos start, Nanos end);
   // Returns the slot holding `key`'s merged state over [start, end), or UINT32_MAX if none.
   uint32_t MergedSlot(uint32_t key, Nanos start, Nanos end);
   // Returns the revision to emit next for (window, key) in update mode, and remembers it.
@@ -103,6 +115,11 @@ class PaneOperator final : public WindowOperator {
   // Ends of the windows whose fire timer is set and has not gone off: a window's panes share
   // one timer.
   absl::flat_hash_set<Nanos> fire_set_;
+  // --early: starts of the windows whose early timer is set; update mode with lateness: ends
+  // of the windows whose close timer is set.
+  absl::flat_hash_set<Nanos> early_set_, close_set_;
+  // --early: per slot, the watermark when its (pane, key) state last changed.
+  std::vector<Nanos> changed_at_;
 
   // update mode: the next revision of each emitted (window start, key) that is not yet late,
   // and when it is forgotten (its expire timer's time).

@@ -7,10 +7,19 @@
 
 namespace logtide {
 
-SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps)
+SessionOperator::SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early,
+                                 Deps deps)
     // Timers of open sessions spread over about a gap (plus lateness) ahead of the watermark:
     // a sixteenth of it a bucket.
-    : WindowOperator(lateness, mode, deps, std::max<Nanos>(spec.gap / 16, 1)), gap_(spec.gap) {}
+    : WindowOperator(lateness, mode, early, deps, std::max<Nanos>(spec.gap / 16, 1)),
+      gap_(spec.gap) {}
+
+void SessionOperator::SetEarlyTimer(uint32_t key, Session* s) {
+  const Nanos at = NextEarly(s->start);
+  if (at >= s->end || at == s->next_early) return;
+  s->next_early = at;
+  timers_.Set(TimeDomain::kEventTime, Timer{at, s->end, s->start, key, Timer::kEarly});
+}
 
 SessionOperator::~SessionOperator() = default;
 
@@ -68,7 +77,7 @@ AddResult SessionOperator::Add(const KeyedEvent& e) {
   bool changed;
   bool new_start;  // a session starting at `start` is new
   if (first == last) {
-    Session s{start, end, deps_.acc->Allocate(), -1};
+    Session s{start, end, deps_.acc->Allocate(), -1, true, kMinusInfinity};
     list->insert(list->begin() + static_cast<ptrdiff_t>(first), s);
     deps_.keys->Ref(key);
     ++open_;
@@ -88,18 +97,23 @@ AddResult SessionOperator::Add(const KeyedEvent& e) {
     list->erase(list->begin() + static_cast<ptrdiff_t>(first + 1),
                 list->begin() + static_cast<ptrdiff_t>(last));
     target = &(*list)[first];
+    // A timer set for the old start is stale: its grid starts at the new one.
+    if (new_start) target->next_early = kMinusInfinity;
     target->start = start;
     target->end = end;
   }
   deps_.acc->Add(target->slot, e.inputs, t, e.seq, deps_.wrong_type);
+  target->changed = true;
   MarkDirty(key);
+  if (early_ > 0 && target->end > watermark_) SetEarlyTimer(key, target);
 
   if (mode_ == EmitMode::kUpdate && target->end <= watermark_) {
     // A session that is complete at the current watermark (late, not too late): its next
     // revision goes out now, and it is dropped once it is late.
     target->last_revision++;
-    results_.push_back(
-        WindowResult{target->start, target->end, key, target->slot, target->last_revision});
+    target->changed = false;
+    results_.push_back(WindowResult{target->start, target->end, key, target->slot,
+                                    target->last_revision, RecordPhase::kLate, false});
     Emit(&results_);
     if (changed)
       timers_.Set(TimeDomain::kEventTime, Timer{CleanupTime(target->end), target->end,
@@ -115,6 +129,20 @@ AddResult SessionOperator::Add(const KeyedEvent& e) {
 
 void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {
   const Nanos w = watermark_;
+  if (timer.kind == Timer::kEarly) {
+    Session* s = FindStart(timer.key, timer.start);
+    // Stale (the session merged, moved its start or was set again), or complete: it fires.
+    if (s == nullptr || s->next_early != timer.time || s->end <= w) return;
+    if (s->changed) {
+      s->changed = false;
+      MarkDirty(timer.key);
+      due_.push_back(timer.time);
+      results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, ++s->last_revision,
+                                      RecordPhase::kEarly, false});
+    }
+    SetEarlyTimer(timer.key, s);
+    return;
+  }
   if (mode_ == EmitMode::kFinal) {
     Session* s = FindStart(timer.key, timer.start);
     if (s == nullptr) return;    // merged into a session that starts earlier
@@ -124,33 +152,66 @@ void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {
       return;
     }
     to_remove_.push_back(Timer{timer.time, s->end, s->start, timer.key, timer.kind});
-    results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, -1});
+    due_.push_back(FireTime(s->end));
+    results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot,
+                                    early_ > 0 ? s->last_revision + 1 : -1, RecordPhase::kOnTime,
+                                    true});
     return;
   }
   // update mode: a timer is set at every change and names the session's (start, end).
   Session* s = Find(timer.key, timer.start, timer.end);
   if (s == nullptr) return;  // merged into another session since the timer was set
   if (timer.kind == Timer::kCleanup) {
+    // With lateness its last record was written before: a closing record now.
+    if (!FireIsFinal()) {
+      due_.push_back(CleanupTime(s->end));
+      results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, ++s->last_revision,
+                                      RecordPhase::kLate, true});
+    }
     to_remove_.push_back(timer);
     return;
   }
   // update mode: the next revision now, then the session waits for its cleanup.
   const int64_t revision = ++s->last_revision;
+  s->changed = false;
   MarkDirty(timer.key);
   timers_.Set(TimeDomain::kEventTime,
               Timer{CleanupTime(s->end), s->end, s->start, timer.key, Timer::kCleanup});
-  results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision});
+  due_.push_back(s->end);
+  results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot, revision,
+                                  RecordPhase::kOnTime, FireIsFinal()});
 }
 
 void SessionOperator::AfterTimers() {
-  Emit(&results_);
+  // Written in the order they became due, then (EmitWindows) by end, start and key: a
+  // session's closing record after its on-time one. Without revisions each is due at its end
+  // (+ lateness): one call sorts them all.
+  if (!revised() || std::all_of(due_.begin(), due_.end(), [&](Nanos d) { return d == due_[0]; })) {
+    Emit(&results_);
+  } else {
+    order_.resize(results_.size());
+    for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return due_[a] < due_[b]; });
+    std::vector<WindowResult> group;
+    for (size_t i = 0; i < order_.size();) {
+      size_t j = i;
+      while (j < order_.size() && due_[order_[j]] == due_[order_[i]])
+        group.push_back(results_[order_[j++]]);
+      Emit(&group);
+      i = j;
+    }
+    results_.clear();
+  }
+  due_.clear();
   for (const Timer& t : to_remove_) Remove(t.key, t.start, t.end);
   to_remove_.clear();
 }
 
 // Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
-// revision, accumulators. Meta: nothing. Timers are not stored: Restore derives them from the
-// sessions and the watermark.
+// revision, accumulators; then with --early, per session u8 1 if it changed since its last
+// record, else 0 (absent in rows written without --early: taken as changed). Meta: nothing.
+// Timers are not stored: Restore derives them from the sessions and the watermark.
 void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all) {
   if (all) {
     erased_.clear();
@@ -174,6 +235,9 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
       w.I64(s.last_revision);
       deps_.acc->Snapshot(s.slot, &w);
     }
+    if (early_ > 0) {
+      for (const Session& s : list) w.U8(s.changed ? 1 : 0);
+    }
     ops->push_back(std::move(op));
   }
   dirty_list_.clear();
@@ -193,6 +257,8 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
       s.start = r.I64();
       s.end = r.I64();
       s.last_revision = r.I64();
+      s.changed = true;
+      s.next_early = kMinusInfinity;
       // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching; a
       // revision number that can still be followed by the next.
       if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
@@ -213,7 +279,19 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
                     Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
       }
     }
+    if (early_ > 0 && r.ok() && !r.at_end()) {
+      for (Session& s : list) {
+        const uint8_t c = r.U8();
+        if (c > 1) return false;
+        s.changed = c == 1;
+      }
+    }
     if (!r.ok() || !r.at_end() || list.empty()) return false;
+    if (early_ > 0) {
+      for (Session& s : list) {
+        if (s.end > watermark) SetEarlyTimer(key, &s);
+      }
+    }
   }
   return true;
 }

@@ -4,6 +4,9 @@
 // in final mode a session has one timer at a time, set again when it goes off early. In
 // update mode each change sets a timer naming the session's (start, end): a fire timer while
 // the session is not yet complete, a cleanup timer at its CleanupTime once it is.
+// With --early a session has an early timer at its next start + k*early (from its start as it
+// is then), found by its start and the time it was set for (next_early): a timer of a session
+// whose start moved, or set again, is stale and does nothing.
 #pragma once
 
 #include <absl/container/inlined_vector.h>
@@ -16,7 +19,7 @@ namespace logtide {
 
 class SessionOperator final : public WindowOperator {
  public:
-  SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Deps deps);
+  SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early, Deps deps);
   ~SessionOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
@@ -36,7 +39,9 @@ class SessionOperator final : public WindowOperator {
     Nanos start;
     Nanos end;
     uint32_t slot;
-    int64_t last_revision;  // -1 until the session is first emitted (update mode)
+    int64_t last_revision;  // -1 until the session is first emitted (update mode, --early)
+    bool changed;           // since its last record (--early)
+    Nanos next_early;       // the time of its early timer (--early)
   };
   using SessionList = absl::InlinedVector<Session, 2>;
 
@@ -45,6 +50,9 @@ class SessionOperator final : public WindowOperator {
   Session* FindStart(uint32_t key, Nanos start);
   Session* Find(uint32_t key, Nanos start, Nanos end);
   void Remove(uint32_t key, Nanos start, Nanos end);
+  // Sets the early timer of `s` (of `key`) at its next early time, if that comes before its
+  // end and is not the one set. REQUIRES: early_ > 0.
+  void SetEarlyTimer(uint32_t key, Session* s);
 
   Nanos gap_;
   // By key id (ids are dense: KeyTable recycles them); a key with no session has an empty
@@ -52,6 +60,8 @@ class SessionOperator final : public WindowOperator {
   std::vector<SessionList> sessions_;
   size_t open_ = 0;
   std::vector<WindowResult> results_;
+  std::vector<Nanos> due_;  // per result, when it became due
+  std::vector<uint32_t> order_;
   std::vector<Timer> to_remove_;
 
   // Changes since the last checkpoint: keys whose sessions changed, keys with none left.

@@ -6,9 +6,10 @@
 namespace logtide {
 
 std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, Nanos lateness,
-                                                       EmitMode mode, Deps deps) {
-  if (spec.is_session()) return std::make_unique<SessionOperator>(spec, lateness, mode, deps);
-  return std::make_unique<PaneOperator>(spec, lateness, mode, deps);
+                                                       EmitMode mode, Nanos early, Deps deps) {
+  if (spec.is_session())
+    return std::make_unique<SessionOperator>(spec, lateness, mode, early, deps);
+  return std::make_unique<PaneOperator>(spec, lateness, mode, early, deps);
 }
 
 }  // namespace logtide

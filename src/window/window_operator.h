@@ -22,6 +22,14 @@
 //    revision from inside Add().
 //  - CleanupTime(end) = end + lateness: the window is late (IsLate) from then on, takes no
 //    more events, and its state is dropped.
+//  - EarlyTimes (--early D): while a window is open (watermark < end), each time the
+//    watermark crosses start + k*D (k >= 1, before the end) the (window, key) pairs changed
+//    since their last record get a provisional record (phase early). For a session the grid
+//    starts at the session's start as it is then. Records then carry revisions in final mode
+//    too, and the on-time record of final mode closes its window.
+//  - Closing: the last record of a (window, key) says so (final). When it was written before
+//    the window was late (update mode with lateness), the window's record is written again
+//    at CleanupTime, with the next revision, phase late and final.
 //  - An event is late, and changes nothing, when every window it belongs to is late. An event
 //    of overlapping (sliding) windows is partly late when some of them are: it is added to
 //    the others. Windows of one event are late in end order, so the late ones are its first.
@@ -51,7 +59,9 @@ struct WindowResult {
   Nanos end;
   uint32_t key;
   uint32_t slot;     // accumulator slot holding the window's state; valid during Emit only
-  int64_t revision;  // -1 in final mode
+  int64_t revision;  // -1 when records have none (final mode without --early)
+  RecordPhase phase = RecordPhase::kOnTime;
+  bool final = false;  // the last record of this window and key
 };
 
 class ResultEmitter {
@@ -90,8 +100,9 @@ class WindowOperator : public WindowLogComponent {
     size_t key_fields;     // values in every group key (the --by fields): a key restored with
                            // another number is damaged (a record has a column for each)
   };
+  // `early`: the --early interval, 0 for none.
   static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
-                                                EmitMode mode, Deps deps);
+                                                EmitMode mode, Nanos early, Deps deps);
   ~WindowOperator() override = default;
 
   // Section "windows", version 3 (1 was the engine blob's operator part, before the
@@ -162,8 +173,8 @@ class WindowOperator : public WindowLogComponent {
   Nanos watermark() const { return watermark_; }
 
  protected:
-  WindowOperator(Nanos lateness, EmitMode mode, Deps deps, Nanos timer_bucket)
-      : lateness_(lateness), mode_(mode), deps_(deps), timers_(timer_bucket) {}
+  WindowOperator(Nanos lateness, EmitMode mode, Nanos early, Deps deps, Nanos timer_bucket)
+      : lateness_(lateness), mode_(mode), early_(early), deps_(deps), timers_(timer_bucket) {}
 
   // The state is a set of rows (open panes or sessions with their keys and accumulators) plus
   // a small `meta` blob. Appends to `ops` the row changes since the last call (with `all`, a
@@ -193,9 +204,23 @@ class WindowOperator : public WindowLogComponent {
   Nanos CleanupTime(Nanos end) const { return SatAdd(end, lateness_); }
   // Whether a window ending at `end` is late at the current watermark.
   bool IsLate(Nanos end) const { return IsWindowLate(end, lateness_, watermark_); }
+  // Whether records carry revisions (update mode or --early).
+  bool revised() const { return mode_ == EmitMode::kUpdate || early_ > 0; }
+  // Whether a window's record written when it fires (FireTime) is its last: in final mode,
+  // and in update mode without lateness (it is late at once).
+  bool FireIsFinal() const { return mode_ == EmitMode::kFinal || lateness_ == 0; }
+  // The first early time of a window (or session) starting at `start` that the watermark has
+  // not reached: start + k*early_, k >= 1, > watermark_.
+  // REQUIRES: early_ > 0.
+  Nanos NextEarly(Nanos start) const {
+    if (watermark_ < start) return SatAdd(start, early_);
+    const Nanos k = SatSub(watermark_, start) / early_ + 1;
+    return SatAdd(start, k > INT64_MAX / early_ ? kPlusInfinity : k * early_);
+  }
 
   Nanos lateness_;
   EmitMode mode_;
+  Nanos early_;  // 0: no early records
   Deps deps_;
   TimerService timers_;
   Nanos watermark_ = kMinusInfinity;

@@ -86,11 +86,14 @@ TEST_CASE("OutputThread: writes each firing sorted, every kind of result, in fir
     REQUIRE(out.Flush().ok());
     CHECK(ReadFile(path) ==
           "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-01T00:01:00Z\","
-          "\"k\":\"a\",\"n\":1,\"sum\":null,\"first\":null,\"avg\":null,\"revision\":0}\n"
+          "\"k\":\"a\",\"n\":1,\"sum\":null,\"first\":null,\"avg\":null,\"revision\":0,"
+          "\"phase\":\"on_time\",\"final\":false}\n"
           "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-01T00:01:00Z\","
-          "\"k\":\"b\",\"n\":2,\"sum\":3,\"first\":\"x\\\"y\",\"avg\":1.5,\"revision\":0}\n"
+          "\"k\":\"b\",\"n\":2,\"sum\":3,\"first\":\"x\\\"y\",\"avg\":1.5,\"revision\":0,"
+          "\"phase\":\"on_time\",\"final\":false}\n"
           "{\"window_start\":\"1969-12-31T23:59:00Z\",\"window_end\":\"1970-01-01T00:00:00Z\","
-          "\"k\":\"c\",\"n\":2,\"sum\":0.75,\"first\":\"s\",\"avg\":0.375,\"revision\":1}\n");
+          "\"k\":\"c\",\"n\":2,\"sum\":0.75,\"first\":\"s\",\"avg\":0.375,\"revision\":1,"
+          "\"phase\":\"on_time\",\"final\":false}\n");
   }
   REQUIRE(out.Close().ok());
   unlink(path.c_str());

@@ -203,7 +203,7 @@ struct Job {
   explicit Job(const EngineConfig& c)
       : config(c),
         acc(c.aggs),
-        writer(OutputFormat::kNdjson, c.by, AggNames(c), c.emit == EmitMode::kUpdate, &out),
+        writer(OutputFormat::kNdjson, c.by, AggNames(c), Revised(c), &out),
         sink(&keys, &acc, &stats.windows_emitted),
         tracker(1, c.delay),
         counters(&stats, &seq, &reported) {
@@ -211,7 +211,7 @@ struct Job {
     sink.set_writer(&writer);
     out.set_gate([] { return Status::IOError("not written"); });
     op = WindowOperator::Create(
-        c.window, c.lateness, c.emit,
+        c.window, c.lateness, c.emit, c.early,
         WindowOperator::Deps{&keys, &acc, &sink, stats.ignored_values.data(), c.by.size()});
     op->set_track_changes(true);
   }

@@ -4,7 +4,7 @@ deliberately naive: every window is materialised with the list of its events, no
 differential_test.py runs it against the binary on random inputs.
 
 Supports: tumbling/sliding/session windows, --by (one field), --delay, --lateness, --emit
-final|update, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
+final|update, --early, several inputs read watermark-aligned, and the aggregates count, sum, min, max, avg,
 count_distinct, first, last over fields "v" and "u". Values are chosen so that float sums are exact.
 The sketches are modelled by their exact answers: quantile(f, Q) as the value of rank
 ceil(Q * n), 1-based (the caller allows its 1%), approx_count_distinct as count_distinct (exact
@@ -122,8 +122,9 @@ def aggregate(events, aggs):
 
 
 class Model:
-    def __init__(self, kind, size, slide, gap, delay, lateness, emit, by, aggs, inputs):
+    def __init__(self, kind, size, slide, gap, delay, lateness, emit, by, aggs, inputs, early=0):
         self.kind, self.size, self.slide, self.gap = kind, size, slide, gap
+        self.early = early  # --early: provisional records at start + k*early while open
         self.delay, self.lateness, self.emit, self.by, self.aggs = delay, lateness, emit, by, aggs
         self.W = -INF
         self.out = []
@@ -141,20 +142,31 @@ class Model:
         self.sessions = {}
 
     # -- helpers ---------------------------------------------------------------------------
-    def record(self, start, end, key, events, rev):
+    def record(self, start, end, key, events, rev, phase="on_time", final=False):
         fields = [("window_start", json.dumps(rfc3339(start))), ("window_end", json.dumps(rfc3339(end)))]
         if self.by:
             fields.append((self.by, json.dumps(key)))
         fields += aggregate(events, self.aggs)
-        if self.emit == "update":
-            fields.append(("revision", str(rev)))
+        if self.emit == "update" or self.early:
+            fields += [("revision", str(rev)), ("phase", json.dumps(phase)), ("final", "true" if final else "false")]
         return "{" + ",".join("%s:%s" % (json.dumps(k), v) for k, v in fields) + "}"
+
+    def next_early(self, start, w_old):
+        """The first start + k*early (k >= 1) after the watermark w_old."""
+        if w_old < start:
+            return start + self.early
+        return start + ((w_old - start) // self.early + 1) * self.early
 
     def fire_time(self, end):
         return end + self.lateness if self.emit == "final" else end
 
     def late_window(self, end):
         return self.W >= end + self.lateness
+
+    def on_time_is_final(self):
+        # The on-time record is a window's last in final mode, and without lateness; otherwise
+        # a closing record follows once the window is late.
+        return self.emit == "final" or self.lateness == 0
 
     def fixed_windows(self, t):
         starts = []
@@ -181,10 +193,11 @@ class Model:
             for (s, e) in accepted:
                 st = self.windows.setdefault((s, e, key_rank(key), key), {"events": [], "fired": False, "rev": -1})
                 st["events"].append(ev)
+                st["changed"] = True
                 if self.emit == "update" and e <= self.W:
                     st["rev"] += 1
                     st["fired"] = True
-                    revs.append(self.record(s, e, key, st["events"], st["rev"]))
+                    revs.append(self.record(s, e, key, st["events"], st["rev"], "late"))
             self.out += revs
             return True
         lst = self.sessions.setdefault(key, [])
@@ -197,7 +210,7 @@ class Model:
             if not lst:
                 del self.sessions[key]
             return False
-        merged = {"start": start, "end": end, "events": [ev], "rev": -1}
+        merged = {"start": start, "end": end, "events": [ev], "rev": -1, "changed": True}
         for s in touching:
             merged["events"] += s["events"]
             merged["rev"] = max(merged["rev"], s["rev"])
@@ -205,7 +218,8 @@ class Model:
         lst.append(merged)
         if self.emit == "update" and end <= self.W:
             merged["rev"] += 1
-            self.out.append(self.record(start, end, key, merged["events"], merged["rev"]))
+            merged["changed"] = False
+            self.out.append(self.record(start, end, key, merged["events"], merged["rev"], "late"))
             merged["emitted_end"] = end
         return True
 
@@ -217,29 +231,55 @@ class Model:
                 w = min(w, m - self.delay)
         if w <= self.W:
             return
-        self.W = w
+        w_old, self.W = self.W, w
         due = []
         if self.kind != "session":
             for (s, e, kr, key), st in list(self.windows.items()):
+                # Early: the window is still open and the watermark passed one of its early
+                # times or more: one record if the key changed since its last.
+                if self.early and w < e and st["changed"]:
+                    t = self.next_early(s, w_old)
+                    if t <= w:
+                        st["rev"] += 1
+                        st["changed"] = False
+                        due.append((t, e, s, kr, self.record(s, e, key, st["events"], st["rev"], "early")))
                 if not st["fired"] and self.fire_time(e) <= w:
                     st["fired"] = True
                     st["rev"] += 1
-                    due.append((e, s, kr, self.record(s, e, key, st["events"], st["rev"])))
+                    due.append((self.fire_time(e), e, s, kr, self.record(
+                        s, e, key, st["events"], st["rev"], "on_time", self.on_time_is_final())))
                 if self.late_window(e):
+                    if not self.on_time_is_final():
+                        st["rev"] += 1
+                        due.append((e + self.lateness, e, s, kr, self.record(
+                            s, e, key, st["events"], st["rev"], "late", True)))
                     del self.windows[(s, e, kr, key)]
         else:
             for key, lst in list(self.sessions.items()):
                 for s in list(lst):
+                    if self.early and w < s["end"] and s["changed"]:
+                        t = self.next_early(s["start"], w_old)
+                        if t <= w:
+                            s["rev"] += 1
+                            s["changed"] = False
+                            due.append((t, s["end"], s["start"], key_rank(key), self.record(
+                                s["start"], s["end"], key, s["events"], s["rev"], "early")))
                     if self.fire_time(s["end"]) <= w and s.get("emitted_end") != s["end"]:
                         s["rev"] += 1
                         s["emitted_end"] = s["end"]
-                        due.append((s["end"], s["start"], key_rank(key), self.record(s["start"], s["end"], key, s["events"], s["rev"])))
+                        due.append((self.fire_time(s["end"]), s["end"], s["start"], key_rank(key), self.record(
+                            s["start"], s["end"], key, s["events"], s["rev"], "on_time", self.on_time_is_final())))
                     if self.late_window(s["end"]):
+                        if not self.on_time_is_final():
+                            s["rev"] += 1
+                            due.append((s["end"] + self.lateness, s["end"], s["start"], key_rank(key), self.record(
+                                s["start"], s["end"], key, s["events"], s["rev"], "late", True)))
                         lst.remove(s)
                 if not lst:
                     del self.sessions[key]
-        due.sort(key=lambda d: (d[0], d[1], d[2]))
-        self.out += [d[3] for d in due]
+        # In the order they became due, then by window end, start and key.
+        due.sort(key=lambda d: (d[0], d[1], d[2], d[3]))
+        self.out += [d[4] for d in due]
 
     def run(self, inputs):
         """inputs: list of lists of (t, record). Reads them watermark-aligned."""

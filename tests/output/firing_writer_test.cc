@@ -25,8 +25,8 @@ class TextSink final : public RecordSink {
     line_ = std::to_string(start / kMinute) + " " + std::to_string(end / kMinute) + "|";
   }
   void Key(const ValueRef& v) override { line_ += Text(v) + ";"; }
-  void EndRecord(int64_t revision) override {
-    lines.push_back(line_ + "|" + std::to_string(revision));
+  void EndRecord(const RecordRevision& revision) override {
+    lines.push_back(line_ + "|" + std::to_string(revision.number));
   }
   void Null() override { line_ += "|null"; }
   void Int(__int128 v) override { line_ += "|" + std::to_string(static_cast<int64_t>(v)); }
@@ -85,7 +85,7 @@ TEST_CASE("firing writer: records go by window end, then start, then key") {
   // Each record's result is its number as added, so the line shows which record it is.
   firing.Write(&sink, [&](uint32_t i, ValueSink* s) {
     s->Int(i);
-    return recs[i].revision;
+    return RecordRevision{recs[i].revision};
   });
   CHECK(sink.lines == std::vector<std::string>{
                           "0 1|7;1;|5|10",     // end 1: the number key first,
@@ -107,18 +107,18 @@ TEST_CASE("firing writer: Clear starts a new firing, and an empty one writes not
   firing.Add(0, kMinute, b);
   firing.Write(&sink, [](uint32_t, ValueSink* s) {
     s->Null();
-    return int64_t{-1};
+    return RecordRevision{-1};
   });
   firing.Clear();
   firing.Write(&sink, [](uint32_t, ValueSink*) {
     FAIL("no record to write");
-    return int64_t{-1};
+    return RecordRevision{-1};
   });
   firing.Clear();
   firing.Add(0, kMinute, a);
   firing.Write(&sink, [](uint32_t i, ValueSink* s) {
     s->Int(i);
-    return int64_t{4};
+    return RecordRevision{4};
   });
   CHECK(sink.lines == std::vector<std::string>{"0 1|'b';|null|-1", "0 1|'a';|0|4"});
 }
@@ -139,7 +139,9 @@ std::string WriteFiring(OutputFormat format) {
   firing.Add(kMinute, 2 * kMinute, keys[0]);
   firing.Add(kMinute, 2 * kMinute, keys[1]);
   firing.Add(0, kMinute, keys[2]);
-  const int64_t revisions[] = {3, 1, 0};
+  const RecordRevision revisions[] = {{3, RecordPhase::kLate, true},
+                                      {1, RecordPhase::kEarly, false},
+                                      {0, RecordPhase::kOnTime, false}};
   firing.Write(&w, [&](uint32_t i, ValueSink* s) {
     s->Int(static_cast<__int128>(10 + i));
     if (i == 1) {
@@ -158,21 +160,23 @@ TEST_CASE("firing writer: the bytes of a firing in NDJSON") {
   CHECK(WriteFiring(OutputFormat::kNdjson) ==
         "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-01T00:01:00Z\","
         "\"host\":\"say \\\"hi\\\"\",\"n\":0.5,\"count\":12,\"avg\":0.75,\"first\":\"x\\\"y\","
-        "\"revision\":0}\n"
+        "\"revision\":0,\"phase\":\"on_time\",\"final\":false}\n"
         "{\"window_start\":\"1970-01-01T00:01:00Z\",\"window_end\":\"1970-01-01T00:02:00Z\","
         "\"host\":\"db\",\"n\":null,\"count\":11,\"avg\":null,\"first\":{\"a\":[1,2]},"
-        "\"revision\":1}\n"
+        "\"revision\":1,\"phase\":\"early\",\"final\":false}\n"
         "{\"window_start\":\"1970-01-01T00:01:00Z\",\"window_end\":\"1970-01-01T00:02:00Z\","
         "\"host\":\"web,1\",\"n\":2,\"count\":10,\"avg\":0.25,\"first\":\"x\\\"y\","
-        "\"revision\":3}\n");
+        "\"revision\":3,\"phase\":\"late\",\"final\":true}\n");
 }
 
 TEST_CASE("firing writer: the bytes of a firing in CSV") {
   CHECK(WriteFiring(OutputFormat::kCsv) ==
-        "window_start,window_end,host,n,count,avg,first,revision\n"
-        "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,\"say \"\"hi\"\"\",0.5,12,0.75,\"x\"\"y\",0\n"
-        "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,db,,11,,\"{\"\"a\"\":[1,2]}\",1\n"
-        "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,\"web,1\",2,10,0.25,\"x\"\"y\",3\n");
+        "window_start,window_end,host,n,count,avg,first,revision,phase,final\n"
+        "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,\"say "
+        "\"\"hi\"\"\",0.5,12,0.75,\"x\"\"y\",0,on_time,"
+        "false\n"
+        "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,db,,11,,\"{\"\"a\"\":[1,2]}\",1,early,false\n"
+        "1970-01-01T00:01:00Z,1970-01-01T00:02:00Z,\"web,1\",2,10,0.25,\"x\"\"y\",3,late,true\n");
 }
 
 }  // namespace

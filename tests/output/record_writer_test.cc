@@ -19,22 +19,24 @@ TEST_CASE("record writer: an NDJSON record names every column, in order") {
   w.Key(ValueRef::String("api"));
   w.Int(3);
   w.Double(0.5);
-  w.EndRecord(-1);
+  w.EndRecord(RecordRevision{});
   CHECK(*out.buffer() ==
         "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-01T00:01:00Z\","
         "\"service\":\"api\",\"count\":3,\"avg_v\":0.5}\n");
 }
 
-TEST_CASE("record writer: NDJSON escapes strings, writes null, and the revision last") {
+TEST_CASE(
+    "record writer: NDJSON escapes strings, writes null, and the revision, phase, final last") {
   OutputFile out;
   RecordWriter w(OutputFormat::kNdjson, {"k"}, {"v"}, true, &out);
   w.BeginRecord(kMinute, 2 * kMinute);
   w.Key(ValueRef::String("say \"hi\"\n"));
   w.Null();
-  w.EndRecord(2);
+  w.EndRecord(RecordRevision{2, RecordPhase::kLate, false});
   CHECK(*out.buffer() ==
         "{\"window_start\":\"1970-01-01T00:01:00Z\",\"window_end\":\"1970-01-01T00:02:00Z\","
-        "\"k\":\"say \\\"hi\\\"\\n\",\"v\":null,\"revision\":2}\n");
+        "\"k\":\"say "
+        "\\\"hi\\\"\\n\",\"v\":null,\"revision\":2,\"phase\":\"late\",\"final\":false}\n");
 }
 
 TEST_CASE("record writer: CSV has a header row and quotes fields as RFC 4180 does") {
@@ -44,15 +46,15 @@ TEST_CASE("record writer: CSV has a header row and quotes fields as RFC 4180 doe
   w.BeginRecord(0, kMinute);
   w.Key(ValueRef::String("a,b"));
   w.Int(1);
-  w.EndRecord(-1);
+  w.EndRecord(RecordRevision{});
   w.BeginRecord(0, kMinute);
   w.Key(ValueRef::String("say \"hi\""));
   w.Int(2);
-  w.EndRecord(-1);
+  w.EndRecord(RecordRevision{});
   w.BeginRecord(0, kMinute);
   w.Key(ValueRef::Null());  // null is an empty field
   w.Null();
-  w.EndRecord(-1);
+  w.EndRecord(RecordRevision{});
   CHECK(*out.buffer() ==
         "window_start,window_end,name,count\n"
         "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,\"a,b\",1\n"
@@ -67,7 +69,7 @@ TEST_CASE("record writer: consecutive records of other windows get their own bou
   for (int m = 0; m < 3; ++m) {
     w.BeginRecord(m * kMinute, (m + 1) * kMinute);
     w.Int(m);
-    w.EndRecord(-1);
+    w.EndRecord(RecordRevision{});
   }
   CHECK(*out.buffer() ==
         "1970-01-01T00:00:00Z,1970-01-01T00:01:00Z,0\n"

@@ -5,6 +5,10 @@
 # its first checkpoint) and a last one, and its output must be byte-identical to the one
 # uninterrupted run of the version that wrote the state. That version's output is also what
 # this logtide writes in one run over the same inputs: the cases' semantics did not change.
+# Update mode's records deliberately gained "phase" and "final" and, with lateness, a closing
+# record per window and key (issue 29; man/logtide.1, SEMANTICS): its output is compared with
+# the closing records left out (its cases here have lateness: their final records are the
+# closing ones) and those two fields taken off, the rest byte for byte.
 #
 # Usage: format_states_test.sh LOGTIDE TESTDATA_DIR
 set -u
@@ -32,9 +36,15 @@ for d in "$data"/*/*/; do
     "$bin" -q "${flags[@]}" --state s.db --hold "${inputs[@]}" app.log >> out.ndjson || exit 11
     tail -n +"$((half + 1))" part2 >> app.log
     "$bin" -q "${flags[@]}" --state s.db "${inputs[@]}" app.log >> out.ndjson || exit 12
-    cmp -s out.ndjson "$d/expected.ndjson" || exit 13
+    as_before() {
+      case " ${flags[*]} " in
+        *" --emit update "*) sed -e '/"final":true}$/d' -e 's/,"phase":"[a-z_]*","final":false}$/}/' "$1" ;;
+        *) cat "$1" ;;
+      esac
+    }
+    cmp -s <(as_before out.ndjson) "$d/expected.ndjson" || exit 13
     "$bin" -q "${flags[@]}" "${inputs[@]}" app.log > one-run.ndjson || exit 14
-    cmp -s one-run.ndjson "$d/expected.ndjson" || exit 15
+    cmp -s <(as_before one-run.ndjson) "$d/expected.ndjson" || exit 15
   )
   rc=$?
   case $rc in

@@ -8,7 +8,7 @@
                                              between the output write and the commit, after the commit;
                                              for every query shape, with a file and with a pipe
 
-The queries include the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
+The queries include early records (--early, issue 29), the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
 expressions: --where (whose fields are read first), a filter aggregate and a derived key.
 Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
 --late-output), and the state file must pass PRAGMA integrity_check after every kill.
@@ -36,6 +36,12 @@ QUERIES = [
     ["--window", "sliding:30s:10s", "--by", "class=floor(status / 100)", "--agg", "count", "--agg", "first(user)",
      "--agg", "p50(latency_ms),p95(latency_ms)", "--agg", "approx_count_distinct(latency_ms)", "--agg", "top_k(path, 2)",
      "--delay", "2s"],
+    # Issue 29: early records by event time, with the changed-since-last-record state, in update
+    # mode with lateness (closing records) on sliding windows, and in final mode on sessions.
+    ["--window", "sliding:20s:10s", "--by", "service", "--agg", "count", "--agg", "max(latency_ms)",
+     "--early", "3s", "--emit", "update", "--lateness", "4s", "--delay", "1s"],
+    ["--window", "session:2s", "--by", "host", "--agg", "count", "--agg", "sum(bytes)", "--early", "500ms",
+     "--delay", "1s"],
 ]
 
 

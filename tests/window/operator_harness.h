@@ -1,6 +1,7 @@
 // Drives a WindowOperator directly and records what it emits, through the engine's ResultSink
-// (sorted as the engine sorts), as text lines: "[start,end) key N S rev=R" (count, sum(x)).
-// Times are plain integers.
+// (sorted as the engine sorts), as text lines: "[start,end) key N S rev=R" (count, sum(x)),
+// with revisions then " early" or " late" for those phases (nothing for on time) and " final"
+// for a window's last record. Times are plain integers.
 #pragma once
 
 #include <fmt/format.h>
@@ -20,10 +21,10 @@ namespace logtide {
 
 class OperatorHarness : public ResultEmitter, public RecordSink {
  public:
-  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode)
+  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode, Nanos early = 0)
       : acc_(Specs()), sink_(&keys_, &acc_, &emitted_) {
     sink_.set_writer(this);
-    op_ = WindowOperator::Create(spec, lateness, mode,
+    op_ = WindowOperator::Create(spec, lateness, mode, early,
                                  WindowOperator::Deps{&keys_, &acc_, this, ignored_, 1});
   }
 
@@ -81,8 +82,13 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
   }
   void BeginRecord(Nanos start, Nanos end) override { line_ = fmt::format("[{},{})", start, end); }
   void Key(const ValueRef& v) override { line_ += fmt::format(" {}", v.s); }
-  void EndRecord(int64_t revision) override {
-    if (revision >= 0) line_ += fmt::format(" rev={}", revision);
+  void EndRecord(const RecordRevision& revision) override {
+    if (revision.number >= 0) {
+      line_ += fmt::format(" rev={}", revision.number);
+      if (revision.phase != RecordPhase::kOnTime)
+        line_ += std::string(" ") + RecordPhaseName(revision.phase);
+      if (revision.final) line_ += " final";
+    }
     out_.push_back(line_);
   }
   void Null() override { line_ += " null"; }

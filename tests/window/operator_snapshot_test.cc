@@ -42,14 +42,14 @@ void Apply(OperatorHarness* h, const Step& s) {
   }
 }
 
-void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode) {
+void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early = 0) {
   INFO("window " << spec.ToString());
   std::mt19937_64 rng(20261130);
   for (int trial = 0; trial < 60; ++trial) {
     const std::vector<Step> steps = RandomSteps(&rng, 80);
     const size_t cut = rng() % steps.size();
-    OperatorHarness plain(spec, lateness, mode);  // never snapshotted, tracking nothing
-    OperatorHarness original(spec, lateness, mode);
+    OperatorHarness plain(spec, lateness, mode, early);  // never snapshotted, tracking nothing
+    OperatorHarness original(spec, lateness, mode, early);
     original.TrackChanges();
     for (size_t i = 0; i < cut; ++i) {
       Apply(&plain, steps[i]);
@@ -58,7 +58,7 @@ void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode) {
     (void)original.Take();
     const std::vector<std::string> plain_before = plain.Take();
     const OperatorHarness::Saved saved = original.Save();
-    OperatorHarness restored(spec, lateness, mode);
+    OperatorHarness restored(spec, lateness, mode, early);
     restored.TrackChanges();
     INFO("trial " << trial << ", cut at step " << cut << " of " << steps.size());
     REQUIRE(restored.Load(saved));
@@ -93,6 +93,17 @@ TEST_CASE("operators round-trip through snapshot and restore at any point") {
       RoundTrip(Tumbling(5), lateness, mode);
       RoundTrip(Sliding(6, 2), lateness, mode);
       RoundTrip(Session(3), lateness, mode);
+    }
+  }
+}
+
+TEST_CASE("operators with --early round-trip through snapshot and restore at any point") {
+  for (EmitMode mode : {EmitMode::kFinal, EmitMode::kUpdate}) {
+    for (Nanos lateness : {Nanos{0}, Nanos{6}}) {
+      INFO("mode " << (mode == EmitMode::kFinal ? "final" : "update") << ", lateness " << lateness);
+      RoundTrip(Tumbling(5), lateness, mode, 2);
+      RoundTrip(Sliding(6, 2), lateness, mode, 1);
+      RoundTrip(Session(3), lateness, mode, 2);
     }
   }
 }

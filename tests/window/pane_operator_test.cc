@@ -144,20 +144,22 @@ TEST_CASE("final mode with lateness: the window waits, then includes late events
   CHECK_FALSE(h.Add("a", 3));
 }
 
-TEST_CASE("update mode: revision 0 at the end, one revision per late event, none after lateness") {
+TEST_CASE(
+    "update mode: revision 0 at the end, one revision per late event, closed after lateness") {
   OperatorHarness h(Tumbling(10), 5, EmitMode::kUpdate);
   h.Add("a", 1);
   h.Add("b", 2);
   h.Advance(10);
   CHECK(h.Take() == V{"[0,10) a 1 1 rev=0", "[0,10) b 1 1 rev=0"});
   CHECK(h.Add("a", 3, 4));
-  CHECK(h.Take() == V{"[0,10) a 2 5 rev=1"});
+  CHECK(h.Take() == V{"[0,10) a 2 5 rev=1 late"});
   CHECK(h.Add("c", 4, 2));  // a key new to an emitted window starts at revision 0
-  CHECK(h.Take() == V{"[0,10) c 1 2 rev=0"});
+  CHECK(h.Take() == V{"[0,10) c 1 2 rev=0 late"});
   CHECK(h.Add("a", 5));
-  CHECK(h.Take() == V{"[0,10) a 3 6 rev=2"});
-  h.Advance(15);
-  CHECK(h.Take().empty());
+  CHECK(h.Take() == V{"[0,10) a 3 6 rev=2 late"});
+  h.Advance(15);  // 10 + lateness 5: each key's record once more, the last
+  CHECK(h.Take() == V{"[0,10) a 3 6 rev=3 late final", "[0,10) b 1 1 rev=1 late final",
+                      "[0,10) c 1 2 rev=1 late final"});
   CHECK_FALSE(h.Add("a", 6));
 }
 
@@ -167,7 +169,7 @@ TEST_CASE("update mode on sliding windows revises every emitted window of the ev
   h.Advance(30);
   CHECK(h.Take() == V{"[0,20) a 1 1 rev=0", "[10,30) a 1 1 rev=0"});
   CHECK(h.Add("a", 12, 2));
-  CHECK(h.Take() == V{"[0,20) a 2 3 rev=1", "[10,30) a 2 3 rev=1"});
+  CHECK(h.Take() == V{"[0,20) a 2 3 rev=1 late", "[10,30) a 2 3 rev=1 late"});
 }
 
 // A key's slot in the pane it was last added to is kept with the key; its slots in the other
@@ -356,9 +358,73 @@ TEST_CASE("issue2: update mode emits a late first event once, not again at the n
   h.Add("a", 55);
   h.Advance(55);
   CHECK(h.Add("a", 12));  // [10,20) was passed while empty; within lateness
-  CHECK(h.Take() == std::vector<std::string>{"[10,20) a 1 1 rev=0"});
+  CHECK(h.Take() == std::vector<std::string>{"[10,20) a 1 1 rev=0 late"});
   h.Advance(60);
   CHECK(h.Take() == std::vector<std::string>{"[50,60) a 1 1 rev=0"});
+}
+
+}  // namespace
+}  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("early: a record at each start + k*early for the keys changed since their last") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal, 3);
+  h.Add("a", 1);
+  h.Add("b", 2);
+  h.Advance(3);  // 0 + 3: every key of the window, revision 0
+  CHECK(h.Take() == V{"[0,10) a 1 1 rev=0 early", "[0,10) b 1 1 rev=0 early"});
+  h.Add("a", 4);
+  h.Advance(6);  // 0 + 6: only a changed
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=1 early"});
+  h.Advance(8);
+  CHECK(h.Take().empty());
+  h.Advance(12);  // passes 9 and the end at once: the window fires, no early record before
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=2 final", "[0,10) b 1 1 rev=1 final"});
+  CHECK(h.open() == 0);
+  CHECK(h.pending_timers() == 0);
+}
+
+TEST_CASE("early: a watermark passing several early times writes one record") {
+  OperatorHarness h(Tumbling(10), 0, EmitMode::kFinal, 2);
+  h.Add("a", 1);
+  h.Advance(7);  // 2, 4 and 6 passed at once
+  CHECK(h.Take() == V{"[0,10) a 1 1 rev=0 early"});
+  h.Add("a", 7);
+  h.Advance(8);
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=1 early"});
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=2 final"});
+}
+
+TEST_CASE("early on sliding windows: each window on its own grid") {
+  OperatorHarness h(Sliding(20, 10), 0, EmitMode::kFinal, 5);
+  h.Add("a", 12);  // [0,20) and [10,30)
+  h.Advance(16);   // [0,20) at 5, [10,30) at 15
+  CHECK(h.Take() == V{"[0,20) a 1 1 rev=0 early", "[10,30) a 1 1 rev=0 early"});
+  h.Advance(21);  // [0,20) fires; [10,30) at 20: nothing changed
+  CHECK(h.Take() == V{"[0,20) a 1 1 rev=1 final"});
+  h.Add("a", 22);  // [10,30) and [20,40)
+  h.Advance(26);   // both at 25
+  CHECK(h.Take() == V{"[10,30) a 2 2 rev=1 early", "[20,40) a 1 1 rev=0 early"});
+  h.Advance(kPlusInfinity);
+  CHECK(h.Take() == V{"[10,30) a 2 2 rev=2 final", "[20,40) a 1 1 rev=1 final"});
+  CHECK(h.pending_timers() == 0);
+}
+
+TEST_CASE("early in update mode with lateness: early, on time, late, then closed") {
+  OperatorHarness h(Tumbling(10), 5, EmitMode::kUpdate, 4);
+  h.Add("a", 1);
+  h.Advance(4);
+  CHECK(h.Take() == V{"[0,10) a 1 1 rev=0 early"});
+  h.Advance(10);
+  CHECK(h.Take() == V{"[0,10) a 1 1 rev=1"});
+  CHECK(h.Add("a", 2));
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=2 late"});
+  h.Advance(15);
+  CHECK(h.Take() == V{"[0,10) a 2 2 rev=3 late final"});
+  CHECK_FALSE(h.Add("a", 3));
 }
 
 }  // namespace

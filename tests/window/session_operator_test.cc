@@ -101,12 +101,13 @@ TEST_CASE("update mode: a late event into an emitted session emits its next revi
   CHECK(h.Take() == V{"[0,10) u 1 1 rev=0"});
   h.Advance(20);
   CHECK(h.Add("u", 5));  // grows to [0,15), still complete at 20: revision 1 now
-  CHECK(h.Take() == V{"[0,15) u 2 2 rev=1"});
+  CHECK(h.Take() == V{"[0,15) u 2 2 rev=1 late"});
   CHECK(h.Add("u", 14));  // grows to [0,24), past the watermark: reopened, fires again at 24
   CHECK(h.Take().empty());
   h.Advance(24);
   CHECK(h.Take() == V{"[0,24) u 3 3 rev=2"});
-  h.Advance(54);  // 24 + lateness 30: dropped
+  h.Advance(54);  // 24 + lateness 30: closed, then dropped
+  CHECK(h.Take() == V{"[0,24) u 3 3 rev=3 late final"});
   CHECK(h.open() == 0);
   CHECK_FALSE(h.Add("u", 10));  // [10,20) alone is late
 }
@@ -117,7 +118,46 @@ TEST_CASE("update mode: a new complete session gets revision 0 at once") {
   h.Advance(100);
   CHECK_FALSE(h.Add("v", 50));  // [50,60): 60 + 30 <= 100, late
   CHECK(h.Add("v", 75));        // [75,85) ended at watermark 100, but 85 + 30 > 100
-  CHECK(h.Take() == V{"[75,85) v 1 1 rev=0"});
+  CHECK(h.Take() == V{"[75,85) v 1 1 rev=0 late"});
+}
+
+}  // namespace
+}  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("early on sessions: the grid from the session's start, moved by a merge") {
+  OperatorHarness h(Session(10), 0, EmitMode::kFinal, 4);
+  h.Add("u", 0);  // [0,10)
+  h.Advance(4);
+  CHECK(h.Take() == V{"[0,10) u 1 1 rev=0 early"});
+  h.Add("u", 6);  // [0,16)
+  h.Advance(9);   // 8
+  CHECK(h.Take() == V{"[0,16) u 2 2 rev=1 early"});
+  h.Advance(13);  // 12: unchanged
+  CHECK(h.Take().empty());
+  h.Add("u", 20);  // [20,30), its grid from 20
+  h.Add("u", 15);  // [15,25) joins both: [0,30), the grid from 0 again
+  h.Advance(17);   // 16
+  CHECK(h.Take() == V{"[0,30) u 4 4 rev=2 early"});
+  h.Advance(40);  // 20 and the end at once: the session fires
+  CHECK(h.Take() == V{"[0,30) u 4 4 rev=3 final"});
+  CHECK(h.open() == 0);
+}
+
+TEST_CASE("early on sessions in update mode: closed after lateness") {
+  OperatorHarness h(Session(10), 5, EmitMode::kUpdate, 5);
+  h.Add("u", 0);
+  h.Advance(6);
+  CHECK(h.Take() == V{"[0,10) u 1 1 rev=0 early"});
+  h.Advance(10);
+  CHECK(h.Take() == V{"[0,10) u 1 1 rev=1"});
+  CHECK(h.Add("u", 0));  // inside the complete session: a late record at once
+  CHECK(h.Take() == V{"[0,10) u 2 2 rev=2 late"});
+  h.Advance(15);
+  CHECK(h.Take() == V{"[0,10) u 2 2 rev=3 late final"});
+  CHECK(h.open() == 0);
 }
 
 }  // namespace
