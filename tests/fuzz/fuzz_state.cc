@@ -184,6 +184,24 @@ class DecodedOutputs final : public CheckpointComponent {
 
 // What a run keeps of a query's state: the components as the engine wires them
 // (engine/engine.cc), records written to a buffer.
+// A checkpoint component either kind (state/checkpoint.h), saved and loaded as the
+// Checkpointer does.
+struct Part {
+  explicit Part(CheckpointComponent* c) : format(c), plain(c) {}
+  explicit Part(WindowLogComponent* c) : format(c), windows(c) {}
+  Status Save(std::string* data, std::vector<StateOp>* log) const {
+    return plain != nullptr ? plain->Save(data) : windows->Save(data, log, true);
+  }
+  Status Load(std::string_view data, const WindowRows& rows) const {
+    return plain != nullptr ? plain->Load(data, format->version())
+                            : windows->Load(data, format->version(), rows);
+  }
+  std::string section() const { return std::string(format->section()); }
+  SectionFormat* format;
+  CheckpointComponent* plain = nullptr;
+  WindowLogComponent* windows = nullptr;
+};
+
 struct Job {
   const EngineConfig& config;
   EngineStats stats;
@@ -220,9 +238,9 @@ struct Job {
     for (const AggSpec& a : c.aggs) names.push_back(a.name);
     return names;
   }
-  // In the engine's order of restoring.
-  std::vector<CheckpointComponent*> components() {
-    return {&counters, &tracker, &inputs, op.get(), &outputs};
+  // In the engine's order of restoring; the window operator is the window log's component.
+  std::vector<Part> components() {
+    return {Part(&counters), Part(&tracker), Part(&inputs), Part(op.get()), Part(&outputs)};
   }
 };
 
@@ -236,11 +254,11 @@ struct Saved {
 Saved SaveAll(Job* job) {
   Saved saved;
   std::vector<StateOp> ops;
-  for (CheckpointComponent* c : job->components()) {
-    if (c == &job->inputs || c == &job->outputs) continue;  // not restored into anything
+  for (const Part& c : job->components()) {
+    if (c.plain == &job->inputs || c.plain == &job->outputs) continue;  // not restored into anything
     std::string data;
-    FUZZ_CHECK(c->Save(&data, &ops, true).ok(), "saving %s", std::string(c->section()).c_str());
-    saved.sections[std::string(c->section())] = data;
+    FUZZ_CHECK(c.Save(&data, &ops).ok(), "saving %s", c.section().c_str());
+    saved.sections[c.section()] = data;
   }
   std::map<std::string, std::string> live;
   for (StateOp& op : ops) {
@@ -256,12 +274,11 @@ Saved SaveAll(Job* job) {
 void CheckLoaded(Job* job) {
   const Saved first = SaveAll(job);
   Job again(job->config);
-  for (CheckpointComponent* c : again.components()) {
-    if (c == &again.inputs || c == &again.outputs) continue;
-    const Status s =
-        c->Load(first.sections.at(std::string(c->section())), c->version(), first.rows);
+  for (const Part& c : again.components()) {
+    if (c.plain == &again.inputs || c.plain == &again.outputs) continue;
+    const Status s = c.Load(first.sections.at(c.section()), first.rows);
     FUZZ_CHECK(s.ok(), "the %s section saved from a loaded state does not load: %s",
-               std::string(c->section()).c_str(), s.message().c_str());
+               c.section().c_str(), s.message().c_str());
   }
   FUZZ_CHECK(SaveAll(&again) == first, "a loaded state saves to other bytes the second time");
 
@@ -310,17 +327,16 @@ void FuzzSections(const uint8_t* data, size_t size) {
   const WindowRows window_rows(rows.begin(), rows.end());
 
   Job job(q.config);
-  const std::pair<char, CheckpointComponent*> order[] = {{'c', &job.counters},
-                                                         {'w', &job.tracker},
-                                                         {'i', &job.inputs},
-                                                         {'W', job.op.get()},
-                                                         {'o', &job.outputs}};
+  const std::pair<char, Part> order[] = {{'c', Part(&job.counters)},
+                                         {'w', Part(&job.tracker)},
+                                         {'i', Part(&job.inputs)},
+                                         {'W', Part(job.op.get())},
+                                         {'o', Part(&job.outputs)}};
   for (const auto& [tag, c] : order) {
-    const Status s = c->Load(sections[tag], c->version(), window_rows);
+    const Status s = c.Load(sections[tag], window_rows);
     if (!s.ok()) {
       FUZZ_CHECK(s.code() == Status::Code::kCorruption, "the %s section: %s (code %d)",
-                 std::string(c->section()).c_str(), s.message().c_str(),
-                 static_cast<int>(s.code()));
+                 c.section().c_str(), s.message().c_str(), static_cast<int>(s.code()));
       return;
     }
   }
@@ -377,7 +393,13 @@ void FuzzStateFile(const uint8_t* data, size_t size) {
         if (!s.ok()) break;
         Job job(q.config);
         Checkpointer checkpointer(store.get());
-        for (CheckpointComponent* c : job.components()) checkpointer.Add(c);
+        for (const Part& c : job.components()) {
+          if (c.plain != nullptr) {
+            checkpointer.Add(c.plain);
+          } else {
+            checkpointer.Add(c.windows);
+          }
+        }
         s = checkpointer.Restore(cp);
         if (s.ok() && job.op->watermark() != job.tracker.current()) break;  // as the engine
         if (s.ok()) {
