@@ -219,6 +219,49 @@ void InputSet::TrackForCheckpoints() {
     }
     tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
+  std::vector<size_t> files;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished) files.push_back(i);
+  }
+  DropCopies(files);
+}
+
+void InputSet::DropCopies(const std::vector<size_t>& fresh) {
+  std::vector<std::string> heads(readers_.size());
+  std::vector<bool> known(readers_.size(), false);
+  const auto head = [&](size_t j) -> const std::string& {
+    if (!known[j]) {
+      known[j] = true;
+      if (!readers_[j]->ReadAt(0, kFingerprintBytes, &heads[j]).ok()) heads[j].clear();
+    }
+    return heads[j];
+  };
+  const auto is_fresh = [&](size_t j) {
+    return std::find(fresh.begin(), fresh.end(), j) != fresh.end();
+  };
+  // Whether new file a is read rather than new file b holding the same first bytes.
+  const auto read_first = [&](size_t a, size_t b) {
+    const LineReader& ra = *readers_[a];
+    const LineReader& rb = *readers_[b];
+    if (ra.compressed() != rb.compressed()) return !ra.compressed();
+    if (!ra.compressed() && ra.file_size() != rb.file_size()) return ra.file_size() > rb.file_size();
+    if (IsGenerationOf(a) != IsGenerationOf(b)) return !IsGenerationOf(a);
+    return a < b;
+  };
+  for (size_t i : fresh) {
+    Track& t = tracks_[i];
+    if (t.duplicate || t.vanished || readers_[i]->is_stdin() || head(i).empty()) continue;
+    for (size_t j = 0; j < readers_.size() && !t.duplicate; ++j) {
+      if (j == i || tracks_[j].duplicate || tracks_[j].vanished || readers_[j]->is_stdin())
+        continue;
+      if (!head(j).starts_with(head(i))) continue;
+      // The same first bytes, both new: one of them is read.
+      if (head(j).size() == head(i).size() && is_fresh(j) && read_first(i, j)) continue;
+      t.duplicate = true;
+      t.rotated = true;  // at its (immediate) end it holds nothing back
+      readers_[i]->SetAtEnd(0, 0);
+    }
+  }
 }
 
 void InputSet::Consumed(size_t i, const Line& line) {
@@ -349,6 +392,14 @@ Status InputSet::Load(std::string_view data, uint32_t) {
   if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);
   std::vector<size_t> fresh;  // inputs that match no saved one
+  // The copies TrackForCheckpoints marked as a new state would see them: decided again below,
+  // once the saved inputs are matched.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    Track& t = tracks_[i];
+    if (!t.duplicate) continue;
+    t.duplicate = t.rotated = false;
+    if (Status s = readers_[i]->Rewind(); !s.ok()) return s;
+  }
   for (size_t i = 0; i < readers_.size(); ++i) {
     if (tracks_[i].vanished) continue;
     int found = -1;
@@ -391,6 +442,10 @@ Status InputSet::Load(std::string_view data, uint32_t) {
       }
     }
   }
+  // A new file whose first bytes begin those of another input of this run: a copy being made,
+  // or made since (copytruncate's app.log.1 beside app.log, compress's app.log.1.gz beside
+  // app.log.1), read once, not twice.
+  DropCopies(fresh);
   // A file gone since the shell named it is no error when every position saved under its
   // name is continued by another input of this run or was rotated away and read to its end; or
   // when a compressed copy of it is there now (app.log.2 -> app.log.2.gz: the rotation's

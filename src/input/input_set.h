@@ -91,7 +91,8 @@ class InputSet final : public CheckpointComponent {
   // saved. REQUIRES: after Load when there is a state to load.
   Status VanishedError() const;
 
-  // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
+  // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes. Marks
+  // copies among the inputs as a new state sees them (all new; Load decides again).
   // REQUIRES: before Load and before any line is read.
   void TrackForCheckpoints();
   // LineReader::WaitVerified for every input: the first error.
@@ -172,6 +173,14 @@ class InputSet final : public CheckpointComponent {
   // LineReader's switch to the new file at input i's path.
   void FollowedRotation(size_t i);
   Status follow_error_;
+  // Marks as copies (Track::duplicate: not read, not saved) the inputs among `fresh` whose
+  // first bytes begin another input's of this run: logrotate's copytruncate copies app.log to
+  // app.log.1 and its compress step writes app.log.1.gz before it removes app.log.1, so a run
+  // started meanwhile sees both, the copy whole or still being written. Of two new files that
+  // hold the same first bytes, the one read is the plain one, then the longer, then the one
+  // that is not a generation of another input (the live log), then the first named. A file
+  // whose first bytes cannot be read is not taken as a copy.
+  void DropCopies(const std::vector<size_t>& fresh);
   // Whether input i's name is a generation's of another input of this run that is there: that
   // name, then '.' or '-' and more (app.log.1.gz, app.log-20261202 of app.log).
   bool IsGenerationOf(size_t i) const;

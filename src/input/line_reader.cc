@@ -121,6 +121,7 @@ Status LineReader::Rewind() {
   begin_ = end_ = 0;
   dropping_ = false;
   eof_ = false;
+  at_end_set_ = false;
   new_run_ = true;
   consumed_ = 0;
   line_number_ = 0;

@@ -62,7 +62,7 @@ class LineReader {
   // otherwise be decompressed again at every run.
   // REQUIRES: no line was read yet.
   void SetAtEnd(uint64_t offset, uint64_t line);
-  // Goes back to the start of a file, to read it again from its first line.
+  // Goes back to the start of a file, to read it again from its first line (undoing SetAtEnd).
   Status Rewind();
   // Reads up to n bytes at `offset` of a regular file (not the stream position). A compressed
   // file is decompressed from its start to there: cheap only near the start.
