@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "util/bytes.h"
 #include "util/paths.h"
@@ -19,6 +20,17 @@ namespace {
 
 constexpr uint64_t kFingerprintBytes = 4096;
 constexpr uint64_t kTailBytes = 64;
+// When this process started (before main), by the clock of file times: a file made since was
+// not there when the shell globbed the names it was given.
+const struct timespec kProcessStart = [] {
+  struct timespec t = {};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &t);
+  return t;
+}();
+
+bool After(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
 
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
@@ -81,13 +93,17 @@ bool HasCompressedCopy(const std::string& path) {
 
 // Looks in the folder of `path` for a compressed copy of the file `p` was read from (the
 // compress step of a rotation writes it, then removes the file): a gzip or zstd file whose name
-// starts with p.name's and whose decompressed first bytes are p's. Sets its name (as p.name
-// gives its folder).
+// starts with p.name's, less a generation number (app.log of app.log.1: delaycompress writes
+// app.log.1.gz and renames it to app.log.2.gz at once), and whose decompressed first bytes are
+// p's. Sets its name (as p.name gives its folder).
 bool FindCompressedCopy(const InputPosition& p, std::string* found) {
   if (p.fingerprint_len == 0) return false;  // no bytes to know it by
   const size_t slash = p.path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  if (const size_t dot = base.rfind('.'); dot != std::string::npos && dot + 1 < base.size() &&
+      base.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    base.resize(dot + 1);
   const size_t name_slash = p.name.rfind('/');
   const std::string shown_dir =
       name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
@@ -105,6 +121,46 @@ bool FindCompressedCopy(const InputPosition& p, std::string* found) {
         HashOf(head) != p.fingerprint)
       continue;
     *found = shown_dir + e->d_name;
+    ok = true;
+    break;
+  }
+  ::closedir(d);
+  return ok;
+}
+
+// Looks in the folder of `path` for a plain copy of the file `p` was read from, made by a
+// copytruncate rotation before it truncated that file in place: another regular file whose
+// name starts with p.name's and whose first bytes are p's. Sets its name (as p.name gives its
+// folder) and whether it was made after this process started (its birth time; when the file
+// system keeps none, its last change).
+bool FindPlainCopy(const InputPosition& p, std::string* found, bool* made_since_start) {
+  if (p.fingerprint_len == 0) return false;  // no bytes to know it by
+  const size_t slash = p.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  const size_t name_slash = p.name.rfind('/');
+  const std::string shown_dir =
+      name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool ok = false;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view n(e->d_name);
+    if (n.size() <= base.size() || n.substr(0, base.size()) != base) continue;
+    const std::string name = slash == std::string::npos ? std::string(n) : dir + e->d_name;
+    struct stat st;
+    if (::stat(name.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::string head;
+    uint64_t size = 0;
+    if (!Probe(name, p.fingerprint_len, &head, &size) || size == InputPosition::kUnknownSize ||
+        HashOf(head) != p.fingerprint)
+      continue;
+    *found = shown_dir + e->d_name;
+    struct statx sx;
+    struct timespec born = st.st_ctim;
+    if (::statx(AT_FDCWD, name.c_str(), 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+      born = {static_cast<time_t>(sx.stx_btime.tv_sec), static_cast<long>(sx.stx_btime.tv_nsec)};
+    *made_since_start = After(born, kProcessStart);
     ok = true;
     break;
   }
@@ -219,6 +275,7 @@ void InputSet::TrackForCheckpoints() {
     }
     tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
+  MarkGenerations();
   std::vector<size_t> files;
   for (size_t i = 0; i < readers_.size(); ++i) {
     if (!readers_[i]->is_stdin() && !tracks_[i].vanished) files.push_back(i);
@@ -418,12 +475,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     t.restored_quiet_since = p.quiet_since;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
-  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
-  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
-  for (size_t i = 0; i < readers_.size(); ++i) {
-    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
-      tracks_[i].rotated = true;
-  }
+  MarkGenerations();
   // A new file whose first bytes are those of a file another input continues is a copy of it:
   // logrotate's compress writes app.log.2.gz whole before it removes app.log.2, and a run in
   // between sees both. The copy is neither read nor saved; the next run finds the saved
@@ -467,13 +519,20 @@ Status InputSet::Load(std::string_view data, uint32_t) {
       const InputPosition& p = saved[k];
       if (p.kind != "file" || p.path != path) continue;
       known = true;
-      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
+      std::string copy;
+      uint64_t size = 0;
+      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size) ||
+                                FindSameFile(p, &copy, &size) || FindCompressedCopy(p, &copy));
     }
     const std::string_view name = paths_[i];
     const bool compressed_name = name.ends_with(".gz") || name.ends_with(".zst");
     if ((known && accounted) || HasCompressedCopy(path) ||
         (!known && compressed_name && IsGenerationOf(i)))
       t.open_error = Status::Ok();
+    // A generation no run read under its name may hold bytes no run read, which the run naming
+    // the generation it became reads: it holds the watermark back (as a new, empty log does)
+    // so that they are not late then.
+    if (!known) t.rotated = false;
   }
   // Otherwise the run fails as it would have at opening the file: before any warning about
   // the saved files.
@@ -485,6 +544,13 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+void InputSet::MarkGenerations() {
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
+      tracks_[i].rotated = true;
+  }
 }
 
 bool InputSet::IsGenerationOf(size_t i) const {
@@ -528,18 +594,35 @@ Status InputSet::Unmatched(const InputPosition& p) {
     uint64_t size = 0;
     if (!Probe(p.path, p.fingerprint_len, &head, &size) || size < p.offset ||
         HashOf(head) != p.fingerprint) {
-      // Rotated away and read to its end: nothing of it was lost.
-      if (p.rotated && p.offset >= p.size) return Status::Ok();
       // Compressed by a rotation and removed, its inode reused by the file at its path now (a
-      // copytruncate rotation's new copy): kept for the run that names the compressed copy.
+      // copytruncate rotation's new copy): kept for the run that names the compressed copy,
+      // which would otherwise read it again from its start.
       std::string copy;
       if (FindCompressedCopy(p, &copy)) {
         carried_.push_back(p);
-        if (!racing_rotation_) {
+        if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
           warn(fmt::format(
               "the file earlier runs read as {} was compressed to {}, which is not among this "
               "run's inputs: what it holds after byte {}, where earlier runs stopped, was not "
               "read; name every generation of the log (app.log*)",
+              p.name, copy, p.offset));
+        }
+        return Status::Ok();
+      }
+      // Rotated away and read to its end: nothing of it was lost.
+      if (p.rotated && p.offset >= p.size) return Status::Ok();
+      // Copied and truncated in place (copytruncate) while the copy is not among this run's
+      // inputs: kept for the run that names the copy. A copy made after this process started
+      // came after the glob that named its inputs (the rotation raced the run): the next run
+      // names it. Otherwise it is said (at every run while the job does not name the copy).
+      bool since_start = false;
+      if (FindPlainCopy(p, &copy, &since_start)) {
+        carried_.push_back(p);
+        if (!racing_rotation_ && !since_start) {
+          warn(fmt::format(
+              "{} was truncated in place after a copy of it was made to {}, which is not among "
+              "this run's inputs: what the copy holds after byte {}, where earlier runs "
+              "stopped, was not read; name every generation of the log (app.log*)",
               p.name, copy, p.offset));
         }
         return Status::Ok();

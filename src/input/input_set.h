@@ -181,6 +181,9 @@ class InputSet final : public CheckpointComponent {
   // that is not a generation of another input (the live log), then the first named. A file
   // whose first bytes cannot be read is not taken as a copy.
   void DropCopies(const std::vector<size_t>& fresh);
+  // Marks as rotated every input named as a generation of another (IsGenerationOf): nothing
+  // more is written to it, whether or not a run saw it being renamed.
+  void MarkGenerations();
   // Whether input i's name is a generation's of another input of this run that is there: that
   // name, then '.' or '-' and more (app.log.1.gz, app.log-20261202 of app.log).
   bool IsGenerationOf(size_t i) const;
