@@ -469,7 +469,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     used[static_cast<size_t>(found)] = true;
     const InputPosition& p = saved[static_cast<size_t>(found)];
     Track& t = tracks_[i];
-    t.offset = t.start_offset = p.offset;
+    t.offset = t.start_offset = t.short_copy_size != Track::kNoSize ? t.short_copy_size : p.offset;
     t.line = p.line;
     t.restored_max_time = p.max_time;
     t.restored_quiet_since = p.quiet_since;
@@ -772,6 +772,27 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   if (r.compressed()) {
     if (!(s = SkipCompressed(i, p, &problem)).ok()) return s;
     if (problem.empty()) return Status::Ok();
+  } else if (r.file_size() < p.offset && TruncatedCopy(i, p)) {
+    // A copytruncate copy made before an earlier run read on in the log: that run read all it
+    // holds, and more, from the log itself.
+    if (options_.warn) {
+      options_.warn(fmt::format(
+          "{} (a copy of {} that a copytruncate rotation made, {} bytes) is shorter than the {} "
+          "bytes earlier runs read from {}: the writer appended to it between the copy and the "
+          "truncation, and what it appended there after byte {}, if anything, was lost by the "
+          "rotation",
+          r.name(), p.name, r.file_size(), p.offset, p.name, p.offset));
+    }
+    // Saved as read to its own end, so that later runs know it as it is.
+    const uint64_t size = r.file_size();
+    std::string tail;
+    if (!(s = r.ReadAt(size - std::min(size, kTailBytes), std::min(size, kTailBytes), &tail)).ok())
+      return s;
+    r.SetAtEnd(size, p.line);
+    t.tail_size = 0;
+    t.KeepTail(tail.data(), tail.size());
+    t.short_copy_size = size;
+    return Status::Ok();
   } else if (r.file_size() < p.offset) {
     problem = fmt::format(
         "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
@@ -804,6 +825,24 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     return r.compressed() ? r.Rewind() : Status::Ok();
   }
   return r.SkipTo(p.offset, p.line, [](std::string_view) {});
+}
+
+bool InputSet::TruncatedCopy(size_t i, const InputPosition& p) {
+  LineReader& r = *readers_[i];
+  if (r.compressed() || (p.dev == r.dev() && p.ino == r.ino()) || p.fingerprint_len == 0)
+    return false;
+  struct stat st;
+  if (::stat(p.path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != p.dev ||
+      static_cast<uint64_t>(st.st_ino) != p.ino)
+    return false;
+  std::string head;
+  uint64_t size = 0;
+  if (Probe(p.path, p.fingerprint_len, &head, &size) && size >= p.offset &&
+      HashOf(head) == p.fingerprint)
+    return false;
+  // The log was truncated, so its copy is whole now: its size then, not when it was opened.
+  r.RefreshSize();
+  return r.file_size() < p.offset;
 }
 
 Status InputSet::SkipCompressed(size_t i, const InputPosition& p, std::string* problem) {

@@ -148,6 +148,10 @@ class InputSet final : public CheckpointComponent {
     bool vanished = false;   // gone when opened (Options::defer_vanished): not read, not saved
     Status open_error;       // vanished: the error, until Load finds where its content went
     std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
+    // Match: a copytruncate copy shorter than the saved offset (TruncatedCopy), taken as read
+    // to its end, its size.
+    static constexpr uint64_t kNoSize = UINT64_MAX;
+    uint64_t short_copy_size = kNoSize;
     // Files: the bytes a checkpoint knows them by, kept as they are read, never read again
     // from the file then (it may have been truncated or rewritten meanwhile, as a copytruncate
     // rotation does). `head`: the first bytes, up to kFingerprintBytes, as this run read them
@@ -195,6 +199,12 @@ class InputSet final : public CheckpointComponent {
   // still at its path with bytes unread (left off the command line), and keeps its position
   // in carried_ while it can be found, so that naming it again goes on from there.
   Status Unmatched(const InputPosition& p);
+  // Whether input i, matched to `p` by its first bytes and shorter than p.offset, is a copy
+  // that a copytruncate rotation made of p's file before an earlier run read on in it: another
+  // file, plain, while p's file is still at its path and was truncated since (shorter than
+  // p.offset, or with other first bytes). Takes input i's size again first (the copy may have
+  // been still written when it was opened).
+  bool TruncatedCopy(size_t i, const InputPosition& p);
   // Match's check of the bytes before the saved offset of a compressed file: decompresses up
   // to p.offset (where reading goes on) and sets *problem when they differ or are missing.
   Status SkipCompressed(size_t i, const InputPosition& p, std::string* problem);

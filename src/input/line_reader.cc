@@ -253,6 +253,11 @@ Status LineReader::FollowAtEnd() {
   return src_->Seek(src_->position());  // reads again past the end it saw
 }
 
+void LineReader::RefreshSize() {
+  struct stat st;
+  if (owns_fd_ && ::fstat(fd_, &st) == 0) file_size_ = static_cast<uint64_t>(st.st_size);
+}
+
 Status LineReader::SwitchFile() {
   int fd = -1;
   struct stat st;

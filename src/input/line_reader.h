@@ -152,6 +152,8 @@ class LineReader {
   // The size of a regular file when opened (compressed: of the file, not of its decompressed
   // bytes); 0 for anything else (stdin, a pipe).
   uint64_t file_size() const { return file_size_; }
+  // Takes file_size() again from the file (a copy still being written when it was opened).
+  void RefreshSize();
   // Device and inode of the input (0 for standard input).
   uint64_t dev() const { return dev_; }
   uint64_t ino() const { return ino_; }
