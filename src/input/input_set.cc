@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "util/bytes.h"
 #include "util/paths.h"
@@ -19,6 +20,17 @@ namespace {
 
 constexpr uint64_t kFingerprintBytes = 4096;
 constexpr uint64_t kTailBytes = 64;
+// When this process started (before main), by the clock of file times: a file made since was
+// not there when the shell globbed the names it was given.
+const struct timespec kProcessStart = [] {
+  struct timespec t = {};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &t);
+  return t;
+}();
+
+bool After(const struct timespec& a, const struct timespec& b) {
+  return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
 
 std::string HashHex(uint64_t h) { return fmt::format("{:016x}", h); }
 std::string HashOf(std::string_view bytes) { return HashHex(XXH64(bytes.data(), bytes.size(), 0)); }
@@ -81,13 +93,17 @@ bool HasCompressedCopy(const std::string& path) {
 
 // Looks in the folder of `path` for a compressed copy of the file `p` was read from (the
 // compress step of a rotation writes it, then removes the file): a gzip or zstd file whose name
-// starts with p.name's and whose decompressed first bytes are p's. Sets its name (as p.name
-// gives its folder).
+// starts with p.name's, less a generation number (app.log of app.log.1: delaycompress writes
+// app.log.1.gz and renames it to app.log.2.gz at once), and whose decompressed first bytes are
+// p's. Sets its name (as p.name gives its folder).
 bool FindCompressedCopy(const InputPosition& p, std::string* found) {
   if (p.fingerprint_len == 0) return false;  // no bytes to know it by
   const size_t slash = p.path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  if (const size_t dot = base.rfind('.'); dot != std::string::npos && dot + 1 < base.size() &&
+      base.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    base.resize(dot + 1);
   const size_t name_slash = p.name.rfind('/');
   const std::string shown_dir =
       name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
@@ -105,6 +121,46 @@ bool FindCompressedCopy(const InputPosition& p, std::string* found) {
         HashOf(head) != p.fingerprint)
       continue;
     *found = shown_dir + e->d_name;
+    ok = true;
+    break;
+  }
+  ::closedir(d);
+  return ok;
+}
+
+// Looks in the folder of `path` for a plain copy of the file `p` was read from, made by a
+// copytruncate rotation before it truncated that file in place: another regular file whose
+// name starts with p.name's and whose first bytes are p's. Sets its name (as p.name gives its
+// folder) and whether it was made after this process started (its birth time; when the file
+// system keeps none, its last change).
+bool FindPlainCopy(const InputPosition& p, std::string* found, bool* made_since_start) {
+  if (p.fingerprint_len == 0) return false;  // no bytes to know it by
+  const size_t slash = p.path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : p.path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? p.path : p.path.substr(slash + 1);
+  const size_t name_slash = p.name.rfind('/');
+  const std::string shown_dir =
+      name_slash == std::string::npos ? "" : p.name.substr(0, name_slash + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool ok = false;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view n(e->d_name);
+    if (n.size() <= base.size() || n.substr(0, base.size()) != base) continue;
+    const std::string name = slash == std::string::npos ? std::string(n) : dir + e->d_name;
+    struct stat st;
+    if (::stat(name.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::string head;
+    uint64_t size = 0;
+    if (!Probe(name, p.fingerprint_len, &head, &size) || size == InputPosition::kUnknownSize ||
+        HashOf(head) != p.fingerprint)
+      continue;
+    *found = shown_dir + e->d_name;
+    struct statx sx;
+    struct timespec born = st.st_ctim;
+    if (::statx(AT_FDCWD, name.c_str(), 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME))
+      born = {static_cast<time_t>(sx.stx_btime.tv_sec), static_cast<long>(sx.stx_btime.tv_nsec)};
+    *made_since_start = After(born, kProcessStart);
     ok = true;
     break;
   }
@@ -219,15 +275,49 @@ void InputSet::TrackForCheckpoints() {
     }
     tracks_[i].keep_bytes = !readers_[i]->is_stdin();
   }
-  MarkGenerations();  // a new job's first run too (Load marks them again after matching)
+  MarkGenerations();
+  std::vector<size_t> files;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished) files.push_back(i);
+  }
+  DropCopies(files);
 }
 
-void InputSet::MarkGenerations() {
-  // A file named as a generation of another input (app.log.1, app.log.2.gz beside app.log) was
-  // rotated away: nothing more is written to it, whether or not a run saw it being renamed.
-  for (size_t i = 0; i < readers_.size(); ++i) {
-    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
-      tracks_[i].rotated = true;
+void InputSet::DropCopies(const std::vector<size_t>& fresh) {
+  std::vector<std::string> heads(readers_.size());
+  std::vector<bool> known(readers_.size(), false);
+  const auto head = [&](size_t j) -> const std::string& {
+    if (!known[j]) {
+      known[j] = true;
+      if (!readers_[j]->ReadAt(0, kFingerprintBytes, &heads[j]).ok()) heads[j].clear();
+    }
+    return heads[j];
+  };
+  const auto is_fresh = [&](size_t j) {
+    return std::find(fresh.begin(), fresh.end(), j) != fresh.end();
+  };
+  // Whether new file a is read rather than new file b holding the same first bytes.
+  const auto read_first = [&](size_t a, size_t b) {
+    const LineReader& ra = *readers_[a];
+    const LineReader& rb = *readers_[b];
+    if (ra.compressed() != rb.compressed()) return !ra.compressed();
+    if (!ra.compressed() && ra.file_size() != rb.file_size()) return ra.file_size() > rb.file_size();
+    if (IsGenerationOf(a) != IsGenerationOf(b)) return !IsGenerationOf(a);
+    return a < b;
+  };
+  for (size_t i : fresh) {
+    Track& t = tracks_[i];
+    if (t.duplicate || t.vanished || readers_[i]->is_stdin() || head(i).empty()) continue;
+    for (size_t j = 0; j < readers_.size() && !t.duplicate; ++j) {
+      if (j == i || tracks_[j].duplicate || tracks_[j].vanished || readers_[j]->is_stdin())
+        continue;
+      if (!head(j).starts_with(head(i))) continue;
+      // The same first bytes, both new: one of them is read.
+      if (head(j).size() == head(i).size() && is_fresh(j) && read_first(i, j)) continue;
+      t.duplicate = true;
+      t.rotated = true;  // at its (immediate) end it holds nothing back
+      readers_[i]->SetAtEnd(0, 0);
+    }
   }
 }
 
@@ -359,6 +449,14 @@ Status InputSet::Load(std::string_view data, uint32_t) {
   if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
   std::vector<bool> used(saved.size(), false);
   std::vector<size_t> fresh;  // inputs that match no saved one
+  // The copies TrackForCheckpoints marked as a new state would see them: decided again below,
+  // once the saved inputs are matched.
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    Track& t = tracks_[i];
+    if (!t.duplicate) continue;
+    t.duplicate = t.rotated = false;
+    if (Status s = readers_[i]->Rewind(); !s.ok()) return s;
+  }
   for (size_t i = 0; i < readers_.size(); ++i) {
     if (tracks_[i].vanished) continue;
     int found = -1;
@@ -371,7 +469,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     used[static_cast<size_t>(found)] = true;
     const InputPosition& p = saved[static_cast<size_t>(found)];
     Track& t = tracks_[i];
-    t.offset = t.start_offset = p.offset;
+    t.offset = t.start_offset = t.short_copy_size != Track::kNoSize ? t.short_copy_size : p.offset;
     t.line = p.line;
     t.restored_max_time = p.max_time;
     t.restored_quiet_since = p.quiet_since;
@@ -396,6 +494,10 @@ Status InputSet::Load(std::string_view data, uint32_t) {
       }
     }
   }
+  // A new file whose first bytes begin those of another input of this run: a copy being made,
+  // or made since (copytruncate's app.log.1 beside app.log, compress's app.log.1.gz beside
+  // app.log.1), read once, not twice.
+  DropCopies(fresh);
   // A file gone since the shell named it is no error when every position saved under its
   // name is continued by another input of this run or was rotated away and read to its end; or
   // when a compressed copy of it is there now (app.log.2 -> app.log.2.gz: the rotation's
@@ -417,13 +519,20 @@ Status InputSet::Load(std::string_view data, uint32_t) {
       const InputPosition& p = saved[k];
       if (p.kind != "file" || p.path != path) continue;
       known = true;
-      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size));
+      std::string copy;
+      uint64_t size = 0;
+      accounted = accounted && (used[k] || (p.rotated && p.offset >= p.size) ||
+                                FindSameFile(p, &copy, &size) || FindCompressedCopy(p, &copy));
     }
     const std::string_view name = paths_[i];
     const bool compressed_name = name.ends_with(".gz") || name.ends_with(".zst");
     if ((known && accounted) || HasCompressedCopy(path) ||
         (!known && compressed_name && IsGenerationOf(i)))
       t.open_error = Status::Ok();
+    // A generation no run read under its name may hold bytes no run read, which the run naming
+    // the generation it became reads: it holds the watermark back (as a new, empty log does)
+    // so that they are not late then.
+    if (!known) t.rotated = false;
   }
   // Otherwise the run fails as it would have at opening the file: before any warning about
   // the saved files.
@@ -435,6 +544,13 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     if (!s.ok()) return s;
   }
   return Status::Ok();
+}
+
+void InputSet::MarkGenerations() {
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    if (!readers_[i]->is_stdin() && !tracks_[i].vanished && IsGenerationOf(i))
+      tracks_[i].rotated = true;
+  }
 }
 
 bool InputSet::IsGenerationOf(size_t i) const {
@@ -495,18 +611,35 @@ Status InputSet::Unmatched(const InputPosition& p) {
     uint64_t size = 0;
     if (!Probe(p.path, p.fingerprint_len, &head, &size) || size < p.offset ||
         HashOf(head) != p.fingerprint) {
-      // Rotated away and read to its end: nothing of it was lost.
-      if (p.rotated && p.offset >= p.size) return Status::Ok();
       // Compressed by a rotation and removed, its inode reused by the file at its path now (a
-      // copytruncate rotation's new copy): kept for the run that names the compressed copy.
+      // copytruncate rotation's new copy): kept for the run that names the compressed copy,
+      // which would otherwise read it again from its start.
       std::string copy;
       if (FindCompressedCopy(p, &copy)) {
         carried_.push_back(p);
-        if (!racing_rotation_) {
+        if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
           warn(fmt::format(
               "the file earlier runs read as {} was compressed to {}, which is not among this "
               "run's inputs: what it holds after byte {}, where earlier runs stopped, was not "
               "read; name every generation of the log (app.log*)",
+              p.name, copy, p.offset));
+        }
+        return Status::Ok();
+      }
+      // Rotated away and read to its end: nothing of it was lost.
+      if (p.rotated && p.offset >= p.size) return Status::Ok();
+      // Copied and truncated in place (copytruncate) while the copy is not among this run's
+      // inputs: kept for the run that names the copy. A copy made after this process started
+      // came after the glob that named its inputs (the rotation raced the run): the next run
+      // names it. Otherwise it is said (at every run while the job does not name the copy).
+      bool since_start = false;
+      if (FindPlainCopy(p, &copy, &since_start)) {
+        carried_.push_back(p);
+        if (!racing_rotation_ && !since_start) {
+          warn(fmt::format(
+              "{} was truncated in place after a copy of it was made to {}, which is not among "
+              "this run's inputs: what the copy holds after byte {}, where earlier runs "
+              "stopped, was not read; name every generation of the log (app.log*)",
               p.name, copy, p.offset));
         }
         return Status::Ok();
@@ -656,6 +789,27 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
   if (r.compressed()) {
     if (!(s = SkipCompressed(i, p, &problem)).ok()) return s;
     if (problem.empty()) return Status::Ok();
+  } else if (r.file_size() < p.offset && TruncatedCopy(i, p)) {
+    // A copytruncate copy made before an earlier run read on in the log: that run read all it
+    // holds, and more, from the log itself.
+    if (options_.warn) {
+      options_.warn(fmt::format(
+          "{} (a copy of {} that a copytruncate rotation made, {} bytes) is shorter than the {} "
+          "bytes earlier runs read from {}: the writer appended to it between the copy and the "
+          "truncation, and what it appended there after byte {}, if anything, was lost by the "
+          "rotation",
+          r.name(), p.name, r.file_size(), p.offset, p.name, p.offset));
+    }
+    // Saved as read to its own end, so that later runs know it as it is.
+    const uint64_t size = r.file_size();
+    std::string tail;
+    if (!(s = r.ReadAt(size - std::min(size, kTailBytes), std::min(size, kTailBytes), &tail)).ok())
+      return s;
+    r.SetAtEnd(size, p.line);
+    t.tail_size = 0;
+    t.KeepTail(tail.data(), tail.size());
+    t.short_copy_size = size;
+    return Status::Ok();
   } else if (r.file_size() < p.offset) {
     problem = fmt::format(
         "{} is {} bytes long, shorter than the {} bytes already read from it: it was truncated "
@@ -688,6 +842,24 @@ Status InputSet::Match(size_t i, const std::vector<InputPosition>& saved, std::v
     return r.compressed() ? r.Rewind() : Status::Ok();
   }
   return r.SkipTo(p.offset, p.line, [](std::string_view) {});
+}
+
+bool InputSet::TruncatedCopy(size_t i, const InputPosition& p) {
+  LineReader& r = *readers_[i];
+  if (r.compressed() || (p.dev == r.dev() && p.ino == r.ino()) || p.fingerprint_len == 0)
+    return false;
+  struct stat st;
+  if (::stat(p.path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_dev) != p.dev ||
+      static_cast<uint64_t>(st.st_ino) != p.ino)
+    return false;
+  std::string head;
+  uint64_t size = 0;
+  if (Probe(p.path, p.fingerprint_len, &head, &size) && size >= p.offset &&
+      HashOf(head) == p.fingerprint)
+    return false;
+  // The log was truncated, so its copy is whole now: its size then, not when it was opened.
+  r.RefreshSize();
+  return r.file_size() < p.offset;
 }
 
 Status InputSet::SkipCompressed(size_t i, const InputPosition& p, std::string* problem) {

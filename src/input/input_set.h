@@ -91,7 +91,8 @@ class InputSet final : public CheckpointComponent {
   // saved. REQUIRES: after Load when there is a state to load.
   Status VanishedError() const;
 
-  // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes.
+  // Starts keeping what a checkpoint needs: the hash of standard input's consumed bytes. Marks
+  // copies among the inputs as a new state sees them (all new; Load decides again).
   // REQUIRES: before Load and before any line is read.
   void TrackForCheckpoints();
   // LineReader::WaitVerified for every input: the first error.
@@ -147,6 +148,10 @@ class InputSet final : public CheckpointComponent {
     bool vanished = false;   // gone when opened (Options::defer_vanished): not read, not saved
     Status open_error;       // vanished: the error, until Load finds where its content went
     std::string fixed_tail_hash;  // LineReader::SetAtEnd: the saved one, nothing being read
+    // Match: a copytruncate copy shorter than the saved offset (TruncatedCopy), taken as read
+    // to its end, its size.
+    static constexpr uint64_t kNoSize = UINT64_MAX;
+    uint64_t short_copy_size = kNoSize;
     // Files: the bytes a checkpoint knows them by, kept as they are read, never read again
     // from the file then (it may have been truncated or rewritten meanwhile, as a copytruncate
     // rotation does). `head`: the first bytes, up to kFingerprintBytes, as this run read them
@@ -172,7 +177,16 @@ class InputSet final : public CheckpointComponent {
   // LineReader's switch to the new file at input i's path.
   void FollowedRotation(size_t i);
   Status follow_error_;
-  // Marks the files named as generations of another input as rotated away.
+  // Marks as copies (Track::duplicate: not read, not saved) the inputs among `fresh` whose
+  // first bytes begin another input's of this run: logrotate's copytruncate copies app.log to
+  // app.log.1 and its compress step writes app.log.1.gz before it removes app.log.1, so a run
+  // started meanwhile sees both, the copy whole or still being written. Of two new files that
+  // hold the same first bytes, the one read is the plain one, then the longer, then the one
+  // that is not a generation of another input (the live log), then the first named. A file
+  // whose first bytes cannot be read is not taken as a copy.
+  void DropCopies(const std::vector<size_t>& fresh);
+  // Marks as rotated every input named as a generation of another (IsGenerationOf): nothing
+  // more is written to it, whether or not a run saw it being renamed.
   void MarkGenerations();
   // Whether input i's name is a generation's of another input of this run that is there: that
   // name, then a rotation's suffix (IsRotationSuffix: app.log.1.gz, app.log-20261202 of
@@ -187,6 +201,12 @@ class InputSet final : public CheckpointComponent {
   // still at its path with bytes unread (left off the command line), and keeps its position
   // in carried_ while it can be found, so that naming it again goes on from there.
   Status Unmatched(const InputPosition& p);
+  // Whether input i, matched to `p` by its first bytes and shorter than p.offset, is a copy
+  // that a copytruncate rotation made of p's file before an earlier run read on in it: another
+  // file, plain, while p's file is still at its path and was truncated since (shorter than
+  // p.offset, or with other first bytes). Takes input i's size again first (the copy may have
+  // been still written when it was opened).
+  bool TruncatedCopy(size_t i, const InputPosition& p);
   // Match's check of the bytes before the saved offset of a compressed file: decompresses up
   // to p.offset (where reading goes on) and sets *problem when they differ or are missing.
   Status SkipCompressed(size_t i, const InputPosition& p, std::string* problem);

@@ -121,6 +121,7 @@ Status LineReader::Rewind() {
   begin_ = end_ = 0;
   dropping_ = false;
   eof_ = false;
+  at_end_set_ = false;
   new_run_ = true;
   consumed_ = 0;
   line_number_ = 0;
@@ -250,6 +251,11 @@ Status LineReader::FollowAtEnd() {
       break;
   }
   return src_->Seek(src_->position());  // reads again past the end it saw
+}
+
+void LineReader::RefreshSize() {
+  struct stat st;
+  if (owns_fd_ && ::fstat(fd_, &st) == 0) file_size_ = static_cast<uint64_t>(st.st_size);
 }
 
 Status LineReader::SwitchFile() {

@@ -62,7 +62,7 @@ class LineReader {
   // otherwise be decompressed again at every run.
   // REQUIRES: no line was read yet.
   void SetAtEnd(uint64_t offset, uint64_t line);
-  // Goes back to the start of a file, to read it again from its first line.
+  // Goes back to the start of a file, to read it again from its first line (undoing SetAtEnd).
   Status Rewind();
   // Reads up to n bytes at `offset` of a regular file (not the stream position). A compressed
   // file is decompressed from its start to there: cheap only near the start.
@@ -152,6 +152,8 @@ class LineReader {
   // The size of a regular file when opened (compressed: of the file, not of its decompressed
   // bytes); 0 for anything else (stdin, a pipe).
   uint64_t file_size() const { return file_size_; }
+  // Takes file_size() again from the file (a copy still being written when it was opened).
+  void RefreshSize();
   // Device and inode of the input (0 for standard input).
   uint64_t dev() const { return dev_; }
   uint64_t ino() const { return ino_; }

@@ -7,9 +7,13 @@ is run again once the rotation is over, so every round ends with one finished ru
 create or copytruncate, with compress and delaycompress (the newest generation stays plain, the
 one before it is compressed and the plain one removed, the oldest deleted), so a run's glob can
 name a generation that is renamed, compressed or deleted before the run opens it.
+The writer is still while logrotate runs, so no rotation loses a line (copytruncate loses what
+is written between its copy and its truncation).
 Checks:
   - no run fails (exit other than 0 or SIGKILL) and no run warns: nothing is lost, so nothing
-    may be reported lost;
+    may be reported lost. One warning is true and allowed: that a log was truncated after a
+    copy was made to a name the run's glob did not give (a copy made between the glob and the
+    run's start cannot be told from one the job does not name; the run keeps its position);
   - a last run without --hold ends the stream, and the output is byte-identical to one batch
     run over the whole history in the order it was written: every generation that existed at
     some run's start was read exactly once.
@@ -17,12 +21,13 @@ The seed (LOGTIDE_TEST_SEED, else a fixed one) is printed, and again with every 
 
 Usage: rotation_race_test.py LOGTIDE LOGTIDE_GEN [SCENARIO...]
 Scenarios: create-gzip, copytruncate-gzip, create-zstd (default: all). copytruncate-gzip still
-fails now and then (lines lost or doubled when a run reads app.log while it is copied and
-truncated); the suite runs the other two.
+ends some records short now and then on a busy machine (seeds 15 and 40); the suite runs the
+other two.
 """
 import glob
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -69,15 +74,22 @@ def scenario(binary, gen, name, rng, work):
 
     def cron(hold=True):
         args = [binary] + QUERY + ["--state", "s.db", "-o", "out.ndjson"] + (["--hold"] if hold else [])
-        return subprocess.Popen(args + sorted(glob.glob("app.log*")), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        names = sorted(glob.glob("app.log*"))
+        p = subprocess.Popen(args + names, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p.names = names
+        return p
 
     def judge(p, what):
         err = p.stderr.read().decode()
         p.stderr.close()
+        # The one warning a race makes true: a copy the glob could not name.
+        copy_not_named = re.compile(r"logtide: warning: app\.log was truncated in place after a copy "
+                                    r"of it was made to (\S+), which is not among this run's inputs")
+        warnings = [w for w in err.splitlines() if "warning" in w and not (
+            copy_not_named.match(w) and copy_not_named.match(w).group(1) not in p.names)]
         if p.returncode not in (0, -signal.SIGKILL):
             failures.append("%s: %s: exit %d: %s" % (name, what, p.returncode, err.strip()))
-        elif "warning" in err:
+        elif warnings:
             failures.append("%s: %s warned: %s" % (name, what, err.strip()))
         return p.returncode
 

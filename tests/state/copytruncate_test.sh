@@ -60,4 +60,29 @@ for variant in finished killed; do
   cd .. || exit 2
 done
 
+# The writer appends between the copy and the truncation, and a run reads those lines from the
+# log before it is truncated: the copy is shorter than what earlier runs read. The next run
+# takes the copy as read (it holds nothing they did not read), says that what was appended
+# there after the bytes read was lost by the rotation, and goes on (it was refused with exit 5
+# at every run, issue 28 item 2).
+rm -rf appended && mkdir appended && cd appended || exit 2
+cp ../a.part app.log
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log || fail "appended: first run exited $?"
+cp app.log app.log.1
+cat ../b.part >> app.log
+"$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log || fail "appended: second run exited $?"
+: > app.log
+cat ../c.part >> app.log
+"$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log* 2> err3.txt
+rc=$?
+check "appended: the run over app.log* exits 0 (was $rc: $(cat err3.txt))" test "$rc" = 0
+check "appended: ... and says what the rotation may have lost ($(cat err3.txt))" \
+  grep -q "app.log.1 (a copy of app.log that a copytruncate rotation made, $(stat -c %s ../a.part) bytes) is shorter than the $(( $(stat -c %s ../a.part) + $(stat -c %s ../b.part) )) bytes earlier runs read" err3.txt
+"$bin" "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err4.txt
+rc=$?
+check "appended: the final run exits 0 (was $rc: $(cat err4.txt))" test "$rc" = 0
+check "appended: ... and warns of nothing ($(cat err4.txt))" test ! -s err4.txt
+check "appended: the output is the bytes of one uninterrupted run" cmp -s out.ndjson ../ref.ndjson
+cd .. || exit 2
+
 finish
