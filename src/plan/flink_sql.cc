@@ -79,6 +79,34 @@ std::string JavaReplacement(std::string_view rewrite) {
   return out;
 }
 
+// Returns whether `pred` holds for a node of `e`.
+template <typename Pred>
+bool ExprUses(const PlanExpr& e, const Pred& pred) {
+  if (pred(e)) return true;
+  for (const PlanExpr& a : e.args) {
+    if (ExprUses(a, pred)) return true;
+  }
+  return false;
+}
+
+// Returns whether `pred` holds for a node of an expression of `p`: --where, a derived key or a
+// filter.
+template <typename Pred>
+bool PlanUses(const QueryPlan& p, const Pred& pred) {
+  for (const PlanExpr& e : p.where) {
+    if (ExprUses(e, pred)) return true;
+  }
+  for (const PlanExpr& e : p.key_exprs) {
+    if (ExprUses(e, pred)) return true;
+  }
+  for (const PlanAggregate& a : p.aggs) {
+    for (const PlanExpr& e : a.filter) {
+      if (ExprUses(e, pred)) return true;
+    }
+  }
+  return false;
+}
+
 class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
@@ -399,15 +427,24 @@ std::string Renderer::Render() {
         " Expressions: a field an expression reads is a STRING column, typed by its text, so a "
         "string that reads as a number, true, false, an object or an array is taken as one; "
         "numbers are doubles; lower and upper change every letter (logtide's ASCII letters "
-        "only); matches, regexp_replace and regexp_extract take Java regular expressions "
-        "(logtide's are RE2: the same for common patterns, classes, groups, alternation, "
-        "repetition and anchors, but RE2's (?P<name>...) groups are an error in Java, and POSIX "
-        "classes like [[:alpha:]], the (?U) flag and \\C mean other things there; and a pattern "
-        "that can match the empty string also replaces right after a match in Java, where RE2 "
-        "does not: regexp_replace of abxd, x* and - is -a-b--d- there, -a-b-d- in logtide); a "
-        "group of regexp_extract that took no part in the match is NULL there, '' in logtide; "
-        "round with digits rounds the decimal text of the double (HALF_UP), where logtide rounds "
-        "x * 10^digits (round(1.005, 2) is 1.01 there, 1 in logtide).";
+        "only); matches takes a Java regular expression (logtide's is RE2: the same for "
+        "common patterns).";
+    if (PlanUses(p_, [](const PlanExpr& e) {
+          return e.op == Op::kRegexpReplace || e.op == Op::kRegexpExtract;
+        })) {
+      notes +=
+          " regexp_replace and regexp_extract take Java regular expressions too (RE2's "
+          "(?P<name>...) groups are an error in Java, and POSIX classes like [[:alpha:]], the (?U) "
+          "flag and \\C mean other things there); a pattern that can match the empty string also "
+          "replaces right after a match in Java, where RE2 does not (regexp_replace of abxd, x* "
+          "and - is -a-b--d- there, -a-b-d- in logtide); a group of regexp_extract that took no "
+          "part in the match is NULL there, '' in logtide.";
+    }
+    if (PlanUses(p_, [](const PlanExpr& e) { return e.op == Op::kRound && e.args.size() > 1; })) {
+      notes +=
+          " round with digits: ROUND rounds the double's decimal text HALF_UP, where logtide "
+          "rounds x * 10^digits in doubles (round(1.005, 2) is 1.01 there, 1 in logtide).";
+    }
   }
   if (HasArray(p_.fields)) {
     notes +=

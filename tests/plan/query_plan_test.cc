@@ -414,7 +414,8 @@ TEST_CASE("the key functions of issue 32: types and each dialect's spelling") {
   CHECK(Has(f, "COALESCE(SPLIT_INDEX("));
   CHECK(Has(f, "ROUND("));
   CHECK(Has(f, "`who` STRING,"));
-  CHECK(Has(f, "of abxd, x* and - is -a-b--d- there, -a-b-d- in logtide"));
+  CHECK(Has(f, "-a-b--d-"));  // the notes say where Java and ROUND differ
+  CHECK(Has(f, "HALF_UP"));
   CHECK(Untranslated(c, SqlDialect::kFlink).empty());
   // split_part from the end: DuckDB indexes the list from the end; Flink's SPLIT_INDEX cannot.
   c.by = {"last"};
