@@ -115,7 +115,8 @@ Expr::NodeView Expr::node(int idx) const {
   if (n.op == Op::kField) v.path = n.index;
   if (n.op == Op::kLiteral) v.literal = n.literal;
   if (n.op == Op::kIn) v.list = n.list;
-  if (n.op == Op::kMatches) v.pattern = n.text;
+  if (n.op == Op::kMatches || n.op == Op::kRegexpReplace || n.op == Op::kRegexpExtract)
+    v.pattern = n.pattern;
   return v;
 }
 

@@ -39,6 +39,24 @@ size_t ByteOfCodePoint(std::string_view s, size_t cp) {
   return s.size();
 }
 
+// The length of the UTF-8 sequence that starts with byte `c` (1 for a byte that starts none).
+size_t Utf8Length(unsigned char c) {
+  return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+// Returns x rounded to `digits` decimal places (digits < 0: to tens, hundreds, ...), halves away
+// from zero, as DuckDB's round(DOUBLE, INTEGER) computes it.
+double RoundDigits(double x, int64_t digits) {
+  if (digits >= 0) {
+    const double m = std::pow(10.0, static_cast<double>(digits));
+    const double r = std::round(x * m) / m;
+    return std::isfinite(r) ? r : x;
+  }
+  const double m = std::pow(10.0, static_cast<double>(-digits));
+  const double r = std::round(x / m) * m;
+  return std::isfinite(r) ? r : 0;
+}
+
 // a OP b for two non-null values. Different kinds: only != holds.
 bool CompareHolds(int op_from_eq, const ValueRef& a, const ValueRef& b) {
   // op_from_eq: 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >=
@@ -205,6 +223,11 @@ ValueRef Expr::EvalNode(int idx, const ValueRef* values) {
       const ValueRef a = EvalNode(n.args[0], values);
       if (a.is_null()) return a;
       if (!a.is_number()) return Mismatch();
+      if (n.op == Op::kRound && n.args.size() > 1) {
+        const int64_t digits = nodes_[n.args[1]].literal.i;  // an integer literal (parse.cc)
+        if (a.is_int && digits >= 0) return a;
+        return ValueRef::Number(RoundDigits(AsDouble(a), digits));
+      }
       if (a.is_int) {
         if (n.op != Op::kAbs || a.i >= 0) return a;
         return a.i == INT64_MIN ? ValueRef::Number(-AsDouble(a)) : ValueRef::Int(-a.i);
@@ -252,6 +275,107 @@ ValueRef Expr::EvalNode(int idx, const ValueRef* values) {
       const size_t b0 = ByteOfCodePoint(a.s, static_cast<size_t>(from));
       const size_t b1 = ByteOfCodePoint(a.s, static_cast<size_t>(to));
       n.text.assign(a.s.substr(b0, b1 - b0));
+      return ValueRef::String(n.text);
+    }
+    case Op::kRegexpReplace:
+    case Op::kRegexpExtract: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      if (a.is_null()) return a;
+      if (a.type != ValueType::kString) return Mismatch();
+      const re2::RE2& re = *regexes_[n.index];
+      const re2::StringPiece text(a.s.data(), a.s.size());
+      re2::StringPiece* groups = n.groups.data();
+      const int ngroups = static_cast<int>(n.groups.size());
+      if (n.op == Op::kRegexpExtract) {
+        if (!re.Match(text, 0, text.size(), re2::RE2::UNANCHORED, groups, ngroups))
+          return ValueRef::Null();
+        const re2::StringPiece g = groups[ngroups - 1];  // a group that took no part: ""
+        return ValueRef::String(std::string_view(g.data() == nullptr ? "" : g.data(), g.size()));
+      }
+      // Every match, left to right, as RE2::GlobalReplace (and so DuckDB's regexp_replace with
+      // 'g') replaces them: an empty match right after a match is skipped. Into the node's
+      // buffer, which keeps its capacity from event to event.
+      const std::string_view rewrite = nodes_[n.args[2]].literal.s;
+      n.text.clear();
+      const char* p = text.data();
+      const char* const end = p + text.size();
+      const char* last_end = nullptr;
+      while (p <= end) {
+        if (!re.Match(text, static_cast<size_t>(p - text.data()), text.size(),
+                      re2::RE2::UNANCHORED, groups, ngroups))
+          break;
+        if (p < groups[0].data()) n.text.append(p, static_cast<size_t>(groups[0].data() - p));
+        if (groups[0].data() == last_end && groups[0].empty()) {
+          if (p == end) break;
+          const size_t len = std::min<size_t>(Utf8Length(static_cast<unsigned char>(*p)),
+                                              static_cast<size_t>(end - p));
+          n.text.append(p, len);
+          p += len;
+          continue;
+        }
+        re.Rewrite(&n.text, re2::StringPiece(rewrite.data(), rewrite.size()), groups, ngroups);
+        p = groups[0].data() + groups[0].size();
+        last_end = p;
+      }
+      if (p < end) n.text.append(p, static_cast<size_t>(end - p));
+      return ValueRef::String(n.text);
+    }
+    case Op::kIf: {
+      // The condition as --where takes it: true gives a, false or null b; a value of another
+      // type is a mismatch. Only the branch taken is evaluated.
+      const ValueRef c = EvalNode(n.args[0], values);
+      if (!c.is_null() && !IsBool(c)) return Mismatch();
+      return EvalNode(n.args[c.type == ValueType::kTrue ? 1 : 2], values);
+    }
+    case Op::kCoalesce:
+      for (int arg : n.args) {
+        const ValueRef a = EvalNode(arg, values);
+        if (!a.is_null()) return a;
+      }
+      return ValueRef::Null();
+    case Op::kSplitPart: {
+      const ValueRef a = EvalNode(n.args[0], values);
+      const ValueRef sep = EvalNode(n.args[1], values);
+      if (a.is_null() || sep.is_null()) return ValueRef::Null();
+      if (a.type != ValueType::kString || sep.type != ValueType::kString) return Mismatch();
+      const int64_t field = nodes_[n.args[2]].literal.i;  // nonzero (parse.cc)
+      const std::string_view s = a.s;
+      if (sep.s.empty()) return ValueRef::String(field == 1 || field == -1 ? s : "");
+      // Fields split left to right; a negative field counts from the end of that list.
+      int64_t index = field;
+      if (field < 0) {
+        int64_t fields = 1;
+        for (size_t at = s.find(sep.s); at != std::string_view::npos;
+             at = s.find(sep.s, at + sep.s.size()))
+          ++fields;
+        index = fields + field + 1;
+        if (index < 1) return ValueRef::String("");
+      }
+      size_t from = 0;
+      for (int64_t k = 1; k < index; ++k) {
+        const size_t at = s.find(sep.s, from);
+        if (at == std::string_view::npos) return ValueRef::String("");
+        from = at + sep.s.size();
+      }
+      const size_t to = std::min(s.size(), s.find(sep.s, from));
+      return ValueRef::String(s.substr(from, to - from));
+    }
+    case Op::kConcat: {
+      // Strings only, as the other string functions (a number is a mismatch, not its text).
+      n.text.clear();
+      bool null = false, mismatch = false;
+      for (int arg : n.args) {
+        const ValueRef a = EvalNode(arg, values);
+        if (a.is_null()) {
+          null = true;
+        } else if (a.type != ValueType::kString) {
+          mismatch = true;
+        } else {
+          n.text.append(a.s);
+        }
+      }
+      if (null) return ValueRef::Null();
+      if (mismatch) return Mismatch();
       return ValueRef::String(n.text);
     }
   }

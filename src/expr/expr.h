@@ -61,6 +61,12 @@ enum class ExprOp : uint8_t {
   kUpper,
   kLen,
   kSubstr,
+  kRegexpReplace,
+  kRegexpExtract,
+  kIf,
+  kCoalesce,
+  kSplitPart,
+  kConcat,
 };
 
 // A field path (canonical text, json/field_path.h) as an expression writes it, in jq's form:
@@ -110,7 +116,8 @@ class Expr {
     int path = -1;               // field: the index in paths()
     ValueRef literal;            // literal
     std::vector<ValueRef> list;  // in: the literals
-    std::string_view pattern;    // matches: the regular expression (also args[1], a literal)
+    std::string_view pattern;    // matches, regexp_replace, regexp_extract: the regular
+                                 // expression (also args[1], a literal)
   };
   // Returns the number of the node the whole expression is. REQUIRES: Parse succeeded.
   int root() const { return root_; }

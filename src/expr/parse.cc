@@ -303,6 +303,117 @@ class Expr::Parser {
     return Status::Ok();
   }
 
+  // Compiles the string literal `pattern_node` (an argument of `fn` at `arg_at`) once, for
+  // node *n: its regex, pattern and `groups` submatches.
+  Status Regex(std::string_view fn, int pattern_node, size_t arg_at, int groups, Node* n) {
+    const Node& p = e_->nodes_[pattern_node];
+    if (p.op != Op::kLiteral || p.literal.type != ValueType::kString) {
+      pos_ = arg_at;
+      return Error(fmt::format("{} takes its pattern as a string literal, as in {}(.path, "
+                               "\"^/api/\"{})",
+                               fn, fn, fn == "regexp_replace" ? ", \"\"" : ""));
+    }
+    auto re = std::make_unique<re2::RE2>(p.text, re2::RE2::Quiet);
+    if (!re->ok()) {
+      pos_ = arg_at;
+      std::string quoted;
+      AppendJsonString(p.text, &quoted);
+      return Error(fmt::format("invalid regular expression {}: {} (RE2 syntax: "
+                               "https://github.com/google/re2/wiki/Syntax)",
+                               quoted, re->error()));
+    }
+    n->index = static_cast<int>(e_->regexes_.size());
+    n->pattern = p.text;
+    n->groups.resize(static_cast<size_t>(groups));
+    e_->regexes_.push_back(std::move(re));
+    return Status::Ok();
+  }
+
+  // The integer literal argument `arg` of a call at `arg_at`, in *out; `what` names it.
+  Status IntLiteral(int arg, size_t arg_at, std::string_view what, int64_t* out) {
+    const Node& p = e_->nodes_[arg];
+    if (p.op != Op::kLiteral || !p.literal.is_number() || !p.literal.is_int) {
+      pos_ = arg_at;
+      return Error(fmt::format("{} is an integer literal", what));
+    }
+    *out = p.literal.i;
+    return Status::Ok();
+  }
+
+  // Checks the arguments that must be literals, and compiles patterns once.
+  Status CheckArgs(std::string_view name, const std::vector<size_t>& at, Node* n) {
+    const std::vector<int>& a = n->args;
+    switch (n->op) {
+      case Op::kExists:
+        if (e_->nodes_[a[0]].op != Op::kField) {
+          pos_ = at[0];
+          return Error("exists takes a field path, as in exists(.user)");
+        }
+        return Status::Ok();
+      case Op::kMatches:
+        if (Status st = Regex(name, a[1], at[1], 0, n); !st.ok()) return st;
+        n->text = n->pattern;
+        return Status::Ok();
+      case Op::kRegexpReplace: {
+        const Node& r = e_->nodes_[a[2]];
+        if (r.op != Op::kLiteral || r.literal.type != ValueType::kString) {
+          pos_ = at[2];
+          return Error("regexp_replace takes its replacement as a string literal, as in "
+                       "regexp_replace(.path, \"[0-9]+\", \":id\")");
+        }
+        if (Status st = Regex(name, a[1], at[1], 0, n); !st.ok()) return st;
+        std::string why;
+        if (!e_->regexes_.back()->CheckRewriteString(r.text, &why)) {
+          pos_ = at[2];
+          if (!why.empty() && why.back() == '.') why.pop_back();
+          return Error("the replacement of regexp_replace: " + why +
+                       " (\\0 is the match, \\1 to \\9 its groups, \\\\ a backslash)");
+        }
+        n->groups.resize(1 + static_cast<size_t>(re2::RE2::MaxSubmatch(r.text)));
+        return Status::Ok();
+      }
+      case Op::kRegexpExtract: {
+        int64_t group = 0;
+        if (a.size() > 2) {
+          if (Status st = IntLiteral(a[2], at[2], "the group of regexp_extract", &group);
+              !st.ok())
+            return st;
+        }
+        if (Status st = Regex(name, a[1], at[1], 0, n); !st.ok()) return st;
+        const int groups = e_->regexes_.back()->NumberOfCapturingGroups();
+        if (group < 0 || group > groups) {
+          pos_ = at.size() > 2 ? at[2] : at[1];
+          return Error(fmt::format("regexp_extract: group {} of a pattern with {} group{} (0 is "
+                                   "the whole match)",
+                                   group, groups, groups == 1 ? "" : "s"));
+        }
+        n->groups.resize(static_cast<size_t>(group) + 1);
+        n->literal = ValueRef::Int(group);
+        return Status::Ok();
+      }
+      case Op::kRound:
+        if (a.size() > 1) {
+          int64_t digits = 0;
+          if (Status st = IntLiteral(a[1], at[1], "the digits of round", &digits); !st.ok())
+            return st;
+        }
+        return Status::Ok();
+      case Op::kSplitPart: {
+        int64_t field = 0;
+        if (Status st = IntLiteral(a[2], at[2], "the field number of split_part", &field);
+            !st.ok())
+          return st;
+        if (field == 0) {
+          pos_ = at[2];
+          return Error("split_part counts fields from 1, or from -1 for the last: not 0");
+        }
+        return Status::Ok();
+      }
+      default:
+        return Status::Ok();
+    }
+  }
+
   Status Call(std::string_view name, size_t at, int* out) {
     int fn = -1;
     for (size_t i = 0; i < std::size(kFns); ++i) {
@@ -313,32 +424,13 @@ class Expr::Parser {
       return Error(fmt::format("unknown function \"{}\" (functions: {})", name, kFnList));
     }
     Node n{static_cast<Op>(static_cast<int>(Op::kExists) + fn)};
+    std::vector<size_t> arg_at;
     if (!Eat(")")) {
       do {
         Skip();
-        const size_t arg_at = pos_;
+        arg_at.push_back(pos_);
         int a;
         if (Status st = Or(&a); !st.ok()) return st;
-        if (n.op == Op::kExists && e_->nodes_[a].op != Op::kField) {
-          pos_ = arg_at;
-          return Error("exists takes a field path, as in exists(.user)");
-        }
-        if (n.op == Op::kMatches && n.args.size() == 1) {
-          const Node& p = e_->nodes_[a];
-          if (p.op != Op::kLiteral || p.literal.type != ValueType::kString) {
-            pos_ = arg_at;
-            return Error("matches takes its pattern as a string literal, as in "
-                         "matches(.path, \"^/api/\")");
-          }
-          auto re = std::make_unique<re2::RE2>(p.text, re2::RE2::Quiet);
-          if (!re->ok()) {
-            pos_ = arg_at;
-            return Error(fmt::format("invalid regular expression: {}", re->error()));
-          }
-          n.index = static_cast<int>(e_->regexes_.size());
-          n.text = p.text;
-          e_->regexes_.push_back(std::move(re));
-        }
         n.args.push_back(a);
       } while (Eat(","));
       if (!Eat(")")) return Error("expected ',' or ')'");
@@ -347,12 +439,16 @@ class Expr::Parser {
     if (static_cast<int>(n.args.size()) < info.min_args ||
         static_cast<int>(n.args.size()) > info.max_args) {
       pos_ = at;
-      return Error(info.min_args == info.max_args
+      return Error(info.max_args == expr_internal::kAnyArgs
+                       ? fmt::format("{} takes at least {} argument{}", name, info.min_args,
+                                     info.min_args == 1 ? "" : "s")
+                   : info.min_args == info.max_args
                        ? fmt::format("{} takes {} argument{}", name, info.min_args,
                                      info.min_args == 1 ? "" : "s")
                        : fmt::format("{} takes {} or {} arguments", name, info.min_args,
                                      info.max_args));
     }
+    if (Status st = CheckArgs(name, arg_at, &n); !st.ok()) return st;
     *out = Add(std::move(n));
     return Status::Ok();
   }

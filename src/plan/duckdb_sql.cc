@@ -167,6 +167,7 @@ class Renderer : private SqlExprWriter {
   std::string TypeName(Type t) override {
     return t == Type::kBool ? "BOOLEAN" : t == Type::kNumber ? "DOUBLE" : "VARCHAR";
   }
+  std::string ToAny(const std::string& v, Type) override { return "to_json(" + v + ")"; }
   std::string Arith(Op op, const std::string& a, const std::string& b, bool) override {
     static constexpr const char* kOps[] = {"+", "-", "*", "/", "%"};
     return fmt::format("{}({} {} {})", Use("logtide_finite"), a,
@@ -242,7 +243,9 @@ std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a)
       return "floor(" + a[0] + ")";
     case Op::kCeil:
       return "ceil(" + a[0] + ")";
-    case Op::kRound:  // halves away from zero on doubles, as logtide's
+    case Op::kRound:  // halves away from zero on doubles, as logtide's; with digits, as
+                      // logtide's: x * 10^digits rounded, divided back
+      if (a.size() > 1) return fmt::format("round({}, {})", a[0], e.args[1].literal.i);
       return "round(" + a[0] + ")";
     case Op::kAbs:
       return "abs(" + a[0] + ")";
@@ -256,6 +259,26 @@ std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a)
       Use("logtide_substr");
       return fmt::format("logtide_substr({}, {}, {})", a[0], a[1],
                          a.size() > 2 ? a[2] : "length(" + a[0] + ")");
+    case Op::kRegexpReplace:  // RE2 and its rewrite syntax, as logtide's; 'g': every match
+      return fmt::format("regexp_replace({}, {}, {}, 'g')", a[0], a[1], a[2]);
+    case Op::kRegexpExtract: {  // RE2; DuckDB gives '' where logtide finds no match (null)
+      const int64_t group = e.args.size() > 2 ? e.args[2].literal.i : 0;
+      return fmt::format("CASE WHEN regexp_matches({0}, {1}) THEN regexp_extract({0}, {1}, {2}) END",
+                         a[0], a[1], group);
+    }
+    case Op::kSplitPart: {
+      // Fields split left to right, a negative index from the end, past the end NULL (logtide:
+      // ''); an empty separator is one field (string_split would split every character).
+      const int64_t field = e.args[2].literal.i;
+      return fmt::format("CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL WHEN {1} = '' THEN {2} "
+                         "ELSE COALESCE(string_split({0}, {1})[{3}], '') END",
+                         a[0], a[1], field == 1 || field == -1 ? a[0] : "''", field);
+    }
+    case Op::kConcat: {  // || is null when an operand is, as logtide's concat
+      std::string s = "(" + a[0];
+      for (size_t i = 1; i < a.size(); ++i) s += " || " + a[i];
+      return s + ")";
+    }
     default:
       return "";
   }
@@ -264,7 +287,7 @@ std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a)
 std::string Renderer::KeyValue(const PlanExpr& e) {
   switch (e.type) {
     case Type::kAny:
-      return Use("logtide_value") + "(" + Field(e.path) + ")";
+      return Use("logtide_value") + "(" + Any(e) + ")";
     case Type::kNull:
       return "CAST(NULL AS JSON)";
     case Type::kNumber:

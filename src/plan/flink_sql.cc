@@ -55,6 +55,58 @@ bool HasArray(const std::vector<SourceField>& fields) {
   return false;
 }
 
+// Returns an RE2 rewrite (\0 to \9 the match and its groups, \\ a backslash) as a Java
+// replacement ($0 to $9 the groups, a backslash escaping the next character).
+std::string JavaReplacement(std::string_view rewrite) {
+  std::string out;
+  for (size_t i = 0; i < rewrite.size(); ++i) {
+    const char c = rewrite[i];
+    if (c == '\\' && i + 1 < rewrite.size()) {
+      const char d = rewrite[++i];
+      if (d >= '0' && d <= '9') {
+        out += '$';
+        out += d;
+      } else {
+        out += '\\';
+        out += d;
+      }
+    } else if (c == '$') {
+      out += "\\$";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Returns whether `pred` holds for a node of `e`.
+template <typename Pred>
+bool ExprUses(const PlanExpr& e, const Pred& pred) {
+  if (pred(e)) return true;
+  for (const PlanExpr& a : e.args) {
+    if (ExprUses(a, pred)) return true;
+  }
+  return false;
+}
+
+// Returns whether `pred` holds for a node of an expression of `p`: --where, a derived key or a
+// filter.
+template <typename Pred>
+bool PlanUses(const QueryPlan& p, const Pred& pred) {
+  for (const PlanExpr& e : p.where) {
+    if (ExprUses(e, pred)) return true;
+  }
+  for (const PlanExpr& e : p.key_exprs) {
+    if (ExprUses(e, pred)) return true;
+  }
+  for (const PlanAggregate& a : p.aggs) {
+    for (const PlanExpr& e : a.filter) {
+      if (ExprUses(e, pred)) return true;
+    }
+  }
+  return false;
+}
+
 class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
@@ -103,6 +155,18 @@ class Renderer : private SqlExprWriter {
   std::string TypeName(Type t) override {
     return t == Type::kBool ? "BOOLEAN" : t == Type::kNumber ? "DOUBLE" : "STRING";
   }
+  // A value of any type is its JSON text, as a field's (Java's text of a double reads back as
+  // the same double).
+  std::string ToAny(const std::string& v, Type t) override {
+    switch (t) {
+      case Type::kNumber:
+        return "CAST(" + v + " AS STRING)";
+      case Type::kBool:
+        return "CASE WHEN " + v + " THEN 'true' WHEN NOT " + v + " THEN 'false' END";
+      default:
+        return v;
+    }
+  }
   std::string Arith(Op op, const std::string& a, const std::string& b, bool nonzero) override {
     switch (op) {
       case Op::kAdd:
@@ -135,7 +199,25 @@ class Renderer : private SqlExprWriter {
       case Op::kCeil:
         return "CEIL(" + a[0] + ")";
       case Op::kRound:
-        return "ROUND(" + a[0] + ", 0)";
+        return fmt::format("ROUND({}, {})", a[0], a.size() > 1 ? e.args[1].literal.i : 0);
+      case Op::kRegexpReplace:
+        return "REGEXP_REPLACE(" + a[0] + ", " + a[1] + ", " +
+               SqlString(JavaReplacement(e.args[2].literal.s)) + ")";
+      case Op::kRegexpExtract:  // NULL without a match, as logtide's
+        return fmt::format("REGEXP_EXTRACT({}, {}, {})", a[0], a[1],
+                           e.args.size() > 2 ? e.args[2].literal.i : 0);
+      case Op::kSplitPart: {  // a field from the start (Untranslated refuses one from the end)
+        const int64_t field = e.args[2].literal.i;
+        return fmt::format(
+            "CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL WHEN {1} = '' THEN {2} "
+            "ELSE COALESCE(SPLIT_INDEX({0}, {1}, {3}), '') END", a[0],
+            a[1], field == 1 ? a[0] : "''", field - 1);
+      }
+      case Op::kConcat: {
+        std::string s = "(" + a[0];
+        for (size_t i = 1; i < a.size(); ++i) s += " || " + a[i];
+        return s + ")";
+      }
       case Op::kAbs:
         return "ABS(" + a[0] + ")";
       case Op::kLower:
@@ -150,7 +232,7 @@ class Renderer : private SqlExprWriter {
   std::string Key(size_t i) {
     const PlanExpr& e = p_.key_exprs[i];
     if (!p_.key_paths[i].empty()) return Access(p_.key_paths[i]);
-    if (e.type == Type::kAny) return Field(e.path);
+    if (e.type == Type::kAny) return Any(e);
     return As(e, e.type == Type::kNull ? Type::kString : e.type);
   }
   std::string KeyType(size_t i) {
@@ -347,6 +429,22 @@ std::string Renderer::Render() {
         "numbers are doubles; lower and upper change every letter (logtide's ASCII letters "
         "only); matches takes a Java regular expression (logtide's is RE2: the same for "
         "common patterns).";
+    if (PlanUses(p_, [](const PlanExpr& e) {
+          return e.op == Op::kRegexpReplace || e.op == Op::kRegexpExtract;
+        })) {
+      notes +=
+          " regexp_replace and regexp_extract take Java regular expressions too (RE2's "
+          "(?P<name>...) groups are an error in Java, and POSIX classes like [[:alpha:]], the (?U) "
+          "flag and \\C mean other things there); a pattern that can match the empty string also "
+          "replaces right after a match in Java, where RE2 does not (regexp_replace of abxd, x* "
+          "and - is -a-b--d- there, -a-b-d- in logtide); a group of regexp_extract that took no "
+          "part in the match is NULL there, '' in logtide.";
+    }
+    if (PlanUses(p_, [](const PlanExpr& e) { return e.op == Op::kRound && e.args.size() > 1; })) {
+      notes +=
+          " round with digits: ROUND rounds the double's decimal text HALF_UP, where logtide "
+          "rounds x * 10^digits in doubles (round(1.005, 2) is 1.01 there, 1 in logtide).";
+    }
   }
   if (HasArray(p_.fields)) {
     notes +=

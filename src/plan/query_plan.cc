@@ -170,8 +170,24 @@ PlanExpr ToPlan(const Expr& e, int n) {
     case Op::kLower:
     case Op::kUpper:
     case Op::kSubstr:
+    case Op::kRegexpReplace:
+    case Op::kRegexpExtract:
+    case Op::kSplitPart:
+    case Op::kConcat:
       p.type = Type::kString;
       break;
+    case Op::kIf:
+    case Op::kCoalesce: {
+      // The branches' (operands') one type, null aside; kAny when they differ or one can hold
+      // any value (a field).
+      p.type = Type::kNull;
+      for (size_t i = p.op == Op::kIf ? 1 : 0; i < p.args.size(); ++i) {
+        const Type t = p.args[i].type;
+        if (t == Type::kNull) continue;
+        p.type = p.type == Type::kNull || p.type == t ? t : Type::kAny;
+      }
+      break;
+    }
     default:
       p.type = Type::kBool;
   }
@@ -182,6 +198,15 @@ bool Uses(const PlanExpr& e, PlanExpr::Op op) {
   if (e.op == op) return true;
   for (const PlanExpr& a : e.args) {
     if (Uses(a, op)) return true;
+  }
+  return false;
+}
+
+// Returns whether `e` has a split_part counting from the end.
+bool UsesSplitFromEnd(const PlanExpr& e) {
+  if (e.op == PlanExpr::Op::kSplitPart && e.args[2].literal.i < 0) return true;
+  for (const PlanExpr& a : e.args) {
+    if (UsesSplitFromEnd(a)) return true;
   }
   return false;
 }
@@ -327,6 +352,11 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
       check_path(flag, p);
     }
     const PlanExpr tree = ToPlan(e, e.root());
+    if (dialect == SqlDialect::kFlink && UsesSplitFromEnd(tree)) {
+      out.push_back(flag +
+                    ": split_part with a field counted from the end (a negative number), which "
+                    "Flink's SPLIT_INDEX cannot count (it counts from 0 at the start only)");
+    }
     for (const auto& [op, name] :
          {std::pair{PlanExpr::Op::kLen, "len"}, std::pair{PlanExpr::Op::kSubstr, "substr"}}) {
       if (dialect == SqlDialect::kFlink && Uses(tree, op)) {

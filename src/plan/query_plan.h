@@ -109,7 +109,8 @@ enum class SqlDialect { kDuckDb, kFlink };
 // Returns the parts of `query` that `dialect` cannot run as logtide does, each as its flag and
 // the reason ("--where 'len(.path) > 3': len: ..."): in Flink SQL, len and substr (code points
 // there are UTF-16 code units, and the grammar checked does not take CHAR_LENGTH), expressions
-// reading the --time field (a TIMESTAMP column there), a --time field that is an array
+// reading the --time field (a TIMESTAMP column there), split_part counting from the end (SPLIT_INDEX
+// counts from the start only), a --time field that is an array
 // element or inside one (an array's elements there have one declared type), and paths inside
 // the --time field or holding it; in both, a --time-format pattern with a specifier the
 // dialect cannot read (time_pattern.h: %s); in both, --early (provisional records as the

@@ -80,9 +80,49 @@ bool SqlExprWriter::AlwaysNull(const PlanExpr& e, Type t) {
 }
 
 std::string SqlExprWriter::As(const PlanExpr& e, Type t) {
-  if (e.type == Type::kAny) return FieldAs(Field(e.path), t);
+  if (e.type == Type::kAny) {
+    if (e.op == Op::kIf) return If(e.args[0], As(e.args[1], t), As(e.args[2], t));
+    return FieldAs(Any(e), t);
+  }
   if (e.type != t) return Null(t);  // null, or a value of another type: null
   return Typed(e);
+}
+
+std::string SqlExprWriter::If(const PlanExpr& c, const std::string& a, const std::string& b) {
+  switch (c.type) {
+    case Type::kNull:
+      return b;
+    case Type::kBool:
+      return "CASE WHEN " + Typed(c) + " THEN " + a + " ELSE " + b + " END";
+    case Type::kAny: {
+      const std::string f = Any(c);
+      return "CASE WHEN " + KindIs(f, Kind::kBool) + " AND " + Convert(f, Type::kBool) +
+             " THEN " + a + " WHEN NOT (" + Present(f) + ") OR " + KindIs(f, Kind::kBool) +
+             " THEN " + b + " END";
+    }
+    default:  // a number or a string: a mismatch
+      return "NULL";
+  }
+}
+
+std::string SqlExprWriter::AnyOf(const PlanExpr& e) {
+  if (e.type == Type::kAny) return Any(e);
+  if (e.type == Type::kNull) return ToAny(Null(Type::kString), Type::kString);
+  return ToAny(Typed(e), e.type);
+}
+
+std::string SqlExprWriter::Any(const PlanExpr& e) {
+  if (e.op == Op::kIf) return If(e.args[0], AnyOf(e.args[1]), AnyOf(e.args[2]));
+  if (e.op == Op::kCoalesce) {
+    std::string s = "CASE";
+    for (const PlanExpr& a : e.args) {
+      if (a.type == Type::kNull) continue;
+      const std::string v = AnyOf(a);
+      s += " WHEN " + Present(v) + " THEN " + v;
+    }
+    return s + " END";
+  }
+  return Field(e.path);
 }
 
 std::string SqlExprWriter::Operand(const PlanExpr& e) {
@@ -129,6 +169,15 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
       return "(-" + As(e.args[0], Type::kNumber) + ")";
     case Op::kExists:
       return "(" + Present(Field(e.args[0].path)) + ")";
+    case Op::kIf:  // of one type (kAny is As's)
+      return If(e.args[0], As(e.args[1], e.type), As(e.args[2], e.type));
+    case Op::kCoalesce: {
+      std::string s;
+      for (const PlanExpr& a : e.args) {
+        if (a.type != Type::kNull) s += (s.empty() ? "" : ", ") + Typed(a);
+      }
+      return "COALESCE(" + s + ")";
+    }
     default:
       break;
   }
@@ -145,6 +194,10 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
         break;
       case Op::kSubstr:
         t = i == 0 ? Type::kString : Type::kNumber;
+        break;
+      case Op::kRegexpExtract:
+      case Op::kSplitPart:
+        t = i < 2 ? Type::kString : Type::kNumber;
         break;
       default:
         break;
@@ -175,7 +228,7 @@ std::string SqlExprWriter::Compare(const PlanExpr& e) {
   }
 
   if (a.type == Type::kAny && b.type == Type::kAny) {
-    const std::string f = Field(a.path), g = Field(b.path);
+    const std::string f = Any(a), g = Any(b);
     std::string s = "CASE";
     for (const auto& [kind, type] :
          {std::pair{Kind::kNumber, Type::kNumber}, std::pair{Kind::kString, Type::kString},
@@ -196,7 +249,7 @@ std::string SqlExprWriter::Compare(const PlanExpr& e) {
   const bool field_first = a.type == Type::kAny;
   const PlanExpr& field = field_first ? a : b;
   const PlanExpr& other = field_first ? b : a;
-  const std::string f = Field(field.path);
+  const std::string f = Any(field);
   const std::string v = Operand(other);
   const std::string present =
       Present(f) + (other.op == Op::kLiteral ? "" : " AND " + v + " IS NOT NULL");
@@ -227,7 +280,7 @@ std::string SqlExprWriter::In(const PlanExpr& e) {
     if (list.empty()) return WhenNotNull({x}, "FALSE");
     return "(" + x + " IN (" + list + "))";
   }
-  const std::string f = Field(a.path);
+  const std::string f = Any(a);
   std::string s = "CASE";
   for (const auto& [kind, type] :
        {std::pair{Kind::kNumber, Type::kNumber}, std::pair{Kind::kString, Type::kString},

@@ -25,6 +25,9 @@ class SqlExprWriter {
   // Returns `e` as a SQL BOOLEAN: true, false, or NULL where logtide's is null or not boolean.
   // An event passes a --where or filter when it is TRUE.
   std::string Bool(const PlanExpr& e) { return As(e, Type::kBool); }
+  // Returns `e`, of type kAny (a field, or an if or coalesce whose values are of several types),
+  // as the dialect holds a value of any type: what Field gives.
+  std::string Any(const PlanExpr& e);
 
  protected:
   // The kinds of JSON value that compare: numbers, strings, booleans, and objects and arrays.
@@ -40,6 +43,9 @@ class SqlExprWriter {
   virtual std::string FieldAs(const std::string& f, Type t) = 0;
   // Returns `f` as SQL of type `t`. REQUIRES: `f` holds a value of that kind (KindIs held).
   virtual std::string Convert(const std::string& f, Type t) { return FieldAs(f, t); }
+  // Returns `v`, SQL of type `t` (kBool, kNumber, kString), as a value of any type (what Field
+  // gives), NULL staying NULL.
+  virtual std::string ToAny(const std::string& v, Type t) = 0;
   // Returns the SQL type name of `t` (BOOLEAN, DOUBLE, and the dialect's string type).
   virtual std::string TypeName(Type t) = 0;
   // Returns a OP b for two DOUBLE operands (+ - * / %), NULL where logtide's is null (a
@@ -57,6 +63,11 @@ class SqlExprWriter {
   // Whether `e` as type `t` is NULL whatever the event: null, or a value of another type.
   static bool AlwaysNull(const PlanExpr& e, Type t);
   std::string Typed(const PlanExpr& e);
+  // Returns if(c, a, b) with the branches' SQL `a` and `b`: a when the condition is true, b when
+  // it is false or null, NULL when it is of another type.
+  std::string If(const PlanExpr& c, const std::string& a, const std::string& b);
+  // Returns `e` of any type as Any does, also when it is of one type or null.
+  std::string AnyOf(const PlanExpr& e);
   std::string Compare(const PlanExpr& e);
   std::string In(const PlanExpr& e);
   // An operand of a comparison of its own type: a literal as written, else Typed.

@@ -106,7 +106,8 @@ TEST_CASE("expr: errors point at the position") {
   CHECK(Error("a < b < c") == "position 7: comparisons do not chain: write a < b and b < c");
   CHECK(Error("frob(a)") ==
         "position 1: unknown function \"frob\" (functions: exists, startswith, endswith, "
-        "contains, matches, floor, ceil, round, abs, lower, upper, len, substr)");
+        "contains, matches, floor, ceil, round, abs, lower, upper, len, substr, regexp_replace, "
+        "regexp_extract, if, coalesce, split_part, concat)");
   CHECK(Error("floor(a, b)") == "position 1: floor takes 1 argument");
   CHECK(Error("substr(a)") == "position 1: substr takes 2 or 3 arguments");
   CHECK(Error("matches(a, b)") ==
@@ -319,6 +320,201 @@ TEST_CASE("expr: canonical text") {
   CHECK(Canonical("s in [1, -2, \"x\", null, true]") == "(.s in [1,-2,\"x\",null,true])");
   CHECK(Canonical("substr(p, 0, 3)") == "substr(.p,0,3)");
   CHECK(Canonical("matches(p, \"^a\")") == "matches(.p,\"^a\")");
+}
+
+}  // namespace
+}  // namespace logtide
+
+namespace logtide {
+namespace {
+
+// Issue 32: the functions that make keys out of real fields.
+TEST_CASE("expr: regexp_replace replaces every match, RE2's rewrite syntax") {
+  const std::map<std::string, ValueRef> ev = {{"p", S("/api/users/123/orders/7")}};
+  CHECK(Eval("regexp_replace(p, \"[0-9]+\", \":id\")", ev) == "\"/api/users/:id/orders/:id\"");
+  CHECK(Eval("regexp_replace(p, \"^/api\", \"\")", ev) == "\"/users/123/orders/7\"");
+  CHECK(Eval("regexp_replace(p, \"/([a-z]+)/[0-9]+\", \"/\\\\1\")", ev) == "\"/api/users/orders\"");
+  CHECK(Eval("regexp_replace(p, \"x\", \"y\")", ev) == "\"/api/users/123/orders/7\"");
+  CHECK(Eval("regexp_replace(p, \"[0-9]+\", \"<\\\\0>\")", ev) == "\"/api/users/<123>/orders/<7>\"");
+  CHECK(Eval("regexp_replace(p, \"\\\\\\\\\", \"/\")", {{"p", S("a\\b")}}) == "\"a/b\"");
+  // Empty matches: one at each position, but none right after a match (RE2, DuckDB).
+  CHECK(Eval("regexp_replace(p, \"x*\", \"-\")", {{"p", S("abc")}}) == "\"-a-b-c-\"");
+  CHECK(Eval("regexp_replace(p, \"x*\", \"-\")", {{"p", S("abxd")}}) == "\"-a-b-d-\"");
+  CHECK(Eval("regexp_replace(p, \"\", \"-\")", {{"p", S("")}}) == "\"-\"");
+  // An empty match steps over a whole UTF-8 character, never into one.
+  CHECK(Eval("regexp_replace(p, \"\", \"-\")", {{"p", S("\xC3\xA9")}}) == "\"-\xC3\xA9-\"");
+  CHECK(Eval("regexp_replace(p, \".\", \"x\")", {{"p", S("\xC3\xA9t\xC3\xA9")}}) == "\"xxx\"");
+  uint64_t m = 0;
+  CHECK(Eval("regexp_replace(p, \"1\", \"2\")", {{"p", I(1)}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("regexp_replace(missing, \"1\", \"2\")", {}, &m) == "null");
+  CHECK(m == 0);
+  // The same node reused across events keeps giving the right bytes.
+  Expr e;
+  REQUIRE(Expr::Parse("regexp_replace(p, \"[0-9]+\", \":id\")", &e).ok());
+  for (const char* in : {"/a/1234567890/b", "/b/2", "", "/c/33/44"}) {
+    const ValueRef v = S(in);
+    const ValueRef r = e.Eval(&v);
+    std::string want = in;
+    if (want == "/a/1234567890/b") want = "/a/:id/b";
+    if (want == "/b/2") want = "/b/:id";
+    if (want == "/c/33/44") want = "/c/:id/:id";
+    CHECK(std::string(r.s) == want);
+  }
+}
+
+TEST_CASE("expr: regexp_extract gives the first match or a group of it, null without one") {
+  const std::map<std::string, ValueRef> ev = {{"p", S("/api/v2/users/42")}};
+  CHECK(Eval("regexp_extract(p, \"[0-9]+\")", ev) == "\"2\"");
+  CHECK(Eval("regexp_extract(p, \"/users/([0-9]+)\", 1)", ev) == "\"42\"");
+  CHECK(Eval("regexp_extract(p, \"/(v)([0-9])\", 2)", ev) == "\"2\"");
+  CHECK(Eval("regexp_extract(p, \"/(v)([0-9])\", 0)", ev) == "\"/v2\"");
+  CHECK(Eval("regexp_extract(p, \"^/web\")", ev) == "null");  // no match: null, not counted
+  CHECK(Eval("regexp_extract(p, \"x*\")", ev) == "\"\"");      // an empty match
+  CHECK(Eval("regexp_extract(p, \"(x)|api\", 1)", ev) == "\"\"");  // a group that took no part
+  uint64_t m = 0;
+  CHECK(Eval("regexp_extract(p, \"[0-9]+\")", {{"p", ValueRef::Bool(true)}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("regexp_extract(p, \"[0-9]+\")", {}, &m) == "null");
+  CHECK(m == 0);
+}
+
+TEST_CASE("expr: a pattern RE2 refuses is an error naming it and RE2's reason") {
+  CHECK(Error("regexp_replace(p, \"(\", \"x\")") ==
+        "position 19: invalid regular expression \"(\": missing ): ( (RE2 syntax: "
+        "https://github.com/google/re2/wiki/Syntax)");
+  CHECK(Error("regexp_extract(p, \"a(?=b)\")") ==
+        "position 19: invalid regular expression \"a(?=b)\": invalid perl operator: (?= (RE2 "
+        "syntax: https://github.com/google/re2/wiki/Syntax)");
+  CHECK(Error("matches(p, \"[a\")") ==
+        "position 12: invalid regular expression \"[a\": missing ]: [a (RE2 syntax: "
+        "https://github.com/google/re2/wiki/Syntax)");
+  CHECK(Error("regexp_replace(p, q, \"x\")") ==
+        "position 19: regexp_replace takes its pattern as a string literal, as in "
+        "regexp_replace(.path, \"^/api/\", \"\")");
+  CHECK(Error("regexp_replace(p, \"a\", q)") ==
+        "position 24: regexp_replace takes its replacement as a string literal, as in "
+        "regexp_replace(.path, \"[0-9]+\", \":id\")");
+  CHECK(Error("regexp_replace(p, \"(a)\", \"\\\\2\")") ==
+        "position 26: the replacement of regexp_replace: Rewrite schema requests 2 matches, but "
+        "the regexp only has 1 parenthesized subexpressions (\\0 is the match, \\1 to \\9 its "
+        "groups, \\\\ a backslash)");
+  CHECK(Error("regexp_extract(p, \"(a)\", 2)") ==
+        "position 26: regexp_extract: group 2 of a pattern with 1 group (0 is the whole match)");
+  CHECK(Error("regexp_extract(p, \"a\", -1)") ==
+        "position 24: regexp_extract: group -1 of a pattern with 0 groups (0 is the whole match)");
+  CHECK(Error("regexp_extract(p, \"(a)\", n)") ==
+        "position 26: the group of regexp_extract is an integer literal");
+  CHECK(Error("regexp_replace(p, \"a\")") == "position 1: regexp_replace takes 3 arguments");
+}
+
+TEST_CASE("expr: if takes a when c is true, b when false or null") {
+  CHECK(Eval("if(s >= 500, \"error\", \"ok\")", {{"s", I(503)}}) == "\"error\"");
+  CHECK(Eval("if(s >= 500, \"error\", \"ok\")", {{"s", I(200)}}) == "\"ok\"");
+  CHECK(Eval("if(s >= 500, \"error\", \"ok\")") == "\"ok\"");  // null: as --where, not true
+  CHECK(Eval("if(ok, 1, \"x\")", {{"ok", ValueRef::Bool(true)}}) == "1");  // branches of any type
+  CHECK(Eval("if(ok, missing, 2)", {{"ok", ValueRef::Bool(true)}}) == "null");
+  uint64_t m = 0;
+  CHECK(Eval("if(s, 1, 2)", {{"s", I(1)}}, &m) == "null");  // not a boolean: counted
+  CHECK(m == 1);
+  // Only the branch taken is evaluated (its mismatches only are counted).
+  CHECK(Eval("if(true, 1, s + 1)", {{"s", S("x")}}, &m) == "1");
+  CHECK(m == 0);
+  CHECK(Canonical("if(a==1,\"x\",b)") == "if((.a == 1),\"x\",.b)");
+}
+
+TEST_CASE("expr: coalesce gives the first operand that is not null") {
+  CHECK(Eval("coalesce(u, v, \"anon\")", {{"v", S("bob")}}) == "\"bob\"");
+  CHECK(Eval("coalesce(u, v, \"anon\")") == "\"anon\"");
+  CHECK(Eval("coalesce(u, v)", {{"u", I(0)}, {"v", S("bob")}}) == "0");  // 0 and "" are values
+  CHECK(Eval("coalesce(u, v)", {{"u", S("")}, {"v", S("bob")}}) == "\"\"");
+  CHECK(Eval("coalesce(u)") == "null");
+  CHECK(Eval("coalesce(u, 1 / 0, 2)") == "2");  // a mismatch is null, and counted
+  CHECK(Error("coalesce()") == "position 1: coalesce takes at least 1 argument");
+}
+
+TEST_CASE("expr: split_part counts fields from 1, or from -1 for the last") {
+  const std::map<std::string, ValueRef> ev = {{"p", S("/api/users/42")}, {"sep", S("/")}};
+  CHECK(Eval("split_part(p, \"/\", 1)", ev) == "\"\"");  // before the first separator
+  CHECK(Eval("split_part(p, \"/\", 2)", ev) == "\"api\"");
+  CHECK(Eval("split_part(p, sep, 4)", ev) == "\"42\"");
+  CHECK(Eval("split_part(p, \"/\", 5)", ev) == "\"\"");  // past the end: "", as Postgres
+  CHECK(Eval("split_part(p, \"/\", -1)", ev) == "\"42\"");
+  CHECK(Eval("split_part(p, \"/\", -4)", ev) == "\"\"");
+  CHECK(Eval("split_part(p, \"/\", -5)", ev) == "\"\"");
+  CHECK(Eval("split_part(p, \"/\", 100000000000)", ev) == "\"\"");
+  CHECK(Eval("split_part(p, \"/api/\", 2)", ev) == "\"users/42\"");  // a separator of any length
+  CHECK(Eval("split_part(p, \"aa\", 2)", {{"p", S("aaa")}}) == "\"a\"");  // left to right
+  CHECK(Eval("split_part(p, \"aa\", -1)", {{"p", S("aaa")}}) == "\"a\"");
+  CHECK(Eval("split_part(p, \"aa\", -2)", {{"p", S("aaa")}}) == "\"\"");
+  CHECK(Eval("split_part(p, \"\", 1)", ev) == "\"/api/users/42\"");  // no separator: one field
+  CHECK(Eval("split_part(p, \"\", -1)", ev) == "\"/api/users/42\"");
+  CHECK(Eval("split_part(p, \"\", 2)", ev) == "\"\"");
+  CHECK(Eval("split_part(p, \",\", 1)", ev) == "\"/api/users/42\"");
+  CHECK(Eval("split_part(\"\", \",\", 1)", ev) == "\"\"");
+  uint64_t m = 0;
+  CHECK(Eval("split_part(p, 1, 1)", ev, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Eval("split_part(missing, \"/\", 1)", ev, &m) == "null");
+  CHECK(m == 0);
+  CHECK(Error("split_part(p, \"/\", 0)") ==
+        "position 20: split_part counts fields from 1, or from -1 for the last: not 0");
+  CHECK(Error("split_part(p, \"/\", n)") ==
+        "position 20: the field number of split_part is an integer literal");
+  CHECK(Error("split_part(p, \"/\", 1.5)") ==
+        "position 20: the field number of split_part is an integer literal");
+}
+
+TEST_CASE("expr: concat joins strings; null or another type gives null") {
+  const std::map<std::string, ValueRef> ev = {{"m", S("GET")}, {"p", S("/api")}, {"n", I(2)}};
+  CHECK(Eval("concat(m, \" \", p)", ev) == "\"GET /api\"");
+  CHECK(Eval("concat(m)", ev) == "\"GET\"");
+  CHECK(Eval("concat(m, \"\", \"\")", ev) == "\"GET\"");
+  CHECK(Eval("concat(m, missing)", ev) == "null");
+  uint64_t m = 0;
+  CHECK(Eval("concat(m, n)", ev, &m) == "null");  // a number is no string: counted
+  CHECK(m == 1);
+  CHECK(Eval("concat(lower(m), \"-\", upper(p))", ev) == "\"get-/API\"");
+  CHECK(Eval("concat(concat(m, m), m)", ev) == "\"GETGETGET\"");
+}
+
+TEST_CASE("expr: round to digits, halves away from zero") {
+  CHECK(Eval("round(3.14159, 2)") == "3.14");
+  CHECK(Eval("round(2.5, 0)") == "3");
+  CHECK(Eval("round(-2.5, 0)") == "-3");
+  CHECK(Eval("round(0.125, 2)") == "0.13");   // 0.125 is exact in binary: a half
+  // x * 10^digits rounded, then divided back, in doubles (as DuckDB): 2.675 * 100 is 267.5, but
+  // 1.005 * 100 is 100.49999999999999.
+  CHECK(Eval("round(2.675, 2)") == "2.68");
+  CHECK(Eval("round(1.005, 2)") == "1");
+  CHECK(Eval("round(1234.5, -2)") == "1200");
+  CHECK(Eval("round(1250, -2)") == "1300");   // integers: halves away from zero too
+  CHECK(Eval("round(-1250, -2)") == "-1300");
+  CHECK(Eval("round(1249, -2)") == "1200");
+  CHECK(Eval("round(7, 2)") == "7");          // an integer with digits >= 0 stays
+  CHECK(Eval("round(5, -1)") == "10");
+  CHECK(Eval("round(4, -1)") == "0");
+  CHECK(Eval("round(123.456, -400)") == "0");
+  CHECK(Eval("round(123.456, 400)") == "123.456");
+  CHECK(Eval("round(1e300, 10)") == "1e+300");
+  CHECK(Eval("round(-0.4, 0)") == "0");
+  CHECK(Eval("round(missing, 2)") == "null");
+  uint64_t m = 0;
+  CHECK(Eval("round(s, 2)", {{"s", S("1.5")}}, &m) == "null");
+  CHECK(m == 1);
+  CHECK(Error("round(x, d)") == "position 10: the digits of round is an integer literal");
+  CHECK(Error("round(x, 0.5)") == "position 10: the digits of round is an integer literal");
+  CHECK(Canonical("round(x, 2.0)") == "round(.x,2)");
+}
+
+TEST_CASE("expr: the new functions in canonical text") {
+  CHECK(Canonical("regexp_replace( path , \"[0-9]+\" , \":id\" )") ==
+        "regexp_replace(.path,\"[0-9]+\",\":id\")");
+  CHECK(Canonical("regexp_extract(p, \"a(b)\", 1)") == "regexp_extract(.p,\"a(b)\",1)");
+  CHECK(Canonical("coalesce(a, \"x\")") == "coalesce(.a,\"x\")");
+  CHECK(Canonical("split_part(p, \"/\", -1)") == "split_part(.p,\"/\",-1)");
+  CHECK(Canonical("concat(a, \"\\u0041\")") == "concat(.a,\"A\")");
+  CHECK(Canonical("round(x, -1)") == "round(.x,-1)");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,75 @@ def arith(op, x, y):
     return canon(r) if math.isfinite(r) else None
 
 
+def round_half_away(v):
+    """C's round(): halves away from zero, exactly (v - floor(v) is exact for doubles)."""
+    if v < 0:
+        return -round_half_away(-v)
+    r = math.floor(v)
+    return float(r + 1 if v - r >= 0.5 else r)
+
+
+def round_digits(x, d):
+    """round(x, d) as the man page says: x * 10^d rounded, divided back (d < 0: x / 10^-d)."""
+    if isinstance(x, int) and d >= 0:
+        return x
+    try:
+        m = 10.0 ** abs(d)
+    except OverflowError:
+        m = math.inf
+    if d >= 0:
+        r = round_half_away(x * m) / m if math.isfinite(x * m) else math.nan
+        return canon(r) if math.isfinite(r) else canon(float(x))
+    r = round_half_away(x / m) * m
+    return canon(r) if math.isfinite(r) else 0
+
+
+def rewrite(repl, m):
+    """An RE2 rewrite: \\0 to \\9 the match and its groups (one that took no part: ""), \\\\ a backslash."""
+    out, i = [], 0
+    while i < len(repl):
+        c = repl[i]
+        if c == "\\" and i + 1 < len(repl):
+            d = repl[i + 1]
+            out.append(m.group(int(d)) or "" if d.isdigit() else d)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def regexp_replace(s, pattern, repl):
+    """Every match left to right, as RE2's GlobalReplace: an empty match right after a match is
+    skipped (Python's re.sub would replace there)."""
+    r = re.compile(pattern)
+    out, p, last_end = [], 0, None
+    while p <= len(s):
+        m = r.search(s, p)
+        if not m:
+            break
+        out.append(s[p:m.start()])
+        if m.start() == last_end and m.end() == m.start():
+            if p == len(s):
+                break
+            out.append(s[p])
+            p += 1
+            continue
+        out.append(rewrite(repl, m))
+        p = last_end = m.end()
+    out.append(s[p:])
+    return "".join(out)
+
+
+def split_part(s, sep, n):
+    if sep == "":
+        return s if n in (1, -1) else ""
+    parts = s.split(sep)  # left to right, as logtide
+    if n > 0:
+        return parts[n - 1] if n <= len(parts) else ""
+    return parts[n] if -n <= len(parts) else ""
+
+
 def ev(node, rec):
     t = node[0]
     if t == "field":
@@ -140,6 +210,17 @@ def ev(node, rec):
         name, args = node[1], [ev(x, rec) for x in node[2]]
         if name == "exists":
             return args[0] is not None or ev_raw_exists(node[2][0], rec)
+        if name == "if":
+            c = ev(node[2][0], rec)
+            if c is not None and not isinstance(c, bool):
+                return None  # a mismatch
+            return ev(node[2][1] if c is True else node[2][2], rec)
+        if name == "coalesce":
+            for a in node[2]:
+                v = ev(a, rec)
+                if v is not None:
+                    return v
+            return None
         if any(a is None for a in args):
             return None
         if name in ("startswith", "endswith", "contains"):
@@ -147,14 +228,14 @@ def ev(node, rec):
                 return None
             s, x = args
             return s.startswith(x) if name == "startswith" else s.endswith(x) if name == "endswith" else x in s
-        if name in ("floor", "ceil", "round", "abs"):
+        if name in ("floor", "ceil", "round", "abs") and len(args) == 1:
             x = args[0]
             if not is_num(x):
                 return None
             if isinstance(x, int):
                 return abs(x) if name == "abs" else x
             r = {"floor": math.floor, "ceil": math.ceil, "abs": abs,
-                 "round": lambda v: math.floor(v + 0.5) if v >= 0 else -math.floor(-v + 0.5)}[name](x)
+                 "round": round_half_away}[name](x)
             return canon(float(r))
         if name in ("lower", "upper"):
             s = args[0]
@@ -164,6 +245,20 @@ def ev(node, rec):
                            ch.upper() if name == "upper" and "a" <= ch <= "z" else ch for ch in s)
         if name == "len":
             return len(args[0]) if isinstance(args[0], str) else None
+        if name == "round":  # with digits (an integer literal)
+            return round_digits(args[0], args[1]) if is_num(args[0]) else None
+        if name in ("regexp_replace", "regexp_extract", "split_part", "concat"):
+            n = len(args) if name == "concat" else 2  # the index or group is a number literal
+            if not all(isinstance(a, str) for a in args[:n]):
+                return None
+            if name == "regexp_replace":
+                return regexp_replace(*args)
+            if name == "regexp_extract":
+                m = re.search(args[1], args[0])
+                return None if m is None else m.group(args[2] if len(args) > 2 else 0) or ""
+            if name == "split_part":
+                return split_part(*args)
+            return "".join(args)
     raise ValueError(node)
 
 
@@ -192,8 +287,42 @@ def operand(rng, depth):
         return ("arith", rng.choice("+-*/%"), operand(rng, depth - 1), operand(rng, depth - 1))
     if r < 0.72:
         return ("neg", operand(rng, depth - 1))
-    name = rng.choice(["floor", "ceil", "round", "abs", "lower", "upper", "len"])
-    return ("fn", name, [operand(rng, depth - 1)])
+    if r < 0.86:
+        name = rng.choice(["floor", "ceil", "round", "abs", "lower", "upper", "len"])
+        return ("fn", name, [operand(rng, depth - 1)])
+    return key_function(rng, depth)
+
+
+# Patterns that mean the same to RE2 and to Python's re over these strings (no newlines), with
+# their number of groups; replacements in RE2's rewrite syntax.
+PATTERNS = [("[0-9]+", 0), ("a", 0), ("b*", 0), ("^a", 0), ("(a)(b)?", 2), ("x*", 0), ("", 0),
+            ("[a-z]+$", 0), ("(A|b)+", 1), ("/([0-9]+)", 1)]
+REPLACEMENTS = [(":id", 0), ("", 0), ("<\\0>", 0), ("\\1-", 1), ("\\\\", 0)]
+
+
+def key_function(rng, depth):
+    """One of the functions of issue 32: regexp_replace, regexp_extract, if, coalesce, split_part,
+    concat, round with digits."""
+    name = rng.choice(["regexp_replace", "regexp_extract", "if", "coalesce", "split_part", "concat",
+                       "round"])
+    sub = lambda: operand(rng, depth - 1)
+    if name in ("regexp_replace", "regexp_extract"):
+        pattern, groups = rng.choice(PATTERNS)
+        if name == "regexp_replace":
+            repl = rng.choice([r for r, g in REPLACEMENTS if g <= groups])
+            return ("fn", name, [sub(), ("lit", pattern), ("lit", repl)])
+        group = [("lit", rng.randrange(0, groups + 1))] if rng.random() < 0.6 else []
+        return ("fn", name, [sub(), ("lit", pattern)] + group)
+    if name == "if":
+        return ("fn", name, [predicate(rng, depth - 1), sub(), sub()])
+    if name == "coalesce":
+        return ("fn", name, [sub() for _ in range(rng.randrange(1, 4))])
+    if name == "split_part":
+        sep = ("lit", rng.choice(["a", "b", "", "ab", "/"])) if rng.random() < 0.8 else sub()
+        return ("fn", name, [sub(), sep, ("lit", rng.choice([1, 2, 3, -1, -2]))])
+    if name == "concat":
+        return ("fn", name, [sub() for _ in range(rng.randrange(1, 4))])
+    return ("fn", name, [sub(), ("lit", rng.randrange(-2, 3))])
 
 
 def predicate(rng, depth):
@@ -254,7 +383,7 @@ def make_events(rng, n):
             elif r < 0.65:
                 rec[f] = rng.choice([2.5, -0.5, 1.0, 100.25])
             elif r < 0.9:
-                rec[f] = rng.choice(["", "a", "ab", "AB", "xab", "b", "aXb"])
+                rec[f] = rng.choice(["", "a", "ab", "AB", "xab", "b", "aXb", "a1bb22", "/x/12/a"])
             else:
                 rec[f] = rng.choice([True, False])
         if rng.random() < 0.7:

@@ -22,6 +22,7 @@
 #include "fuzz/check.h"
 #include "json/extractor.h"
 #include "json/field_path.h"
+#include "json/json_text.h"
 #include "window/window_spec.h"
 
 namespace logtide {
@@ -136,8 +137,17 @@ void CheckPaths(std::string_view text) {
              fin.ok() ? "ok" : fin.message().c_str(), paths.size(), unaddressable);
 }
 
+// Returns a result as text: a string's bytes, or the JSON of another value.
+std::string ResultText(const ValueRef& r) {
+  std::string out;
+  if (r.type == ValueType::kString) return "s" + std::string(r.s);
+  AppendJsonValue(r, &out);
+  return out;
+}
+
 // An expression that parses has a canonical text that parses to the same canonical text and
-// the same paths; evaluating it over nulls and over a few values never fails.
+// the same paths; evaluating it over nulls and over a few values never fails, and gives the
+// same result again after other events (string results live in reused buffers).
 void CheckExpr(std::string_view text) {
   Expr e;
   if (!Expr::Parse(text, &e).ok()) return;
@@ -150,10 +160,16 @@ void CheckExpr(std::string_view text) {
              canonical.c_str(), again.Canonical().c_str());
   FUZZ_CHECK(again.paths() == e.paths(), "\"%s\": other paths", canonical.c_str());
   for (const ValueRef v : {ValueRef::Null(), ValueRef::Int(-3), ValueRef::Number(2.5),
-                           ValueRef::String("aB"), ValueRef::Bool(true), ValueRef::Raw("[1]")}) {
+                           ValueRef::String("aB"), ValueRef::String("/api/v2/users/123"),
+                           ValueRef::String(""), ValueRef::Bool(true), ValueRef::Raw("[1]")}) {
     const std::vector<ValueRef> values(e.paths().size(), v);
     const ValueRef r = e.Eval(values.data());
     FUZZ_CHECK(r.type <= ValueType::kRaw, "\"%s\": a result of no type", canonical.c_str());
+    const std::string first = ResultText(r);
+    const std::vector<ValueRef> other(e.paths().size(), ValueRef::String("/x/9/y"));
+    e.Eval(other.data());
+    FUZZ_CHECK(ResultText(e.Eval(values.data())) == first, "\"%s\": another result the second time",
+               canonical.c_str());
   }
 }
 

@@ -120,6 +120,19 @@ def specs():
     }
     for value in sorted(values):
         write("specs", slug(value), value)
+    # Expressions (the target parses each input as one too), one a function or operator.
+    exprs = {
+        "expr-arith": "floor(status / 100) + len(lower(substr(.p, -3, 2))) % 7",
+        "expr-matches": 'matches(."user-agent", "^curl/[0-9]+") and exists(.req.method)',
+        "expr-where": 'status >= 500 and startswith(path, "/api/") or not (x in [1, "a", null])',
+        "expr-regexp-replace": 'regexp_replace(path, "/([0-9]+)(/|$)", "/:id\\\\2")',
+        "expr-regexp-extract": 'regexp_extract(.path, "^/api/(v[0-9]+)/", 1)',
+        "expr-if-coalesce": 'if(status >= 500, "error", coalesce(user, .req.user, "anon"))',
+        "expr-split-concat": 'concat(split_part(path, "/", -1), ":", split_part(host, ".", 1))',
+        "expr-round": "round(latency_ms / 1000, 2) + round(bytes, -3)",
+    }
+    for name, text in exprs.items():
+        write("specs", name, text)
 
 
 def sections_seed(query_number, db):

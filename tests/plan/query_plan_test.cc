@@ -372,3 +372,61 @@ TEST_CASE("DuckDB: window arithmetic per kind, ordered as logtide writes") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+// Issue 32: the functions for keys, typed in the plan and spelled in each dialect.
+TEST_CASE("the key functions of issue 32: types and each dialect's spelling") {
+  Query c = Config("tumbling:1m", {"route", "ver", "part", "both", "r", "kind", "who", "any"},
+                   {"count"});
+  c.by_expr = {Canonical("regexp_replace(path, \"/([0-9]+)\", \"/<\\\\1>$\")"),
+               Canonical("regexp_extract(path, \"/(v[0-9]+)/\", 1)"),
+               Canonical("split_part(path, \"/\", 2)"),
+               Canonical("concat(service, \":\", method)"),
+               Canonical("round(ms, -2)"),
+               Canonical("if(status >= 500, \"error\", \"ok\")"),
+               Canonical("coalesce(user, \"anon\")"),
+               Canonical("if(ok, 1, \"x\")")};
+  const QueryPlan p = PlanOf(c);
+  using Type = PlanExpr::Type;
+  const Type kWant[] = {Type::kString, Type::kString, Type::kString, Type::kString,
+                        Type::kNumber, Type::kString, Type::kAny,    Type::kAny};
+  for (size_t i = 0; i < std::size(kWant); ++i) {
+    INFO(c.by[i]);
+    CHECK(p.key_exprs[i].type == kWant[i]);
+  }
+  const std::string d = DuckDbSql(p);
+  CHECK(Has(d, "regexp_replace(logtide_string(\"path\"), '/([0-9]+)', '/<\\1>$', 'g')"));
+  CHECK(Has(d, "CASE WHEN regexp_matches(logtide_string(\"path\"), '/(v[0-9]+)/') THEN "
+               "regexp_extract(logtide_string(\"path\"), '/(v[0-9]+)/', 1) END"));
+  CHECK(Has(d, "COALESCE(string_split(logtide_string(\"path\"), '/')[2], '')"));
+  CHECK(Has(d, "(logtide_string(\"service\") || ':' || logtide_string(\"method\"))"));
+  CHECK(Has(d, "round(logtide_double(\"ms\"), -2)"));
+  CHECK(Has(d, "THEN 'error' ELSE 'ok' END"));
+  // Values of any type: a JSON value, as a field's.
+  CHECK(Has(d, "logtide_value(CASE WHEN logtide_kind(\"user\") IS NOT NULL THEN \"user\" WHEN "
+               "logtide_kind(to_json('anon')) IS NOT NULL THEN to_json('anon') END)"));
+  CHECK(Has(d, "THEN to_json(CAST(1 AS DOUBLE)) WHEN NOT (logtide_kind(\"ok\") IS NOT NULL) OR"));
+  const std::string f = FlinkSql(p);
+  CHECK(Has(f, "'/([0-9]+)', '/<$1>\\$')"));  // the rewrite in Java's syntax
+  CHECK(Has(f, "REGEXP_EXTRACT("));
+  CHECK(Has(f, "COALESCE(SPLIT_INDEX("));
+  CHECK(Has(f, "ROUND("));
+  CHECK(Has(f, "`who` STRING,"));
+  CHECK(Has(f, "-a-b--d-"));  // the notes say where Java and ROUND differ
+  CHECK(Has(f, "HALF_UP"));
+  CHECK(Untranslated(c, SqlDialect::kFlink).empty());
+  // split_part from the end: DuckDB indexes the list from the end; Flink's SPLIT_INDEX cannot.
+  c.by = {"last"};
+  c.by_expr = {Canonical("split_part(path, \"/\", -1)")};
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  CHECK(Has(DuckDbSql(PlanOf(c)), "[-1]"));
+  const std::vector<std::string> flink = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(flink.size() == 1);
+  CHECK_THAT(flink[0], Catch::StartsWith("--by 'last=split_part(.path,\"/\",-1)': split_part "
+                                         "with a field counted from the end"));
+}
+
+}  // namespace
+}  // namespace logtide

@@ -145,7 +145,11 @@ EXTRA_PREDICATES = ['matches(u, "^u[0-3]")', 'matches(req.m, "(?i)get|T$")', 're
                     'substr(u, 1) == "3"', 'substr(svc, -1, 1) >= "b"', 'substr(u, n) != ""',
                     'substr(u, 0, n) == "u"']
 EXTRA_KEYS = ['substr(u, -2)', 'lower(req.m)', 'n % 3', 'n / 4', 'exists(svc)', 'n > 2', '-n',
-              'round(n)', 'u', 'null', '"const"', 'len(u)']
+              'round(n)', 'u', 'null', '"const"', 'len(u)',
+              # Issue 32's functions over these fields (the generator writes them over its own).
+              'regexp_replace(u, "[0-9]+", "#")', 'regexp_extract(u, "u([0-3])", 1)',
+              'coalesce(svc, req.m, "none")', 'if(n > 2, "big", u)', 'split_part(u, "u", 2)',
+              'concat(svc, "-", req.m)', 'round(n, 1)', 'if(exists(svc), n, svc)']
 
 
 def expressions(rnd):
@@ -339,13 +343,16 @@ def with_flags(args, extra):
 
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
-    SUBSTRING count UTF-16 code units), or a --time field in an array (its elements have one
-    declared type); fails when it is not refused."""
+    SUBSTRING count UTF-16 code units), split_part counting from the end (SPLIT_INDEX cannot), or
+    a --time field in an array (its elements have one declared type); fails when len, substr or
+    the --time field is not refused."""
     time = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--time"]
     if any(re.search(r"\[-?[0-9]+\]", t) for t in time):
         if r.returncode != 2 or "the field is an array element" not in r.stderr:
             sys.exit("FAIL %s: --time in an array not refused: %d %s" % (name, r.returncode, r.stderr))
         return True
+    if any("split_part(" in a for a in args) and r.returncode == 2 and "SPLIT_INDEX" in r.stderr:
+        return True  # split_part counting from the end
     if not any("len(" in a or "substr(" in a for a in args):
         return False
     if r.returncode != 2 or "Flink's CHAR_LENGTH" not in r.stderr:
