@@ -603,6 +603,23 @@ Status InputSet::Unmatched(const InputPosition& p) {
   const auto warn = [&](const std::string& m) {
     if (options_.warn) options_.warn(m);
   };
+  // Compressed by a rotation and removed: kept, so that the run naming the compressed copy goes
+  // on from here. Not among this run's inputs, its bytes past the offset are not read: said,
+  // unless a rotation was under way while this run started (an input the glob named is gone),
+  // which made the copy after the glob; the next run names it.
+  const auto keep_for_compressed_copy = [&] {
+    std::string copy;
+    if (!FindCompressedCopy(p, &copy)) return false;
+    carried_.push_back(p);
+    if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
+      warn(fmt::format(
+          "the file earlier runs read as {} was compressed to {}, which is not among this run's "
+          "inputs: what it holds after byte {}, where earlier runs stopped, was not read; name "
+          "every generation of the log (app.log*)",
+          p.name, copy, p.offset));
+    }
+    return true;
+  };
   struct stat st;
   const bool there = ::stat(p.path.c_str(), &st) == 0;
   if (there && static_cast<uint64_t>(st.st_dev) == p.dev &&
@@ -614,24 +631,14 @@ Status InputSet::Unmatched(const InputPosition& p) {
       // Compressed by a rotation and removed, its inode reused by the file at its path now (a
       // copytruncate rotation's new copy): kept for the run that names the compressed copy,
       // which would otherwise read it again from its start.
-      std::string copy;
-      if (FindCompressedCopy(p, &copy)) {
-        carried_.push_back(p);
-        if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
-          warn(fmt::format(
-              "the file earlier runs read as {} was compressed to {}, which is not among this "
-              "run's inputs: what it holds after byte {}, where earlier runs stopped, was not "
-              "read; name every generation of the log (app.log*)",
-              p.name, copy, p.offset));
-        }
-        return Status::Ok();
-      }
+      if (keep_for_compressed_copy()) return Status::Ok();
       // Rotated away and read to its end: nothing of it was lost.
       if (p.rotated && p.offset >= p.size) return Status::Ok();
       // Copied and truncated in place (copytruncate) while the copy is not among this run's
       // inputs: kept for the run that names the copy. A copy made after this process started
       // came after the glob that named its inputs (the rotation raced the run): the next run
       // names it. Otherwise it is said (at every run while the job does not name the copy).
+      std::string copy;
       bool since_start = false;
       if (FindPlainCopy(p, &copy, &since_start)) {
         carried_.push_back(p);
@@ -694,21 +701,8 @@ Status InputSet::Unmatched(const InputPosition& p) {
     }
     return Status::Ok();
   }
-  // Compressed by a rotation (app.log.2 -> app.log.2.gz) and removed: kept, so that the run
-  // naming the copy goes on from here. Not among this run's inputs, its bytes past the offset
-  // are not read: said, unless a rotation was under way while this run started (an input the
-  // glob named is gone), which made the copy after the glob; the next run names it.
-  if (FindCompressedCopy(p, &moved_to)) {
-    carried_.push_back(p);
-    if (!racing_rotation_ && !(p.rotated && p.offset >= p.size)) {
-      warn(fmt::format(
-          "the file earlier runs read as {} was compressed to {}, which is not among this run's "
-          "inputs: what it holds after byte {}, where earlier runs stopped, was not read; name "
-          "every generation of the log (app.log*)",
-          p.name, moved_to, p.offset));
-    }
-    return Status::Ok();
-  }
+  // Compressed by a rotation (app.log.2 -> app.log.2.gz) and removed.
+  if (keep_for_compressed_copy()) return Status::Ok();
   if (p.size > p.offset) {
     warn(fmt::format(
         "the file earlier runs read as {} is gone (rotated away or deleted) with {} of it "
