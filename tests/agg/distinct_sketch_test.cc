@@ -11,22 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "agg/sketch_test_sizes.h"
+
 namespace logtide {
 namespace {
 
-// A million values; a tenth under the sanitizers, where the regular build's run covers the rest.
-#ifdef LOGTIDE_SANITIZED
-constexpr size_t kMillion = 100000;
-#else
-constexpr size_t kMillion = 1000000;
-#endif
-
-std::string Bytes(const DistinctSketch& s) {
-  std::string b;
-  ByteWriter w(&b);
-  s.Snapshot(&w);
-  return b;
-}
+std::string Bytes(const DistinctSketch& s) { return SketchBytes(s); }
 
 uint64_t Hash(uint64_t i) {
   // splitmix64: distinct inputs give distinct, well-mixed hashes.

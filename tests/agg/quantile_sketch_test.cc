@@ -11,22 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "agg/sketch_test_sizes.h"
+
 namespace logtide {
 namespace {
 
-// A million values; a tenth under the sanitizers, where the regular build's run covers the rest.
-#ifdef LOGTIDE_SANITIZED
-constexpr size_t kMillion = 100000;
-#else
-constexpr size_t kMillion = 1000000;
-#endif
-
-std::string Bytes(const QuantileSketch& s) {
-  std::string b;
-  ByteWriter w(&b);
-  s.Snapshot(&w);
-  return b;
-}
+std::string Bytes(const QuantileSketch& s) { return SketchBytes(s); }
 
 // Values drawn from one named distribution, with a fixed seed.
 std::vector<double> Draw(const std::string& dist, size_t n, uint64_t seed) {

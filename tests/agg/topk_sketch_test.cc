@@ -11,15 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "agg/sketch_test_sizes.h"
+
 namespace logtide {
 namespace {
-
-// A million values; a tenth under the sanitizers, where the regular build's run covers the rest.
-#ifdef LOGTIDE_SANITIZED
-constexpr size_t kMillion = 100000;
-#else
-constexpr size_t kMillion = 1000000;
-#endif
 
 // Space-Saving as TopKSketch computed it before its heap (issue 28, item 10), kept as the
 // obviously right reference: every Add scans all counters, for the value and then for the
@@ -130,12 +125,7 @@ std::string Rendered(const TopKSketch& s, size_t k) {
   }
   return out;
 }
-std::string Bytes(const TopKSketch& s) {
-  std::string b;
-  ByteWriter w(&b);
-  s.Snapshot(&w);
-  return b;
-}
+std::string Bytes(const TopKSketch& s) { return SketchBytes(s); }
 // The first k lines of NaiveTopK::Rendered.
 std::string FirstLines(const std::string& text, size_t k) {
   size_t end = 0;
