@@ -20,11 +20,14 @@ namespace {
 
 constexpr uint64_t kFingerprintBytes = 4096;
 constexpr uint64_t kTailBytes = 64;
-// When this process started (before main), by the clock of file times: a file made since was
-// not there when the shell globbed the names it was given.
+// When this process started (before main), by the real-time clock of file times: a file made
+// since was not there when the shell globbed the names it was given. The fine clock, not the
+// coarse one file systems may stamp with: a coarse stamp lags the time, so a file made before
+// the start never looks made after it (a kernel with fine-grained file times stamped a copy
+// made just before the start later than a coarse start, and its warning went missing).
 const struct timespec kProcessStart = [] {
   struct timespec t = {};
-  ::clock_gettime(CLOCK_REALTIME_COARSE, &t);
+  ::clock_gettime(CLOCK_REALTIME, &t);
   return t;
 }();
 
