@@ -41,13 +41,11 @@ struct Engine::Impl {
         sink(&keys, &acc, &s->windows_emitted),
         outputs(c.output, c.late_output, c.errors_output, !c.state_path.empty()),
         report(c, s, &outputs),
-        tracker(static_cast<int>(c.inputs.size()), c.delay),
+        tracker(0, c.delay),  // sized in Open, by the inputs opened
         clock(c.clock != nullptr ? *c.clock : Clock::System()),
-        idleness(static_cast<int>(c.inputs.size()), c.idle_timeout, clock.Now()),
+        idleness(0, c.idle_timeout, clock.Now()),
         bounds(c, clock),
-        counters(s, &seq, report.reported()) {
-    tracker.set_hold(c.hold);
-  }
+        counters(s, &seq, report.reported()) {}
 
   const EngineConfig& config;
   EngineStats* stats;
@@ -137,6 +135,11 @@ Status Engine::Impl::Open() {
   opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
+  // A log's family is listed as its folder holds it now: as many inputs as that gives.
+  const int n = static_cast<int>(inputs->size());
+  tracker = WatermarkTracker(n, config.delay);
+  tracker.set_hold(config.hold);
+  idleness = Idleness(n, config.idle_timeout, clock.Now());
   for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(stop);
   if (config.change_outputs)
     outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });

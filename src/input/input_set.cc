@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "input/log_family.h"
 #include "util/bytes.h"
 #include "util/paths.h"
 
@@ -239,6 +240,55 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
 
 Status InputSet::Open(const std::vector<std::string>& paths, Options options,
                       std::unique_ptr<InputSet>* out) {
+  // A rotation step between a family's listing and its opens (a rename, a compressed copy
+  // appearing or its original removed) is seen by listing again: the files are opened again
+  // until a listing holds still while they are opened. A rotation's steps take milliseconds;
+  // when they go on longer than this, the files last opened are read and the rotation's
+  // remaining moves are matched by the state, as for names the shell's glob gave.
+  constexpr int kAttempts = 200;
+  for (int attempt = 1;; ++attempt) {
+    InputNames names = ListInputNames(paths);
+    std::unique_ptr<InputSet> set;
+    Status s = OpenNames(names.names, options, &set);
+    const bool last = attempt == kAttempts;
+    if (!s.ok() && !last) {
+      // A listed name gone since the listing: decided on a listing that holds still.
+      bool moved = false;
+      for (size_t i = 0; i < names.names.size() && !moved; ++i) {
+        struct stat st;
+        moved = names.listed[i] && ::lstat(names.names[i].c_str(), &st) != 0;
+      }
+      if (moved) {
+        ::usleep(1000);
+        continue;
+      }
+    }
+    if (!s.ok()) return s;
+    if (last || set->Settled(paths, names)) {
+      *out = std::move(set);
+      return Status::Ok();
+    }
+    options = std::move(set->options_);
+    ::usleep(1000);
+  }
+}
+
+bool InputSet::Settled(const std::vector<std::string>& given, const InputNames& names) const {
+  if (std::find(names.listed.begin(), names.listed.end(), true) == names.listed.end()) return true;
+  if (ListInputNames(given).names != names.names) return false;
+  for (size_t i = 0; i < names.names.size(); ++i) {
+    if (!names.listed[i]) continue;
+    struct stat st;
+    if (tracks_[i].vanished || ::stat(names.names[i].c_str(), &st) != 0 ||
+        static_cast<uint64_t>(st.st_dev) != readers_[i]->dev() ||
+        static_cast<uint64_t>(st.st_ino) != readers_[i]->ino())
+      return false;
+  }
+  return true;
+}
+
+Status InputSet::OpenNames(const std::vector<std::string>& paths, Options& options,
+                           std::unique_ptr<InputSet>* out) {
   std::unique_ptr<InputSet> set(new InputSet());
   set->options_ = std::move(options);
   set->paths_ = paths;
@@ -254,6 +304,7 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
       set->tracks_[i].rotated = true;  // at its (immediate) end it holds nothing back
       set->tracks_[i].open_error = s;
     } else if (!s.ok()) {
+      options = std::move(set->options_);
       return s;
     }
     r->set_max_line_length(set->options_.max_line_length);
@@ -561,28 +612,9 @@ bool InputSet::IsGenerationOf(size_t i) const {
   for (size_t k = 0; k < paths_.size(); ++k) {
     const std::string& log = paths_[k];
     if (k == i || tracks_[k].vanished || log == "-" || log.size() >= name.size()) continue;
-    if (name.compare(0, log.size(), log) == 0 && IsRotationSuffix(name.substr(log.size())))
-      return true;
+    if (IsGenerationName(name, log)) return true;
   }
   return false;
-}
-
-// What rotation tools put after a log's name: '.' or '-', then a number or a date (digits,
-// with '-' or '_' between them: .1, -20240501, .2024-05-01), then at most a compression's
-// extension. Not .json, .lock or -worker: those are other files that share the name's start.
-bool InputSet::IsRotationSuffix(std::string_view s) {
-  if (s.size() < 2 || (s[0] != '.' && s[0] != '-') || s[1] < '0' || s[1] > '9') return false;
-  s.remove_prefix(1);
-  for (const char* ext : {".gz", ".zst"}) {
-    if (s.ends_with(ext)) {
-      s.remove_suffix(std::string_view(ext).size());
-      break;
-    }
-  }
-  for (char c : s) {
-    if ((c < '0' || c > '9') && c != '-' && c != '_') return false;
-  }
-  return !s.empty();
 }
 
 Status InputSet::VanishedError() const {

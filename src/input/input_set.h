@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "input/line_reader.h"
+#include "input/log_family.h"
 #include "state/checkpoint.h"
 #include "util/status.h"
 
@@ -77,7 +78,9 @@ class InputSet final : public CheckpointComponent {
     std::function<int64_t(int)> quiet_since;
   };
 
-  // Opens every path ("-" is standard input).
+  // Opens every path ("-" is standard input). A log named with a generation of it is opened
+  // with its family as its folder holds it when it is opened (log_family.h), so the inputs
+  // may be other names, and more or fewer, than `paths`.
   static Status Open(const std::vector<std::string>& paths, Options options,
                      std::unique_ptr<InputSet>* out);
   ~InputSet() override;
@@ -185,14 +188,19 @@ class InputSet final : public CheckpointComponent {
   // that is not a generation of another input (the live log), then the first named. A file
   // whose first bytes cannot be read is not taken as a copy.
   void DropCopies(const std::vector<size_t>& fresh);
+  // Opens every path, the job's inputs as named (Open lists the families among them first).
+  static Status OpenNames(const std::vector<std::string>& paths, Options& options,
+                          std::unique_ptr<InputSet>* out);
+  // Whether no rotation step moved the families listed as `names` while they were opened: a
+  // listing now gives the same names, and each listed name is the file opened under it.
+  bool Settled(const std::vector<std::string>& given, const InputNames& names) const;
   // Marks as rotated every input named as a generation of another (IsGenerationOf): nothing
   // more is written to it, whether or not a run saw it being renamed.
   void MarkGenerations();
   // Whether input i's name is a generation's of another input of this run that is there: that
   // name, then a rotation's suffix (IsRotationSuffix: app.log.1.gz, app.log-20261202 of
-  // app.log; not app.log.json or app.log-worker).
+  // app.log; not app.log.json or app.log-worker: log_family.h).
   bool IsGenerationOf(size_t i) const;
-  static bool IsRotationSuffix(std::string_view suffix);
   // Whether the file last read as `p` was renamed away: p's path holds another file than
   // input i now, or none.
   bool RenamedAway(size_t i, const InputPosition& p) const;

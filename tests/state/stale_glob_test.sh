@@ -9,6 +9,11 @@
 #     does not name: it says that the copy is not among its inputs (and keeps its position).
 #   compress: app.log.1 compressed to app.log.2.gz (through app.log.1.gz), app.log copied to a
 #     new app.log.1 and truncated; the run is given app.log and app.log.1.
+#   create: three rotations as logrotate's create, compress and delaycompress make them, each
+#     after the glob of a run: every name a run is given holds the next content by the time
+#     it opens it (the first run, a new job, is given app.log and opens the new, empty one).
+#     The second run, given app.log and app.log.1, lists the family again and reads the first
+#     content from app.log.2.gz, which the third rotation deletes (lost before: the last check).
 # Usage: stale_glob_test.sh LOGTIDE LOGTIDE_GEN
 set -u
 bin=$(realpath "$1")
@@ -68,5 +73,33 @@ for v in copytruncate compress; do
   check "$v: the output is the bytes of one run over the data in order" cmp -s out.ndjson ../ref.ndjson
   cd .. || exit 2
 done
+
+# rotate: logrotate's create with compress, delaycompress and rotate 2, step by step.
+rotate() {
+  rm -f app.log.2.gz
+  if [ -e app.log.1 ]; then mv app.log.1 app.log.2 && gzip app.log.2; fi
+  mv app.log app.log.1 && : > app.log
+}
+rm -rf create && mkdir create && cd create || exit 2
+cp ../p1 app.log
+names=(app.log*)
+rotate
+cron "${names[@]}"
+step "create: the first run, given app.log, which a rotation renamed to app.log.1 before it opened it"
+cat ../p2 >> app.log
+names=(app.log*)
+rotate
+cron "${names[@]}"
+step "create: the second run, given ${names[*]} (the first content is in app.log.2.gz now)"
+cat ../p3 >> app.log
+names=(app.log*)
+rotate
+cron "${names[@]}"
+step "create: the third run, given ${names[*]}"
+"$bin" -q "${Q[@]}" --state s.db -o out.ndjson app.log* 2> err.txt
+rc=$?
+check "create: the final run exits 0 (was $rc: $(cat err.txt))" test "$rc" = 0
+check "create: the output is the bytes of one run over the data in order" cmp -s out.ndjson ../ref.ndjson
+cd .. || exit 2
 
 finish
