@@ -595,5 +595,24 @@ TEST_CASE("expr: || joins strings as concat does") {
   CHECK(Error("a | b") == "position 3: unexpected \"|\"");
 }
 
+TEST_CASE("expr: comparisons of a number with a string literal are counted (issue 32)") {
+  auto misses = [](const std::string& text, const ValueRef& v) {
+    Expr e;
+    REQUIRE(Expr::Parse(text, &e).ok());
+    std::vector<ValueRef> values(e.paths().size(), v);
+    e.Test(values.data());
+    e.Eval(values.data());  // both paths: Test's fast one and Eval's
+    return e.literal_kind_misses();
+  };
+  CHECK(misses("s >= \"500\"", I(503)) == 2);
+  CHECK(misses("s == 500", S("500")) == 2);       // a string field, a number literal (Test's)
+  CHECK(misses("\"500\" < s", I(503)) == 2);
+  CHECK(misses("s >= 500", I(503)) == 0);
+  CHECK(misses("s == \"x\"", S("x")) == 0);
+  CHECK(misses("s == \"x\"", ValueRef::Bool(true)) == 0);  // a boolean: no number or string
+  CHECK(misses("s == \"x\"", kNull) == 0);                 // null: no comparison
+  CHECK(misses("s == t", I(1)) == 0);                       // two fields: no literal
+}
+
 }  // namespace
 }  // namespace logtide
