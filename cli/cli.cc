@@ -52,7 +52,8 @@ void PrintStats(const Engine& engine, double seconds) {
   };
   Diag(stderr,
        "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}{},\"windows_emitted\":{},"
-       "\"ignored_values\":{{{}}},{}{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
+       "\"ignored_values\":{{{}}},{}{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}"
+       "\n",
        st.lines, st.events, st.bad_lines, st.late_events, partly(st), st.windows_emitted,
        ignored(st),
        engine.config().where.empty() ? "" : fmt::format("\"filtered\":{},", st.filtered),

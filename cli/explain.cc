@@ -161,11 +161,8 @@ Status Explain(const EngineConfig& c, std::string* result) {
   if (!p.having.empty()) {
     std::string all;
     for (size_t i = 0; i < p.having.size(); ++i) all += (i ? " and " : "") + p.having[i].text;
-    fmt::format_to(out,
-                   "Written: only the results for which {} is true{}.\n", all,
-                   Revised(c)
-                       ? ", and of each window and key only its final result"
-                       : "");
+    fmt::format_to(out, "Written: only the results for which {} is true{}.\n", all,
+                   Revised(c) ? ", and of each window and key only its final result" : "");
   }
   const std::string delay = FormatDuration(p.delay), late = FormatDuration(p.lateness);
   if (p.delay == 0) {

@@ -238,8 +238,7 @@ void RunReport::NoteFields(const ParsePool& pool) {
     if (pool.expr_mismatches()[i] > 0)
       mismatches_.emplace_back(pool.expr_labels()[i], pool.expr_mismatches()[i]);
   }
-  for (size_t i = 0; i < pool.expr_literal_misses().size() && i < pool.expr_labels().size();
-       ++i) {
+  for (size_t i = 0; i < pool.expr_literal_misses().size() && i < pool.expr_labels().size(); ++i) {
     if (pool.expr_literal_misses()[i] > 0)
       literal_misses_.emplace_back(pool.expr_labels()[i], pool.expr_literal_misses()[i]);
   }

@@ -259,9 +259,7 @@ class Expr::Parser {
   }
 
   // A keyword of CASE, in lower or upper case as SQL writes it (case, CASE).
-  bool EatWord(std::string_view lower, std::string_view upper) {
-    return Eat(lower) || Eat(upper);
-  }
+  bool EatWord(std::string_view lower, std::string_view upper) { return Eat(lower) || Eat(upper); }
 
   // CASE WHEN c1 THEN v1 [WHEN c2 THEN v2 ...] [ELSE e] END, after its "case": the same nodes
   // as if(c1, v1, if(c2, v2, e)) (e null when there is no ELSE), so it types, nulls and
@@ -285,8 +283,9 @@ class Expr::Parser {
       arms.emplace_back(c, v);
     }
     if (arms.empty()) {
-      return Error("case takes conditions: case when status >= 500 then \"error\" else \"ok\" "
-                   "end (the form case x when 1 is not supported: write case when x == 1)");
+      return Error(
+          "case takes conditions: case when status >= 500 then \"error\" else \"ok\" "
+          "end (the form case x when 1 is not supported: write case when x == 1)");
     }
     int rest;
     if (EatWord("else", "ELSE")) {
@@ -566,8 +565,8 @@ class Expr::Parser {
         size_t next_end = word_after;
         while (next_end < s_.size() && IsIdentifierChar(s_[next_end])) ++next_end;
         const std::string_view next = s_.substr(word_after, next_end - word_after);
-        static constexpr std::string_view kNotCase[] = {"and", "or",   "in",   "then",
-                                                        "THEN", "else", "ELSE", "end", "END"};
+        static constexpr std::string_view kNotCase[] = {"and",  "or",   "in",  "then", "THEN",
+                                                        "else", "ELSE", "end", "END"};
         if (std::find(std::begin(kNotCase), std::end(kNotCase), next) == std::end(kNotCase)) {
           pos_ = end;
           return Case(out);

@@ -702,8 +702,10 @@ std::string Renderer::Render() {
       where += SqlComment(VisibleText("--having " + h.text), "  ") + "  " + Bool(h);
     }
     records_ = false;
-    fmt::format_to(out, "\n) AS records\n-- --having: records for which every condition is true.\n"
-                        "WHERE\n{}", where);
+    fmt::format_to(out,
+                   "\n) AS records\n-- --having: records for which every condition is true.\n"
+                   "WHERE\n{}",
+                   where);
   }
   s += ";\n";
   return s;

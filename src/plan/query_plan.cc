@@ -393,8 +393,8 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
     if (dialect != SqlDialect::kFlink || !Expr::Parse(h, &e).ok()) continue;
     for (const std::string& p : e.paths()) {
       const int f = FindRecordField(record, p);
-      const bool revision = record.with_revision && f >= 0 &&
-                            static_cast<size_t>(f) + 3 >= record.names.size();
+      const bool revision =
+          record.with_revision && f >= 0 && static_cast<size_t>(f) + 3 >= record.names.size();
       if (f == 0 || f == 1) {
         out.push_back("--having " + ShellWord(h) + ": it reads " +
                       record.names[static_cast<size_t>(f)] +

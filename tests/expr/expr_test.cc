@@ -518,8 +518,9 @@ TEST_CASE("expr: the new functions in canonical text") {
 }
 
 TEST_CASE("expr: case when takes the first arm whose condition is true") {
-  const std::string e = "case when s >= 500 then \"error\" when s >= 400 then \"client\" else "
-                        "\"ok\" end";
+  const std::string e =
+      "case when s >= 500 then \"error\" when s >= 400 then \"client\" else "
+      "\"ok\" end";
   CHECK(Eval(e, {{"s", I(503)}}) == "\"error\"");
   CHECK(Eval(e, {{"s", I(404)}}) == "\"client\"");
   CHECK(Eval(e, {{"s", I(200)}}) == "\"ok\"");
@@ -605,13 +606,13 @@ TEST_CASE("expr: comparisons of a number with a string literal are counted (issu
     return e.literal_kind_misses();
   };
   CHECK(misses("s >= \"500\"", I(503)) == 2);
-  CHECK(misses("s == 500", S("500")) == 2);       // a string field, a number literal (Test's)
+  CHECK(misses("s == 500", S("500")) == 2);  // a string field, a number literal (Test's)
   CHECK(misses("\"500\" < s", I(503)) == 2);
   CHECK(misses("s >= 500", I(503)) == 0);
   CHECK(misses("s == \"x\"", S("x")) == 0);
   CHECK(misses("s == \"x\"", ValueRef::Bool(true)) == 0);  // a boolean: no number or string
   CHECK(misses("s == \"x\"", kNull) == 0);                 // null: no comparison
-  CHECK(misses("s == t", I(1)) == 0);                       // two fields: no literal
+  CHECK(misses("s == t", I(1)) == 0);                      // two fields: no literal
 }
 
 }  // namespace

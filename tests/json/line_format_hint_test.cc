@@ -2,7 +2,6 @@
 #include "json/line_format_hint.h"
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 namespace logtide {

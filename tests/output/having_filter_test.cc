@@ -2,9 +2,9 @@
 // across the writer's calls, revisions pass only when final.
 #include "output/having_filter.h"
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -16,9 +16,7 @@ namespace {
 // Renders each record it is given as one line: start end | key ... | values ... | revision.
 class TextSink final : public RecordSink {
  public:
-  void BeginRecord(Nanos start, Nanos end) override {
-    line_ = fmt::format("{} {} |", start, end);
-  }
+  void BeginRecord(Nanos start, Nanos end) override { line_ = fmt::format("{} {} |", start, end); }
   void Key(const ValueRef& v) override {
     line_ += " k:";
     AppendJsonValue(v, &line_);
@@ -96,7 +94,8 @@ TEST_CASE("having: integers beyond 64 bits compare as doubles, and pass on exact
   Send(f.get(), "a", big, 0);
   Send(f.get(), "a", INT64_MAX, 0);
   REQUIRE(sink.lines.size() == 1);
-  CHECK(sink.lines[0] == "60000000000 120000000000 | k:\"a\" i:36893488147419103228 d:0 v:[\"a\"] r-1");
+  CHECK(sink.lines[0] ==
+        "60000000000 120000000000 | k:\"a\" i:36893488147419103228 d:0 v:[\"a\"] r-1");
 }
 
 TEST_CASE("having: a double that is not finite is null, as it is written") {
@@ -111,9 +110,8 @@ TEST_CASE("having: a double that is not finite is null, as it is written") {
 TEST_CASE("having: window bounds read as their RFC 3339 text") {
   TextSink sink;
   std::unique_ptr<HavingFilter> f;
-  REQUIRE(HavingFilter::Create({"window_end == \"1970-01-01T00:02:00Z\""}, Fields(),
-                               &sink, &f)
-              .ok());
+  REQUIRE(
+      HavingFilter::Create({"window_end == \"1970-01-01T00:02:00Z\""}, Fields(), &sink, &f).ok());
   Send(f.get(), "a", 1, 0);
   CHECK(sink.lines.size() == 1);
 }
