@@ -52,10 +52,15 @@ void PrintStats(const Engine& engine, double seconds) {
   };
   Diag(stderr,
        "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}{},\"windows_emitted\":{},"
-       "\"ignored_values\":{{{}}},{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}\n",
+       "\"ignored_values\":{{{}}},{}{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}"
+       "\n",
        st.lines, st.events, st.bad_lines, st.late_events, partly(st), st.windows_emitted,
        ignored(st),
        engine.config().where.empty() ? "" : fmt::format("\"filtered\":{},", st.filtered),
+       // This run's records that --having let through: a cron job's "did anything match".
+       engine.config().having.empty()
+           ? ""
+           : fmt::format("\"having_matched\":{},", engine.having_matched()),
        st.bytes_read, seconds,
        seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
        engine.config().state_path.empty()

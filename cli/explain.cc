@@ -158,6 +158,12 @@ Status Explain(const EngineConfig& c, std::string* result) {
                                           " is true");
   }
 
+  if (!p.having.empty()) {
+    std::string all;
+    for (size_t i = 0; i < p.having.size(); ++i) all += (i ? " and " : "") + p.having[i].text;
+    fmt::format_to(out, "Written: only the results for which {} is true{}.\n", all,
+                   Revised(c) ? ", and of each window and key only its final result" : "");
+  }
   const std::string delay = FormatDuration(p.delay), late = FormatDuration(p.lateness);
   if (p.delay == 0) {
     s += "Watermark: the latest event time read so far (no --delay: events are expected in time "

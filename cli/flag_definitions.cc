@@ -39,6 +39,11 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "\"/api/\")); --where again: both must hold")
       ->allow_extra_args(false)
       ->type_name("EXPR");
+  app->add_option("--having", o.having,
+                  "Only records for which EXPR is true, over their fields (count >= 5); with "
+                  "revisions only final records; --having again: both must hold")
+      ->allow_extra_args(false)
+      ->type_name("EXPR");
   app->add_option("--delay", o.delay,
                   "Out-of-orderness bound: watermark = latest event time - DUR (default 0)")
       ->type_name("DUR");

@@ -115,6 +115,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument(fmt::format("--where \"{}\": {}", w, s.message()));
     c->where.push_back(e.Canonical());
   }
+  for (const std::string& h : o.having) {
+    Expr e;
+    if (!(s = Expr::Parse(h, &e)).ok())
+      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+    c->having.push_back(e.Canonical());
+  }
   if (!(s = NormalizeFieldPath("--time", o.time_field, &c->time_field)).ok()) return s;
   for (const std::string& a : o.aggs) {
     if (!(s = ParseAggList(a, &c->aggs)).ok()) return s;

@@ -32,6 +32,7 @@ struct Options {
   std::vector<std::string> by;
   std::vector<std::string> aggs;
   std::vector<std::string> where;
+  std::vector<std::string> having;
   std::string delay = "0";
   std::string lateness = "0";
   std::string idle_timeout;  // empty: inputs are never idle

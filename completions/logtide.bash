@@ -71,7 +71,8 @@ _logtide() {
   _logtide_words
 
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
-  local flags="-h --help --version --config --time --time-format --window --by --agg --where --delay
+  local flags="-h --help --version --config --time --time-format --window --by --agg --where --having
+    --delay
     --lateness --max-future --idle-timeout -f --follow --emit --early --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite
@@ -114,7 +115,7 @@ _logtide() {
     --delay|--lateness|--max-future|--idle-timeout|--early|--checkpoint-interval)
       _logtide_duration_units
       return ;;
-    --time|--by|--where|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads)
+    --time|--by|--where|--having|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads)
       _logtide_words_of ""
       return ;;
   esac

@@ -50,6 +50,7 @@ complete -c logtide -n $main -l window -x -a '(__logtide_window)' -d 'tumbling:S
 complete -c logtide -n $main -l by -x -d 'Group key: dotted paths or NAME=EXPR, several separated by commas'
 complete -c logtide -n $main -l agg -x -a '(__logtide_aggs)' -d 'Aggregates, several separated by commas (default count)'
 complete -c logtide -n $main -l where -x -d 'Only events for which EXPR is true'
+complete -c logtide -n $main -l having -x -d 'Only result records for which EXPR is true'
 complete -c logtide -n $main -l delay -x -a '(__logtide_duration)' -d 'Out-of-orderness bound: watermark = latest event time - DUR'
 complete -c logtide -n $main -l lateness -x -a '(__logtide_duration)' -d "Allowed lateness after a window's end"
 complete -c logtide -n $main -l max-future -x -a '(__logtide_duration)' -d 'An event more than DUR ahead of the watermark is a bad line'

@@ -23,6 +23,7 @@
 #include "input/line_reader.h"
 #include "json/json_checker.h"
 #include "keys/key_table.h"
+#include "output/having_filter.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
 #include "state/state_store.h"
@@ -57,6 +58,8 @@ struct Engine::Impl {
   OutputSet outputs;
   RunReport report;  // writes bad lines and late events to `outputs`
   std::unique_ptr<RecordWriter> writer;
+  std::unique_ptr<HavingFilter> having;  // --having: in front of `writer`
+  RecordSink* records = nullptr;         // where records go: `having` or `writer`
   // With worker threads: writes the records through `writer` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
@@ -159,7 +162,14 @@ Status Engine::Impl::Open() {
   }
   writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
                                           Revised(config), &outputs.results());
-  sink.set_writer(writer.get());
+  records = writer.get();
+  if (!config.having.empty()) {
+    if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), writer.get(), &having))
+             .ok())
+      return s;
+    records = having.get();
+  }
+  sink.set_writer(records);
   if (outputs.results().bytes_written() == 0) writer->WriteHeader();
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
@@ -291,7 +301,7 @@ Status Engine::Impl::ReadAll() {
   if (threads) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
-    output_thread = std::make_unique<OutputThread>(writer.get(), acc.num_aggs(),
+    output_thread = std::make_unique<OutputThread>(records, acc.num_aggs(),
                                                    [this] { (void)outputs.results().Flush(); });
     sink.set_output_thread(output_thread.get());
     if (checkpointer != nullptr) checkpointer->set_output_thread(output_thread.get());
@@ -431,5 +441,9 @@ EngineStats Engine::run_stats() const { return stats_.Since(impl_->report.at_sta
 void Engine::InstallStopHandlers() { logtide::InstallStopHandlers(); }
 
 int Engine::stopped_by_signal() const { return impl_->stopped_by; }
+
+uint64_t Engine::having_matched() const {
+  return impl_ != nullptr && impl_->having != nullptr ? impl_->having->kept() : 0;
+}
 
 }  // namespace logtide

@@ -45,6 +45,8 @@ class Engine {
   // The signal that stopped the run at a line boundary (SIGINT, SIGTERM), or 0.
   int stopped_by_signal() const;
   const EngineConfig& config() const { return config_; }
+  // Records --having let through in this run (0 without --having). REQUIRES: Run returned.
+  uint64_t having_matched() const;
 
  private:
   struct Impl;

@@ -132,6 +132,18 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   return Status::Ok();
 }
 
+std::vector<uint64_t> EventParser::expr_literal_misses() const {
+  std::vector<uint64_t> n;
+  for (const Expr& w : where_) n.push_back(w.literal_kind_misses());
+  for (const auto& e : key_exprs_) {
+    if (e) n.push_back(e->literal_kind_misses());
+  }
+  for (const auto& f : agg_filters_) {
+    if (f) n.push_back(f->literal_kind_misses());
+  }
+  return n;
+}
+
 std::vector<uint64_t> EventParser::expr_mismatches() const {
   std::vector<uint64_t> n;
   for (const Expr& w : where_) n.push_back(w.type_errors());

@@ -64,6 +64,9 @@ class EventParser {
   // gave it, and how many operands of the wrong type (or divisions by zero) it met so far.
   const std::vector<std::string>& expr_labels() const { return expr_labels_; }
   std::vector<uint64_t> expr_mismatches() const;
+  // The same per expression: its comparisons of a number with a string literal or of a string
+  // with a number literal (Expr::literal_kind_misses).
+  std::vector<uint64_t> expr_literal_misses() const;
 
  private:
   explicit EventParser(const EngineConfig& config) : config_(config) {}

@@ -56,6 +56,9 @@ void ParsePool::MergeSeen(const EventParser& p) {
   const std::vector<uint64_t> m = p.expr_mismatches();
   if (mismatches_.size() < m.size()) mismatches_.resize(m.size(), 0);
   for (size_t i = 0; i < m.size(); ++i) mismatches_[i] += m[i];
+  const std::vector<uint64_t> l = p.expr_literal_misses();
+  if (literal_misses_.size() < l.size()) literal_misses_.resize(l.size(), 0);
+  for (size_t i = 0; i < l.size(); ++i) literal_misses_[i] += l[i];
 }
 
 Status ParsePool::Start(int threads) {

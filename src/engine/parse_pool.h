@@ -44,6 +44,7 @@ class ParsePool {
   // Stop).
   const std::vector<std::string>& expr_labels() const { return expr_labels_; }
   const std::vector<uint64_t>& expr_mismatches() const { return mismatches_; }
+  const std::vector<uint64_t>& expr_literal_misses() const { return literal_misses_; }
   const std::vector<std::string>& checked_fields() const { return checked_; }
   const std::vector<uint8_t>& checked_every_line() const { return every_line_; }
   ParsePool(const ParsePool&) = delete;
@@ -175,6 +176,7 @@ class ParsePool {
   std::vector<uint8_t> every_line_;   // EventParser::checked_every_line
   std::vector<std::string> expr_labels_;
   std::vector<uint64_t> mismatches_;  // merged as seen_ is
+  std::vector<uint64_t> literal_misses_;
   void MergeSeen(const EventParser& p);
 };
 

@@ -186,6 +186,13 @@ void RunReport::WarnAtEnd(Nanos top) {
          one ? "it" : "them", one ? "its" : "their", one ? "it" : "them");
   }
   WarnUnseenFields();
+  for (const auto& [label, n] : literal_misses_) {
+    Diag(diag_,
+         "logtide: warning: {} compared a number with a string literal (or a string with a "
+         "number literal) {} time{}: values of different types are never equal and do not "
+         "order (write 500, not \"500\")\n",
+         label, n, n == 1 ? "" : "s");
+  }
   for (const auto& [label, n] : mismatches_) {
     Diag(diag_,
          "logtide: warning: {} met {} operand{} of the wrong type (or a division by zero), "
@@ -230,6 +237,10 @@ void RunReport::NoteFields(const ParsePool& pool) {
   for (size_t i = 0; i < pool.expr_mismatches().size() && i < pool.expr_labels().size(); ++i) {
     if (pool.expr_mismatches()[i] > 0)
       mismatches_.emplace_back(pool.expr_labels()[i], pool.expr_mismatches()[i]);
+  }
+  for (size_t i = 0; i < pool.expr_literal_misses().size() && i < pool.expr_labels().size(); ++i) {
+    if (pool.expr_literal_misses()[i] > 0)
+      literal_misses_.emplace_back(pool.expr_labels()[i], pool.expr_literal_misses()[i]);
   }
 }
 

@@ -109,6 +109,7 @@ class RunReport {
   std::vector<std::string> samples_;
   std::vector<std::pair<std::string, bool>> unseen_fields_;
   std::vector<std::pair<std::string, uint64_t>> mismatches_;
+  std::vector<std::pair<std::string, uint64_t>> literal_misses_;
 };
 
 }  // namespace logtide

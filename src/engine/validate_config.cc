@@ -8,6 +8,7 @@
 
 #include "engine/event_parser.h"
 #include "engine/path_check.h"
+#include "output/having_filter.h"
 #include "time/duration.h"
 
 namespace logtide {
@@ -46,6 +47,11 @@ Status ValidateConfig(EngineConfig* config) {
     }
   }
   if (Status s = CheckDistinctPaths(c); !s.ok()) return s;
+  for (const std::string& h : c.having) {
+    std::unique_ptr<HavingFilter> check;
+    if (Status s = HavingFilter::Create({h}, RecordFieldsOf(c), nullptr, &check); !s.ok())
+      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+  }
   // Field paths and the time format are checked here, before anything is opened; the parsers
   // that run are made by the ParsePool.
   std::unique_ptr<EventParser> check;

@@ -119,6 +119,11 @@ ValueRef Expr::EvalNode(int idx, const ValueRef* values) {
       const ValueRef a = EvalNode(n.args[0], values);
       const ValueRef b = EvalNode(n.args[1], values);
       if (a.is_null() || b.is_null()) return ValueRef::Null();
+      // A number against a string literal, or a string against a number literal.
+      if (a.is_number() != b.is_number() &&
+          (a.type == ValueType::kString || b.type == ValueType::kString) &&
+          (nodes_[n.args[0]].op == Op::kLiteral || nodes_[n.args[1]].op == Op::kLiteral))
+        ++literal_kind_misses_;
       return ValueRef::Bool(
           CompareHolds(static_cast<int>(n.op) - static_cast<int>(Op::kEq), a, b));
     }

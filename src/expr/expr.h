@@ -103,6 +103,9 @@ class Expr {
   }
   // Type mismatches met so far by Eval.
   uint64_t type_errors() const { return type_errors_; }
+  // Comparisons so far of a number with a string literal, or of a string with a number
+  // literal (status >= "500"): never equal, never ordered, most likely a mistake.
+  uint64_t literal_kind_misses() const { return literal_kind_misses_; }
 
   // A canonical text: what was parsed, with its structure made explicit (every operation in
   // parentheses) and literals written in one form. Equal texts mean the same expression.
@@ -143,6 +146,7 @@ class Expr {
   std::vector<int> slots_;
   std::vector<std::unique_ptr<re2::RE2>> regexes_;
   uint64_t type_errors_ = 0;
+  mutable uint64_t literal_kind_misses_ = 0;  // counted by the const TestCompare too
   // When the expression is a field compared with a number (status >= 500, the most common
   // filter), Test does not walk the nodes: the field's path, the operator as seen with the
   // field on the left (0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >=) and the number.
@@ -154,7 +158,10 @@ class Expr {
 // Eval(...).type == kTrue for `field OP number`: a null field makes the comparison null, a
 // value of another type is only unequal (eval.cc, CompareHolds).
 inline bool Expr::TestCompare(const ValueRef& v) const {
-  if (v.type != ValueType::kNumber) return v.type != ValueType::kNull && compare_op_ == 1;
+  if (v.type != ValueType::kNumber) {
+    literal_kind_misses_ += v.type == ValueType::kString;
+    return v.type != ValueType::kNull && compare_op_ == 1;
+  }
   const int c = v.is_int && compare_number_.is_int
                     ? (v.i > compare_number_.i) - (v.i < compare_number_.i)
                     : CompareValues(v, compare_number_);

@@ -143,7 +143,7 @@ class Expr::Parser {
     return Compare(out);
   }
   Status Compare(int* out) {
-    if (Status st = Sum(out); !st.ok()) return st;
+    if (Status st = Concat(out); !st.ok()) return st;
     static constexpr std::pair<std::string_view, Op> kOps[] = {
         {"==", Op::kEq}, {"!=", Op::kNe}, {"<=", Op::kLe},
         {">=", Op::kGe}, {"<", Op::kLt},  {">", Op::kGt},
@@ -151,7 +151,7 @@ class Expr::Parser {
     for (const auto& [tok, op] : kOps) {
       if (Eat(tok)) {
         int b;
-        if (Status st = Sum(&b); !st.ok()) return st;
+        if (Status st = Concat(&b); !st.ok()) return st;
         *out = Binary(op, *out, b);
         Skip();
         if (pos_ < s_.size() && (s_[pos_] == '=' || s_[pos_] == '<' || s_[pos_] == '>' ||
@@ -183,6 +183,22 @@ class Expr::Parser {
       }
       *out = Add(std::move(n));
     }
+    return Status::Ok();
+  }
+  // a || b || ...: SQL's string concatenation, the same node as concat(a, b, ...), so it
+  // types, nulls and prints as concat does. Looser than + and -, tighter than comparisons, as
+  // in PostgreSQL and DuckDB.
+  Status Concat(int* out) {
+    if (Status st = Sum(out); !st.ok()) return st;
+    if (!Eat("||")) return Status::Ok();
+    Node n{Op::kConcat};
+    n.args = {*out};
+    do {
+      int b;
+      if (Status st = Sum(&b); !st.ok()) return st;
+      n.args.push_back(b);
+    } while (Eat("||"));
+    *out = Add(std::move(n));
     return Status::Ok();
   }
   Status Sum(int* out) {
@@ -240,6 +256,51 @@ class Expr::Parser {
       return Status::Ok();
     }
     return Primary(out);
+  }
+
+  // A keyword of CASE, in lower or upper case as SQL writes it (case, CASE).
+  bool EatWord(std::string_view lower, std::string_view upper) { return Eat(lower) || Eat(upper); }
+
+  // CASE WHEN c1 THEN v1 [WHEN c2 THEN v2 ...] [ELSE e] END, after its "case": the same nodes
+  // as if(c1, v1, if(c2, v2, e)) (e null when there is no ELSE), so it types, nulls and
+  // prints as if does: the first arm whose condition is true, a condition that is null or
+  // false passing on, one that is not a boolean making the result null.
+  Status Case(int* out) {
+    Deeper deeper(&depth_);
+    if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));
+    std::vector<std::pair<int, int>> arms;
+    while (EatWord("when", "WHEN")) {
+      int c, v;
+      Skip();
+      if (Eat("then") || Eat("THEN")) {
+        pos_ -= 4;
+        return Error("expected a condition after when");
+      }
+      if (Status st = Or(&c); !st.ok()) return st;
+      if (!EatWord("then", "THEN"))
+        return Error("expected then after the condition, as in case when x > 1 then \"big\" end");
+      if (Status st = Or(&v); !st.ok()) return st;
+      arms.emplace_back(c, v);
+    }
+    if (arms.empty()) {
+      return Error(
+          "case takes conditions: case when status >= 500 then \"error\" else \"ok\" "
+          "end (the form case x when 1 is not supported: write case when x == 1)");
+    }
+    int rest;
+    if (EatWord("else", "ELSE")) {
+      if (Status st = Or(&rest); !st.ok()) return st;
+    } else {
+      rest = Add(Node{Op::kLiteral});  // a null literal
+    }
+    if (!EatWord("end", "END")) return Error("expected when, else or end in case ... end");
+    for (size_t i = arms.size(); i-- > 0;) {
+      Node n{Op::kIf};
+      n.args = {arms[i].first, arms[i].second, rest};
+      rest = Add(std::move(n));
+    }
+    *out = rest;
+    return Status::Ok();
   }
 
   // A string literal at pos_ (its opening quote): a JSON string (json/json_text.h).
@@ -493,6 +554,24 @@ class Expr::Parser {
       if (IsKeyword(word)) return Error("expected an operand");
       size_t after = end;
       while (after < s_.size() && s_[after] == ' ') ++after;
+      // "case" starts a CASE when a word follows it that is not an operator (and, or, in):
+      // a field named case stays a field (case == 1).
+      size_t word_after = end;
+      while (word_after < s_.size() &&
+             (s_[word_after] == ' ' || s_[word_after] == '\t' || s_[word_after] == '\n'))
+        ++word_after;
+      if ((word == "case" || word == "CASE") && word_after > end && word_after < s_.size() &&
+          IsIdentifierStart(s_[word_after])) {
+        size_t next_end = word_after;
+        while (next_end < s_.size() && IsIdentifierChar(s_[next_end])) ++next_end;
+        const std::string_view next = s_.substr(word_after, next_end - word_after);
+        static constexpr std::string_view kNotCase[] = {"and",  "or",   "in",  "then", "THEN",
+                                                        "else", "ELSE", "end", "END"};
+        if (std::find(std::begin(kNotCase), std::end(kNotCase), next) == std::end(kNotCase)) {
+          pos_ = end;
+          return Case(out);
+        }
+      }
       if (after < s_.size() && s_[after] == '(') {
         Deeper deeper(&depth_);
         if (depth_ > kMaxDepth) return Error(fmt::format("nested more than {} deep", kMaxDepth));

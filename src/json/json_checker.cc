@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include "json/dom_parse.h"
+#include "json/line_format_hint.h"
 
 namespace logtide {
 
@@ -21,8 +22,13 @@ Status DescribeBadLine(simdjson::dom::parser& parser, std::string* copy, const c
                        size_t size) {
   simdjson::dom::element root;
   auto error = ParseDom(parser, std::string_view(line, size), false, copy, &root);
-  if (error)
-    return Status::DataError(BadKind::kNotJson, fmt::format("invalid JSON: {}", simdjson::error_message(error)));
+  if (error) {
+    // A line of another format gets a hint at what it is (json/line_format_hint.h).
+    const std::string_view hint = LineFormatHint(std::string_view(line, size));
+    return Status::DataError(BadKind::kNotJson,
+                             fmt::format("invalid JSON: {}{}{}", simdjson::error_message(error),
+                                         hint.empty() ? "" : "; ", hint));
+  }
   switch (root.type()) {
     case simdjson::dom::element_type::OBJECT:
       return Status::DataError(BadKind::kNotJson, "invalid JSON");

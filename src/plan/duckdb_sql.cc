@@ -141,6 +141,8 @@ class Renderer : private SqlExprWriter {
  private:
   // SqlExprWriter: fields are JSON values, typed by json_type.
   std::string Field(const FieldPath& path) override {
+    // A --having field: a column of the records (one key, its name), as JSON.
+    if (records_) return "to_json(records." + DoubleQuotedIdent(path[0].key) + ")";
     bool json, extracted;
     return Access(path, &json, &extracted);
   }
@@ -193,6 +195,7 @@ class Renderer : private SqlExprWriter {
 
   const QueryPlan& p_;
   std::set<std::string> used_;
+  bool records_ = false;  // rendering --having: fields are the records' columns
 };
 
 // Returns `path` as a DuckDB JSON path: keys quoted, a quote or backslash in them escaped with
@@ -516,6 +519,17 @@ std::string Renderer::Render() {
       break;
   }
 
+  // --having: the records as a subquery, filtered over their columns and sorted by hidden
+  // ones (the order's terms read the windows' columns, which the records do not have).
+  const bool having = !p_.having.empty();
+  std::vector<std::string> hidden = {"\"logtide:end\"", "\"logtide:start\""};
+  for (size_t i = 0; i < key_cols.size(); ++i)
+    hidden.push_back(DoubleQuotedIdent(fmt::format("logtide:key_{}", i + 1)));
+  if (having) {
+    q += "SELECT * EXCLUDE (";
+    for (size_t i = 0; i < hidden.size(); ++i) q += (i ? ", " : "") + hidden[i];
+    q += ") FROM (\n";
+  }
   fmt::format_to(out,
                  "SELECT\n  logtide_time({}) AS \"window_start\",\n  logtide_time({}) AS "
                  "\"window_end\"",
@@ -529,20 +543,47 @@ std::string Renderer::Render() {
     if (!a.duckdb_note.empty()) q += SqlComment(a.duckdb_note, "  ");
     q += "  " + AggExpr(a, agg_cols[i], filter_cols[i]) + " AS " + DoubleQuotedIdent(a.spec.name);
   }
-  if (p_.emit == EmitMode::kUpdate)
+  // Under --having only final records are written: with lateness, the closing one.
+  if (p_.emit == EmitMode::kUpdate && having && p_.lateness > 0)
+    q += ",\n  1 AS \"revision\",\n  'late' AS \"phase\",\n  true AS \"final\"";
+  else if (p_.emit == EmitMode::kUpdate)
     q += fmt::format(",\n  0 AS \"revision\",\n  'on_time' AS \"phase\",\n  {} AS \"final\"",
                      p_.lateness == 0 ? "true" : "false");
-  std::string order = fmt::format("{}, {}", end, start);
-  for (const std::string& k : key_cols) order += ", " + Use("logtide_key_order") + "(" + k + ")";
+  std::vector<std::string> order_terms = {end, start};
+  for (const std::string& k : key_cols)
+    order_terms.push_back(Use("logtide_key_order") + "(" + k + ")");
   if (!key_cols.empty()) {
     Use("logtide_is_number");
     Use("logtide_double");
   }
+  std::string order;
+  if (having) {
+    for (size_t i = 0; i < order_terms.size(); ++i) {
+      q += ",\n  " + order_terms[i] + " AS " + hidden[i];
+      order += (i ? ", " : "") + hidden[i];
+    }
+  } else {
+    for (size_t i = 0; i < order_terms.size(); ++i) order += (i ? ", " : "") + order_terms[i];
+  }
+  fmt::format_to(out, "\nFROM windowed\nGROUP BY {}\n", group);
+  if (having) {
+    // Each record's columns as JSON, so that the expression types them as logtide does.
+    records_ = true;
+    std::string where;
+    for (const PlanExpr& h : p_.having) {
+      where += where.empty() ? "" : "\n  AND\n";
+      where += SqlComment(VisibleText("--having " + h.text), "  ") + "  " + Bool(h);
+    }
+    records_ = false;
+    fmt::format_to(out,
+                   ") AS records\n-- --having: records for which every condition is true.\n"
+                   "WHERE\n{}\n",
+                   where);
+  }
   fmt::format_to(out,
-                 "\nFROM windowed\nGROUP BY {}\n"
                  "-- logtide's order when nothing is late: by window end, window start, then "
                  "key.\nORDER BY {};\n",
-                 group, order);
+                 order);
 
   std::string s = SqlComment(
       "The query of\n  " + VisibleText(p_.command) +

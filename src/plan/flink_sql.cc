@@ -115,7 +115,24 @@ class Renderer : private SqlExprWriter {
  private:
   // SqlExprWriter: a field an expression reads is a STRING column, its value's text (Flink's
   // JSON format reads any value into a STRING), typed by what the text looks like.
-  std::string Field(const FieldPath& path) override { return Access(path); }
+  std::string Field(const FieldPath& path) override {
+    return records_ ? RecordColumn(path[0].key) : Access(path);
+  }
+  // A --having field: the records' column `name` as the text an event's field would be.
+  // REQUIRES: a key or an aggregate (Untranslated refuses the window bounds).
+  std::string RecordColumn(const std::string& name) {
+    std::string type = "STRING";
+    for (size_t i = 0; i < p_.keys.size(); ++i) {
+      if (p_.keys[i] == name) type = KeyType(i);
+    }
+    for (const PlanAggregate& a : p_.aggs) {
+      if (a.spec.name == name) type = AggType(a);
+    }
+    const std::string col = "records." + BacktickIdent(name);
+    if (type == "BOOLEAN") return ToAny(col, Type::kBool);
+    if (type == "STRING") return col;
+    return "CAST(" + col + " AS STRING)";
+  }
   std::string Present(const std::string& f) override { return f + " IS NOT NULL"; }
   std::string KindIs(const std::string& f, Kind k) override {
     switch (k) {
@@ -250,6 +267,7 @@ class Renderer : private SqlExprWriter {
   std::string AggType(const PlanAggregate& a) const;
 
   const QueryPlan& p_;
+  bool records_ = false;  // rendering --having: fields are the records' columns
 };
 
 std::string Renderer::TimeColumnType() const {
@@ -654,10 +672,11 @@ std::string Renderer::Render() {
   } else {
     s += "\n";
   }
+  const bool having = !p_.having.empty();
   fmt::format_to(out,
-                 "INSERT INTO `logtide_sink`\nSELECT\n  {} AS `window_start`,\n  {} AS "
+                 "INSERT INTO `logtide_sink`\n{}SELECT\n  {} AS `window_start`,\n  {} AS "
                  "`window_end`",
-                 start, end);
+                 having ? "SELECT * FROM (\n" : "", start, end);
   for (size_t i = 0; i < p_.keys.size(); ++i) {
     s += ",\n";
     if (p_.key_paths[i].empty())
@@ -671,7 +690,24 @@ std::string Renderer::Render() {
       s += SqlComment(VisibleText(a.spec.name + " filter " + a.filter[0].text), "  ");
     fmt::format_to(out, "  {} AS {}", AggExpr(a), BacktickIdent(a.spec.name));
   }
-  fmt::format_to(out, "\nFROM {}\nGROUP BY {};\n", from, group);
+  fmt::format_to(out, "\nFROM {}\nGROUP BY {}", from, group);
+  if (having) {
+    // A filter on the windows' results. On an updating result (lateness) Flink filters each
+    // change: a row that stops matching is retracted, so the table ends with the rows whose
+    // last revision matches, which are logtide's records.
+    records_ = true;
+    std::string where;
+    for (const PlanExpr& h : p_.having) {
+      where += where.empty() ? "" : "\n  AND\n";
+      where += SqlComment(VisibleText("--having " + h.text), "  ") + "  " + Bool(h);
+    }
+    records_ = false;
+    fmt::format_to(out,
+                   "\n) AS records\n-- --having: records for which every condition is true.\n"
+                   "WHERE\n{}",
+                   where);
+  }
+  s += ";\n";
   return s;
 }
 

@@ -225,6 +225,21 @@ Status ExprPlan(std::string_view flag, const std::string& text, std::vector<Sour
   return Status::Ok();
 }
 
+// Makes the fields of `e` (a --having tree) the record's fields they name: one key, the name.
+Status ToRecordFields(const RecordFields& fields, PlanExpr* e) {
+  if (e->op == PlanExpr::Op::kField) {
+    const int f = FindRecordField(fields, FieldPathText(e->path));
+    if (f < 0) return Status::InvalidArgument("no field of the records");  // ValidateConfig's
+    PathSegment seg;
+    seg.key = fields.names[static_cast<size_t>(f)];
+    e->path = FieldPath{seg};
+  }
+  for (PlanExpr& a : e->args) {
+    if (Status s = ToRecordFields(fields, &a); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 // Returns how --time-format `format` reads the event time.
 PlanTime::Kind TimeKind(const std::string& format) {
   if (format == "auto") return PlanTime::Kind::kAuto;
@@ -263,7 +278,7 @@ FieldPath SplitPath(const std::string& path) {
 }
 
 bool HasExpressions(const QueryPlan& p) {
-  bool any = !p.where.empty();
+  bool any = !p.where.empty() || !p.having.empty();
   for (const FieldPath& path : p.key_paths) any |= path.empty();
   for (const PlanAggregate& a : p.aggs) any |= !a.filter.empty();
   return any;
@@ -280,6 +295,7 @@ std::string CommandLine(const Query& c) {
   for (const AggSpec& a : c.aggs)
     s += " --agg " + ShellWord(a.text.empty() ? CanonicalAggText(a) : a.text);
   for (const std::string& w : c.where) s += " --where " + ShellWord(w);
+  for (const std::string& h : c.having) s += " --having " + ShellWord(h);
   if (c.delay > 0) s += " --delay " + FormatDuration(c.delay);
   if (c.lateness > 0) s += " --lateness " + FormatDuration(c.lateness);
   if (c.idle_timeout > 0) s += " --idle-timeout " + FormatDuration(c.idle_timeout);
@@ -338,13 +354,15 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   for (const AggSpec& a : c.aggs) {
     if (!a.field.empty()) check_path("--agg " + ShellWord(a.text), a.field);
   }
-  auto check_expr = [&](const std::string& flag, const std::string& text) {
+  // `events`: the expression reads events' fields (not --having's records').
+  auto check_expr = [&](const std::string& flag, const std::string& text, bool events = true) {
     Expr e;
     if (!Expr::Parse(text, &e).ok()) {
       out.push_back(flag + ": not an expression");  // not for a checked query
       return;
     }
     for (const std::string& p : e.paths()) {
+      if (!events) break;
       if (dialect == SqlDialect::kFlink && p == c.time_field) {
         out.push_back(flag + ": it reads the --time field " + p +
                       ", which the Flink source table reads as a TIMESTAMP");
@@ -368,6 +386,26 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
     }
   };
   for (const std::string& w : c.where) check_expr("--where " + ShellWord(w), w);
+  const RecordFields record = RecordFieldsOf(c);
+  for (const std::string& h : c.having) {
+    check_expr("--having " + ShellWord(h), h, false);
+    Expr e;
+    if (dialect != SqlDialect::kFlink || !Expr::Parse(h, &e).ok()) continue;
+    for (const std::string& p : e.paths()) {
+      const int f = FindRecordField(record, p);
+      const bool revision =
+          record.with_revision && f >= 0 && static_cast<size_t>(f) + 3 >= record.names.size();
+      if (f == 0 || f == 1) {
+        out.push_back("--having " + ShellWord(h) + ": it reads " +
+                      record.names[static_cast<size_t>(f)] +
+                      ", a TIMESTAMP(3) in Flink SQL, not logtide's RFC 3339 text");
+      } else if (revision) {
+        out.push_back("--having " + ShellWord(h) + ": it reads " +
+                      record.names[static_cast<size_t>(f)] +
+                      ", which the Flink SQL records do not have (updates replace rows)");
+      }
+    }
+  }
   for (size_t i = 0; i < c.by_expr.size(); ++i) {
     if (!c.by_expr[i].empty())
       check_expr("--by " + ShellWord(c.by[i] + "=" + c.by_expr[i]), c.by_expr[i]);
@@ -441,6 +479,9 @@ Status CheckSqlText(const Query& c) {
   for (const std::string& w : c.where) {
     if (expr_nul(w)) return refuse("--where " + shown(w), "the expression");
   }
+  for (const std::string& h : c.having) {
+    if (expr_nul(h)) return refuse("--having " + shown(h), "the expression");
+  }
   return Status::Ok();
 }
 
@@ -495,6 +536,16 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
       return s;
     Annotate(&a);
     p.aggs.push_back(std::move(a));
+  }
+  const RecordFields fields = RecordFieldsOf(c);
+  for (const std::string& h : c.having) {
+    Expr e;
+    if (!(s = Expr::Parse(h, &e)).ok())
+      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+    p.having.push_back(ToPlan(e, e.root()));
+    p.having.back().text = h;
+    if (!(s = ToRecordFields(fields, &p.having.back())).ok())
+      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
   }
   *out = std::move(p);
   return Status::Ok();

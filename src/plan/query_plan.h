@@ -99,6 +99,9 @@ struct QueryPlan {
   std::vector<FieldPath> key_paths;  // a plain key's path; empty if derived
   std::vector<PlanExpr> key_exprs;   // a derived key's expression (kNull literal if plain)
   std::vector<PlanExpr> where;       // --where: an event counts when all are true
+  // --having: a record is written when all are true. Their fields are the records' (the path
+  // one key, the field's output name: query.h, FindRecordField), not the events'.
+  std::vector<PlanExpr> having;
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
   std::string command;  // the logtide command line this plan stands for, for comments
@@ -138,7 +141,8 @@ Status BuildQueryPlan(const Query& query, QueryPlan* out);
 // ValidateConfig). The one place the plan reads a path's text.
 FieldPath SplitPath(const std::string& path);
 
-// Returns whether `plan` has an expression: --where, a filter aggregate or a derived key.
+// Returns whether `plan` has an expression: --where, a filter aggregate, a derived key or
+// --having.
 bool HasExpressions(const QueryPlan& plan);
 
 // Returns the window kind, size, slide and gap as the logtide flag spells them, and the flags

@@ -22,6 +22,30 @@ std::vector<std::string> AggNames(const Query& c) {
   return names;
 }
 
+RecordFields RecordFieldsOf(const Query& c) {
+  RecordFields f;
+  f.names = {"window_start", "window_end"};
+  for (const std::string& k : KeyNames(c)) f.names.push_back(k);
+  for (const std::string& a : AggNames(c)) f.names.push_back(a);
+  f.with_revision = Revised(c);
+  if (f.with_revision) f.names.insert(f.names.end(), {"revision", "phase", "final"});
+  for (size_t i = 0; i < c.by.size(); ++i)
+    f.key_paths.push_back(i < c.by_expr.size() && !c.by_expr[i].empty() ? "" : c.by[i]);
+  return f;
+}
+
+int FindRecordField(const RecordFields& f, const std::string& path) {
+  for (size_t j = 0; j < f.names.size(); ++j) {
+    PathSegment seg;
+    seg.key = f.names[j];
+    if (FieldPathText(FieldPath{seg}) == path) return static_cast<int>(j);
+  }
+  for (size_t k = 0; k < f.key_paths.size(); ++k) {
+    if (!f.key_paths[k].empty() && f.key_paths[k] == path) return static_cast<int>(k + 2);
+  }
+  return -1;
+}
+
 std::string QueryText(const Query& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
   // name written out or left off do not make another query.
@@ -46,6 +70,7 @@ std::string QueryText(const Query& c) {
   if (c.max_line_length != kDefaultMaxLineLength)
     text += "\nmax-line-length=" + std::to_string(c.max_line_length);
   for (const std::string& w : c.where) text += "\nwhere=" + w;
+  for (const std::string& h : c.having) text += "\nhaving=" + h;
   return text;
 }
 

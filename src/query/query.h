@@ -29,6 +29,9 @@ struct Query {
   std::vector<std::string> by_expr;
   // --where: events for which any of these (canonical texts) is not true are skipped.
   std::vector<std::string> where;
+  // --having: records for which any of these (canonical texts) is not true are not written
+  // (output/having_filter.h).
+  std::vector<std::string> having;
   std::vector<AggSpec> aggs;  // empty means one plain count
   Nanos delay = 0;
   Nanos lateness = 0;
@@ -61,5 +64,19 @@ inline bool Revised(const Query& query) {
 std::vector<std::string> KeyNames(const Query& query);
 // The output fields' names of the aggregates, per --agg.
 std::vector<std::string> AggNames(const Query& query);
+
+// A record's fields, as --having reads them (output/having_filter.h, and the SQL twins).
+struct RecordFields {
+  // window_start, window_end, the keys, the aggregates[, revision, phase, final]
+  std::vector<std::string> names;
+  // Per key field (names[2 + i]): the path --by read it from (canonical text), "" if derived.
+  std::vector<std::string> key_paths;
+  bool with_revision = false;
+};
+RecordFields RecordFieldsOf(const Query& query);
+// Returns the field of `fields` an expression's path (canonical text, json/field_path.h)
+// names: a field's name as one key (count, ."log.level"), or a plain key's --by path
+// (req.method for --by req.method, whose field is "req.method"); -1 for none.
+int FindRecordField(const RecordFields& fields, const std::string& path);
 
 }  // namespace logtide

@@ -517,5 +517,103 @@ TEST_CASE("expr: the new functions in canonical text") {
   CHECK(Canonical("round(x, -1)") == "round(.x,-1)");
 }
 
+TEST_CASE("expr: case when takes the first arm whose condition is true") {
+  const std::string e =
+      "case when s >= 500 then \"error\" when s >= 400 then \"client\" else "
+      "\"ok\" end";
+  CHECK(Eval(e, {{"s", I(503)}}) == "\"error\"");
+  CHECK(Eval(e, {{"s", I(404)}}) == "\"client\"");
+  CHECK(Eval(e, {{"s", I(200)}}) == "\"ok\"");
+  CHECK(Eval(e) == "\"ok\"");  // null conditions pass on, as false: the else
+  // Without else: null when no condition holds.
+  CHECK(Eval("case when s > 1 then 1 end", {{"s", I(0)}}) == "null");
+  CHECK(Eval("case when s > 1 then 1 end", {{"s", I(2)}}) == "1");
+  // SQL's upper case, and any spacing.
+  CHECK(Eval("CASE WHEN s > 1 THEN \"a\" ELSE \"b\" END", {{"s", I(2)}}) == "\"a\"");
+  CHECK(Eval("case\nwhen s>1\tthen 1 else 2 end", {{"s", I(2)}}) == "1");
+  // Branches of any type; a condition that is not a boolean makes the whole case null, counted.
+  CHECK(Eval("case when ok then 1 else \"x\" end", {{"ok", ValueRef::Bool(false)}}) == "\"x\"");
+  uint64_t m = 0;
+  CHECK(Eval("case when s then 1 when true then 2 end", {{"s", I(1)}}, &m) == "null");
+  CHECK(m == 1);
+  // A condition after the one that holds is not evaluated (no mismatch counted).
+  CHECK(Eval("case when true then 1 when s then 2 end", {{"s", I(1)}}, &m) == "1");
+  CHECK(m == 0);
+  // Only the arm taken is evaluated.
+  CHECK(Eval("case when true then 1 else s + 1 end", {{"s", S("x")}}, &m) == "1");
+  CHECK(m == 0);
+  // Nested, and as an operand.
+  CHECK(Eval("1 + case when a then case when b then 10 else 20 end else 30 end",
+             {{"a", ValueRef::Bool(true)}, {"b", ValueRef::Bool(false)}}) == "21");
+  CHECK(Eval("(case when a then \"x\" end) == \"x\"", {{"a", ValueRef::Bool(true)}}) == "true");
+}
+
+TEST_CASE("expr: case is if, in canonical text and in meaning") {
+  CHECK(Canonical("case when a == 1 then \"x\" when b then 2 else c end") ==
+        "if((.a == 1),\"x\",if(.b,2,.c))");
+  CHECK(Canonical("CASE WHEN a THEN 1 END") == "if(.a,1,null)");
+  CHECK(Canonical("case when a then 1 end") == Canonical("if(a, 1, null)"));
+}
+
+TEST_CASE("expr: a field named case or end stays a field") {
+  CHECK(Eval("case == 1", {{"case", I(1)}}) == "true");
+  CHECK(Eval("case and end", {{"case", ValueRef::Bool(true)}, {"end", ValueRef::Bool(true)}}) ==
+        "true");
+  CHECK(Eval("case when end then case else 0 end",
+             {{"case", I(7)}, {"end", ValueRef::Bool(true)}}) == "7");
+  CHECK(Canonical("end + case") == "(.end + .case)");
+}
+
+TEST_CASE("expr: case errors name what is missing") {
+  CHECK(Error("case when a 1 end") ==
+        "position 13: expected then after the condition, as in case when x > 1 then \"big\" end");
+  CHECK(Error("case when a then 1") == "position 19: expected when, else or end in case ... end");
+  CHECK(Error("case when a then 1 else 2") ==
+        "position 26: expected when, else or end in case ... end");
+  CHECK(Error("case x when 1 then 2 end") ==
+        "position 6: case takes conditions: case when status >= 500 then \"error\" else \"ok\" "
+        "end (the form case x when 1 is not supported: write case when x == 1)");
+  CHECK(Error("case when then 1 end") == "position 11: expected a condition after when");
+  CHECK(Error("case when a then 1 end end") == "position 24: unexpected \"end\"");
+}
+
+TEST_CASE("expr: || joins strings as concat does") {
+  const std::map<std::string, ValueRef> ev = {{"m", S("GET")}, {"p", S("/api")}, {"n", I(3)}};
+  CHECK(Eval("m || \" \" || p", ev) == "\"GET /api\"");
+  CHECK(Eval("m||p", ev) == "\"GET/api\"");
+  CHECK(Eval("m || missing", ev) == "null");
+  uint64_t m = 0;
+  CHECK(Eval("m || n", ev, &m) == "null");  // a number is no string: counted
+  CHECK(m == 1);
+  // Looser than + and -, tighter than comparisons: (m || p) == "GET/api".
+  CHECK(Eval("m || p == \"GET/api\"", ev) == "true");
+  CHECK(Eval("\"a\" || n + 1", ev, &m) == "null");  // "a" || (n + 1): a number
+  CHECK(m == 1);
+  CHECK(Canonical("a || \"-\" || b") == "concat(.a,\"-\",.b)");
+  CHECK(Canonical("a || b") == Canonical("concat(a, b)"));
+  CHECK(Canonical("(a || b) || c") == "concat(concat(.a,.b),.c)");
+  CHECK(Error("a || ") == "position 6: expected an operand");
+  CHECK(Error("a | b") == "position 3: unexpected \"|\"");
+}
+
+TEST_CASE("expr: comparisons of a number with a string literal are counted (issue 32)") {
+  auto misses = [](const std::string& text, const ValueRef& v) {
+    Expr e;
+    REQUIRE(Expr::Parse(text, &e).ok());
+    std::vector<ValueRef> values(e.paths().size(), v);
+    e.Test(values.data());
+    e.Eval(values.data());  // both paths: Test's fast one and Eval's
+    return e.literal_kind_misses();
+  };
+  CHECK(misses("s >= \"500\"", I(503)) == 2);
+  CHECK(misses("s == 500", S("500")) == 2);  // a string field, a number literal (Test's)
+  CHECK(misses("\"500\" < s", I(503)) == 2);
+  CHECK(misses("s >= 500", I(503)) == 0);
+  CHECK(misses("s == \"x\"", S("x")) == 0);
+  CHECK(misses("s == \"x\"", ValueRef::Bool(true)) == 0);  // a boolean: no number or string
+  CHECK(misses("s == \"x\"", kNull) == 0);                 // null: no comparison
+  CHECK(misses("s == t", I(1)) == 0);                      // two fields: no literal
+}
+
 }  // namespace
 }  // namespace logtide

@@ -206,6 +206,21 @@ def ev(node, rec):
     if t == "neg":
         a = ev(node[1], rec)
         return -a if is_num(a) else None
+    if t == "case":
+        # The first arm whose condition is true; null and false pass on; a condition of another
+        # type makes the case null (a mismatch); no else: null.
+        for cond, value in node[1]:
+            c = ev(cond, rec)
+            if c is not None and not isinstance(c, bool):
+                return None
+            if c is True:
+                return ev(value, rec)
+        return ev(node[2], rec) if node[2] is not None else None
+    if t == "cat":
+        parts = [ev(x, rec) for x in node[1]]
+        if not all(isinstance(p, str) for p in parts):
+            return None  # null, or not a string (a mismatch)
+        return "".join(parts)
     if t == "fn":
         name, args = node[1], [ev(x, rec) for x in node[2]]
         if name == "exists":
@@ -302,10 +317,15 @@ REPLACEMENTS = [(":id", 0), ("", 0), ("<\\0>", 0), ("\\1-", 1), ("\\\\", 0)]
 
 def key_function(rng, depth):
     """One of the functions of issue 32: regexp_replace, regexp_extract, if, coalesce, split_part,
-    concat, round with digits."""
+    concat, round with digits, case when ... end, and ||."""
     name = rng.choice(["regexp_replace", "regexp_extract", "if", "coalesce", "split_part", "concat",
-                       "round"])
+                       "round", "case", "||"])
     sub = lambda: operand(rng, depth - 1)
+    if name == "case":
+        arms = [(predicate(rng, depth - 1), sub()) for _ in range(rng.randrange(1, 4))]
+        return ("case", arms, sub() if rng.random() < 0.6 else None)
+    if name == "||":
+        return ("cat", [sub() for _ in range(rng.randrange(2, 4))])
     if name in ("regexp_replace", "regexp_extract"):
         pattern, groups = rng.choice(PATTERNS)
         if name == "regexp_replace":
@@ -365,6 +385,16 @@ def text(node, rng):
         return "-(%s)" % text(node[1], rng)
     if t == "fn":
         return "%s(%s)" % (node[1], ", ".join(text(a, rng) for a in node[2]))
+    if t == "case":
+        kw = (lambda w: w.upper()) if rng.random() < 0.5 else (lambda w: w)
+        s = kw("case")
+        for cond, value in node[1]:
+            s += " %s (%s) %s (%s)" % (kw("when"), text(cond, rng), kw("then"), text(value, rng))
+        if node[2] is not None:
+            s += " %s (%s)" % (kw("else"), text(node[2], rng))
+        return s + " " + kw("end")
+    if t == "cat":
+        return (sp + "||" + sp).join("(%s)" % text(a, rng) for a in node[1])
     raise ValueError(node)
 
 

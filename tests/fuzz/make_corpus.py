@@ -130,6 +130,10 @@ def specs():
         "expr-if-coalesce": 'if(status >= 500, "error", coalesce(user, .req.user, "anon"))',
         "expr-split-concat": 'concat(split_part(path, "/", -1), ":", split_part(host, ".", 1))',
         "expr-round": "round(latency_ms / 1000, 2) + round(bytes, -3)",
+        "expr-case": 'case when status >= 500 then "error" when status >= 400 then "client" '
+                     'else coalesce(level, "ok") end',
+        "expr-case-upper": 'CASE WHEN exists(.user) THEN 1 END == 1',
+        "expr-concat-operator": 'service || ":" || lower(method) || split_part(path, "/", 2)',
     }
     for name, text in exprs.items():
         write("specs", name, text)
