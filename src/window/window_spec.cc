@@ -173,6 +173,28 @@ Status SetWindowZone(const TimeZone& zone, WindowSpec* spec) {
   return Status::Ok();
 }
 
+std::string CalendarWindowText(const WindowSpec& w) {
+  auto n = [&](const char* one, const char* many) {
+    return w.count == 1 ? std::string(one) : fmt::format("{} {}", w.count, many);
+  };
+  switch (w.calendar) {
+    case WindowSpec::Calendar::kDays:
+      return n("local days", "local days");
+    case WindowSpec::Calendar::kWeeks:
+      return n("ISO weeks (from Monday 00:00)", "ISO weeks (from Monday 00:00)");
+    case WindowSpec::Calendar::kMonths:
+      return n("months", "months");
+    case WindowSpec::Calendar::kWallClock:
+      return FormatDuration(w.size) + " on the local wall clock from each local midnight";
+    case WindowSpec::Calendar::kLocalGrid:
+      return FormatDuration(w.size) +
+             " long from each local midnight (the last of a day ends at the next midnight)";
+    case WindowSpec::Calendar::kNone:
+      break;
+  }
+  return "";
+}
+
 WindowSpec::Bounds WindowSpec::Window(Nanos t) const {
   using absl::CivilDay;
   using absl::CivilMonth;

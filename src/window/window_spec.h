@@ -117,6 +117,11 @@ struct WindowSpec {
 // until SetWindowZone gives a zone.
 Status ParseWindowSpec(std::string_view text, WindowSpec* out);
 
+// Returns a calendar window in words: "local days", "2 ISO weeks (from Monday)", "months",
+// "6h on the local wall clock from each local midnight", "1h from each local midnight".
+// REQUIRES: spec.is_calendar().
+std::string CalendarWindowText(const WindowSpec& spec);
+
 // Applies --tz: tumbling windows become calendar windows in `zone` (whole days, weeks, months,
 // or a size that divides a day); session windows keep their gaps of elapsed time (the zone only
 // reads local times). Fails for sliding windows, and for a tumbling size the local calendar
