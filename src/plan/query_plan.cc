@@ -318,6 +318,11 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                "change where logtide's has 23 or 25, and it has no window of weeks from Monday "
                "or of months"));
   }
+  if (c.window.has_zone && !c.window.is_calendar()) {
+    out.push_back("--tz " + ShellWord(c.window.zone.name()) +
+                  ": event times with no UTC offset are read as local times in the zone, "
+                  "which the rendering reads as UTC");
+  }
   if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
     SqlTimePattern pattern;
     if (Status s = TranslateTimePattern(c.time_format, dialect, &pattern); !s.ok())
