@@ -51,9 +51,7 @@ absl::CivilSecond TimeZone::ToCivil(Nanos t) const {
   return absl::ToCivilSecond(absl::FromUnixNanos(t), zone_);
 }
 
-int TimeZone::OffsetSeconds(Nanos t) const {
-  return zone_.At(absl::FromUnixNanos(t)).offset;
-}
+int TimeZone::OffsetSeconds(Nanos t) const { return zone_.At(absl::FromUnixNanos(t)).offset; }
 
 Nanos TimeZone::FirstInstant(const absl::CivilSecond& c) const {
   const absl::TimeZone::TimeInfo info = zone_.At(c);
@@ -88,7 +86,8 @@ std::string ZoneDatabaseVersion() {
   constexpr std::string_view kPrefix = "# version ";
   if (s.substr(0, kPrefix.size()) != kPrefix) return "";
   s.remove_prefix(kPrefix.size());
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+    s.remove_suffix(1);
   return std::string(s);
 }
 

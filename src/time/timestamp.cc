@@ -183,7 +183,8 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
   CivilTime c;
   size_t pos = 0;
   auto bad = [&](const char* what) {
-    return Status::DataError(BadKind::kBadTime, fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
+    return Status::DataError(BadKind::kBadTime,
+                             fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
   };
   if (const char* what = ReadDateTime(text, &pos, &c)) return bad(what);
   if (pos >= text.size()) return bad("missing UTC offset ('Z' or +hh:mm)");
@@ -218,7 +219,8 @@ Status ParseLocalDateTime(std::string_view text, CivilTime* out) {
   Nanos check;
   Status s = CivilToNanos(*out, &check);  // the fields' ranges (Feb 30, hour 24)
   if (!s.ok())
-    return Status::DataError(s.bad_kind(), fmt::format("bad timestamp \"{}\": {}", text, s.message()));
+    return Status::DataError(s.bad_kind(),
+                             fmt::format("bad timestamp \"{}\": {}", text, s.message()));
   return s;
 }
 

@@ -63,8 +63,8 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
   if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark_) {
-    for (Nanos s = spec_.StartOfWindowEnding(spec_.NextEndAfter(t));
-         s <= spec_.LastWindowStart(t); s = SatAdd(s, spec_.slide)) {
+    for (Nanos s = spec_.StartOfWindowEnding(spec_.NextEndAfter(t)); s <= spec_.LastWindowStart(t);
+         s = SatAdd(s, spec_.slide)) {
       Nanos end = spec_.EndOfWindowStarting(s);
       if (end > watermark_ || IsLate(end)) continue;
       uint32_t slot = MergedSlot(e.key, s, end);

@@ -78,7 +78,8 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     spec.calendar = calendar_unit(parts[1], &n);
     if (spec.is_calendar()) {
       const bool weeks = spec.calendar == WindowSpec::Calendar::kWeeks;
-      if (n <= 0) return bad(fmt::format("the number of {} must be at least 1", weeks ? "weeks" : "months"));
+      if (n <= 0)
+        return bad(fmt::format("the number of {} must be at least 1", weeks ? "weeks" : "months"));
       spec.count = n;
       // Its nominal length: weeks of 7 days, months of 31 (WindowSpec::size).
       const __int128 longest =
@@ -94,8 +95,9 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     for (size_t i = 1; i < 3; ++i) {
       int64_t n = 0;
       if (calendar_unit(parts[i], &n) != WindowSpec::Calendar::kNone)
-        return bad("weeks (w) and months (mo) are tumbling sizes only: a sliding window's "
-                   "size and slide are elapsed time");
+        return bad(
+            "weeks (w) and months (mo) are tumbling sizes only: a sliding window's "
+            "size and slide are elapsed time");
     }
     spec.kind = WindowSpec::Kind::kSliding;
     if (!(st = duration(parts[1], "size", &spec.size)).ok()) return st;
@@ -157,11 +159,13 @@ Status SetWindowZone(const TimeZone& zone, WindowSpec* spec) {
       s.calendar = WindowSpec::Calendar::kDays;
       s.count = size / kDay;
     } else if (size > kDay) {
-      return bad("a window over a day must be whole days (2d), weeks (1w) or months (1mo) in "
-                 "the local calendar");
+      return bad(
+          "a window over a day must be whole days (2d), weeks (1w) or months (1mo) in "
+          "the local calendar");
     } else if (kDay % size != 0) {
-      return bad("a window shorter than a day must divide the day (6h, 2h, 30m, 1m, ...), so "
-                 "that every local day starts a window at its midnight");
+      return bad(
+          "a window shorter than a day must divide the day (6h, 2h, 30m, 1m, ...), so "
+          "that every local day starts a window at its midnight");
     } else if (size > kHour) {
       s.calendar = WindowSpec::Calendar::kWallClock;
     } else {
@@ -212,7 +216,8 @@ WindowSpec::Bounds WindowSpec::Window(Nanos t) const {
         break;
       }
       case Calendar::kWeeks: {
-        const CivilDay d = kEpochMonday + FloorDiv(CivilDay(c) - kEpochMonday, 7 * count) * 7 * count;
+        const CivilDay d =
+            kEpochMonday + FloorDiv(CivilDay(c) - kEpochMonday, 7 * count) * 7 * count;
         *lo = CivilSecond(d);
         *hi = CivilSecond(d + 7 * count);
         break;

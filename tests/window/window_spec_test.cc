@@ -148,7 +148,8 @@ TEST_CASE("CalendarWindowsTileTime") {
         INFO(zone << " " << size << " at " << FormatRfc3339(t));
         REQUIRE(b.start <= t);
         REQUIRE(t < b.end);
-        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start) REQUIRE(b.start == prev_end);
+        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start)
+          REQUIRE(b.start == prev_end);
         prev_end = b.end;
       }
     }
