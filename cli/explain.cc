@@ -108,6 +108,15 @@ Status Explain(const EngineConfig& c, std::string* result) {
                     gap = FormatDuration(w.gap);
   switch (w.kind) {
     case WindowSpec::Kind::kTumbling:
+      if (w.is_calendar()) {
+        fmt::format_to(out, "Windows: tumbling, {} in the local calendar of {}; ",
+                       CalendarWindowText(w), w.zone.name());
+        fmt::format_to(out,
+                       "each bound is the first instant the local clock shows it (a skipped "
+                       "time: the instant of the change; a repeated one: the earlier); each event "
+                       "is in exactly one.\n");
+        break;
+      }
       fmt::format_to(out,
                      "Windows: tumbling, {} long, starting at every multiple of {} since "
                      "1970-01-01T00:00:00Z; "
@@ -128,6 +137,9 @@ Status Explain(const EngineConfig& c, std::string* result) {
                      gap, gap);
       break;
   }
+  if (w.has_zone && w.is_session())
+    fmt::format_to(out, "Time zone {}: sessions are unchanged by it (a gap is elapsed time).\n",
+                   w.zone.name());
   if (!p.where.empty()) {
     std::string all;
     for (size_t i = 0; i < p.where.size(); ++i) all += (i ? " and " : "") + p.where[i].text;

@@ -21,6 +21,11 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
   app->add_option("--window", o.window,
                   "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
       ->type_name("SPEC");
+  app->add_option("--tz", o.tz,
+                  "Time zone of the windows: an IANA name (Europe/Berlin) or local; tumbling "
+                  "windows of days, weeks (1w), months (1mo) and sizes dividing a day follow its "
+                  "local calendar and wall clock")
+      ->type_name("ZONE");
   app->add_option("--by", o.by,
                   "Group key: a field path (req.method, .\"log.level\", tags[0]), or NAME=EXPR for "
                   "a derived key; several separated by commas, or --by again")

@@ -9,6 +9,7 @@
 #include "expr/expr.h"
 #include "json/field_path.h"
 #include "time/duration.h"
+#include "time/time_zone.h"
 
 namespace logtide {
 
@@ -102,6 +103,11 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   }
   Status s = ParseWindowSpec(o.window, &c->window);
   if (!s.ok()) return s;
+  if (!o.tz.empty()) {
+    TimeZone zone;
+    if (!(s = TimeZone::Load(o.tz, &zone)).ok()) return s;
+    if (!(s = SetWindowZone(zone, &c->window)).ok()) return s;
+  }
   for (const std::string& list : o.by) {
     for (std::string_view b : SplitTopLevel(list)) {
       if (!(s = ParseKey(b, c)).ok()) return s;

@@ -29,6 +29,7 @@ struct Options {
   std::string time_field = "ts";
   std::string time_format = "auto";
   std::string window;
+  std::string tz;  // --tz ZONE: empty when not given
   std::vector<std::string> by;
   std::vector<std::string> aggs;
   std::vector<std::string> where;

@@ -71,7 +71,7 @@ _logtide() {
   _logtide_words
 
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
-  local flags="-h --help --version --config --time --time-format --window --by --agg --where --having
+  local flags="-h --help --version --config --time --time-format --window --tz --by --agg --where --having
     --delay
     --lateness --max-future --idle-timeout -f --follow --emit --early --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
@@ -104,6 +104,7 @@ _logtide() {
       compopt -o nospace 2>/dev/null
       return ;;
     --emit) _logtide_words_of "final update"; return ;;
+    --tz) _logtide_words_of "local UTC"; return ;;
     --on-error) _logtide_words_of "skip fail"; return ;;
     --format) _logtide_words_of "ndjson csv"; return ;;
     --time-format)

@@ -27,6 +27,7 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   p->next_token_ = p->tokens_ ? number << kTokenBits : 0;
   Status s = TimeFormat::Create(c.time_format, &p->time_format_);
   if (!s.ok()) return s;
+  if (c.window.has_zone) p->time_format_.set_zone(c.window.zone);  // --tz: local times
   auto add_path = [&](const std::string& path, const char* flag, int* slot) -> Status {
     Status st = p->extractor_.AddPath(path, slot, slot == &p->time_slot_);
     if (!st.ok()) return Status::InvalidArgument(fmt::format("{}: {}", flag, st.message()));

@@ -93,8 +93,9 @@ void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos 
   const WindowSpec& w = config_.window;
   const Nanos first_end = w.NextEndAfter(time);
   const Nanos last_end = SatAdd(first_end, (n - 1) * w.slide);
-  const MissedWindows missed{windows,   n, SatSub(first_end, w.size), first_end,
-                             SatSub(last_end, w.size), last_end};
+  const MissedWindows missed{
+      windows, n, w.StartOfWindowEnding(first_end), first_end, w.StartOfWindowEnding(last_end),
+      last_end};
   ++stats_->partly_late_events;
   stats_->missed_windows += missed.missed;
   partly_missed_ += missed.missed;

@@ -286,6 +286,7 @@ bool HasExpressions(const QueryPlan& p) {
 
 std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
+  if (c.window.has_zone) s += " --tz " + ShellWord(c.window.zone.name());
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -315,6 +316,28 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                        : ": Flink SQL's early firing (table.exec.emit.early-fire) fires on the "
                          "wall clock, not when the watermark passes start + k*DUR, and is "
                          "refused for session windows"));
+  }
+  // Calendar windows (--tz, weeks, months): neither rendering computes their bounds yet.
+  if (c.window.is_calendar()) {
+    const std::string flag =
+        "--window " + c.window.ToString() +
+        (c.window.has_zone ? " --tz " + ShellWord(c.window.zone.name()) : std::string());
+    out.push_back(
+        flag +
+        (dialect == SqlDialect::kDuckDb
+             ? ": calendar windows are not rendered for DuckDB: time_bucket(INTERVAL, "
+               "TIMESTAMPTZ, zone) needs the ICU extension, and its sub-day buckets count fixed "
+               "lengths from an origin, so they leave the local wall clock after a "
+               "daylight-saving change, where logtide's start again at each local midnight"
+             : ": Flink SQL's TUMBLE over a TIMESTAMP_LTZ (table.local-time-zone) has windows "
+               "of one fixed length, so its local day stays 24 hours across a daylight-saving "
+               "change where logtide's has 23 or 25, and it has no window of weeks from Monday "
+               "or of months"));
+  }
+  if (c.window.has_zone && !c.window.is_calendar()) {
+    out.push_back("--tz " + ShellWord(c.window.zone.name()) +
+                  ": event times with no UTC offset are read as local times in the zone, "
+                  "which the rendering reads as UTC");
   }
   if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
     SqlTimePattern pattern;

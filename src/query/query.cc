@@ -65,6 +65,7 @@ std::string QueryText(const Query& c) {
       c.format == OutputFormat::kCsv ? "csv" : "ndjson");
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
+  if (c.window.has_zone) text += "\ntz=" + c.window.zone.name();
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
   if (c.early > 0) text += "\nearly=" + FormatDuration(c.early);
   if (c.max_line_length != kDefaultMaxLineLength)

@@ -212,6 +212,15 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
   switch (kind_) {
     case Kind::kAuto:
     case Kind::kRfc3339:
+      // With --tz, a time that ends in a digit with no +hh:mm / -hh:mm before it has no
+      // offset: a local time.
+      if (zoned_ && !text.empty() && IsDigit(text.back()) &&
+          (text.size() < 6 || (text[text.size() - 6] != '+' && text[text.size() - 6] != '-'))) {
+        CivilTime c;
+        Status s = ParseLocalDateTime(text, &c);
+        if (!s.ok()) return s;
+        return LocalToInstant(c, text, out);
+      }
       return ParseRfc3339(text, out, &rfc3339_cache_);
     case Kind::kPattern:
       return ParsePattern(text, out);
@@ -255,6 +264,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
   int hour12 = -1;
   int pm = -1;
   bool have_epoch = false;
+  bool have_offset = false;  // %z or %Z: not a local time
   Nanos epoch = 0;
   int64_t v;
   auto bad = [&](const std::string& why, BadKind kind = BadKind::kBadTime) {
@@ -328,6 +338,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
         if (!ReadFraction(text, &pos, &c.nanos)) return bad("expected fraction digits");
         break;
       case 'z': {
+        have_offset = true;
         if (pos < text.size() && (text[pos] == 'Z' || text[pos] == 'z')) {
           ++pos;
           c.offset_seconds = 0;
@@ -349,6 +360,7 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
         break;
       }
       case 'Z': {
+        have_offset = true;
         std::string_view rest = text.substr(pos);
         if (rest.substr(0, 3) == "UTC" || rest.substr(0, 3) == "GMT") {
           pos += 3;
@@ -396,6 +408,15 @@ Status TimeFormat::ParsePattern(std::string_view text, Nanos* out) const {
   }
   Status s = CivilToNanos(c, out);
   if (!s.ok()) return bad(s.message(), s.bad_kind());
+  if (zoned_ && !have_offset) return LocalToInstant(c, text, out);
+  return s;
+}
+
+Status TimeFormat::LocalToInstant(const CivilTime& c, std::string_view text, Nanos* out) const {
+  Status s = zone_.LocalToInstant(
+      absl::CivilSecond(c.year, c.month, c.day, c.hour, c.minute, c.second), c.nanos, out);
+  if (!s.ok())
+    return Status::DataError(BadKind::kBadTime, fmt::format("\"{}\": {}", text, s.message()));
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "time/time_zone.h"
 #include "time/timestamp.h"
 #include "util/status.h"
 
@@ -26,6 +27,15 @@ class TimeFormat {
   // Converts a JSON number, given as its source text (for exact fractional epochs).
   Status ParseNumber(std::string_view number_text, Nanos* out) const;
 
+  // --tz: a time string with no UTC offset (auto and rfc3339: "2026-03-29 02:30:00"; a pattern
+  // with no %z, %Z or %s) is a local time in `zone` (TimeZone::LocalToInstant: the earlier
+  // instant of a repeated time; a skipped one is a bad time). Without it such a string is
+  // refused by auto and rfc3339, and a pattern's time is UTC.
+  void set_zone(const TimeZone& zone) {
+    zone_ = zone;
+    zoned_ = true;
+  }
+
   Kind kind() const { return kind_; }
   const std::string& spec() const { return spec_; }
 
@@ -37,12 +47,16 @@ class TimeFormat {
 
  private:
   Status ParsePattern(std::string_view text, Nanos* out) const;
+  // Converts a civil time read with no offset to an instant in zone_. REQUIRES: zoned_.
+  Status LocalToInstant(const CivilTime& c, std::string_view text, Nanos* out) const;
 
   Kind kind_ = Kind::kAuto;
   // A parse-speed cache only: results never depend on it.
   mutable Rfc3339Cache rfc3339_cache_;
   std::string spec_ = "auto";
   std::vector<Item> items_;
+  bool zoned_ = false;
+  TimeZone zone_;
 };
 
 // Converts an epoch number's source text (e.g. "-1700000000.25") to nanoseconds, given the

@@ -132,32 +132,32 @@ Status ParseRfc3339(std::string_view text, Nanos* out, Rfc3339Cache* cache) {
   return ParseRfc3339(text, out);
 }
 
-Status ParseRfc3339(std::string_view text, Nanos* out) {
-  if (FastRfc3339(text, out, nullptr)) return Status::Ok();
-  CivilTime c;
+namespace {
+
+// Reads "YYYY-MM-DD('T'|'t'|' ')hh:mm:ss[.fraction]" from the start of text into c, leaving *pos
+// after it. Returns nullptr, or what was expected where it failed.
+const char* ReadDateTime(std::string_view text, size_t* pos_out, CivilTime* out) {
+  CivilTime& c = *out;
   size_t pos = 0;
   int64_t v;
-  auto bad = [&](const char* what) {
-    return Status::DataError(BadKind::kBadTime, fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
-  };
-  if (!ReadDigits(text, &pos, 4, &c.year)) return bad("expected a 4-digit year");
-  if (pos >= text.size() || text[pos++] != '-') return bad("expected '-' after the year");
-  if (!ReadDigits(text, &pos, 2, &v)) return bad("expected a 2-digit month");
+  if (!ReadDigits(text, &pos, 4, &c.year)) return "expected a 4-digit year";
+  if (pos >= text.size() || text[pos++] != '-') return "expected '-' after the year";
+  if (!ReadDigits(text, &pos, 2, &v)) return "expected a 2-digit month";
   c.month = static_cast<int>(v);
-  if (pos >= text.size() || text[pos++] != '-') return bad("expected '-' after the month");
-  if (!ReadDigits(text, &pos, 2, &v)) return bad("expected a 2-digit day");
+  if (pos >= text.size() || text[pos++] != '-') return "expected '-' after the month";
+  if (!ReadDigits(text, &pos, 2, &v)) return "expected a 2-digit day";
   c.day = static_cast<int>(v);
   if (pos >= text.size() || (text[pos] != 'T' && text[pos] != 't' && text[pos] != ' ')) {
-    return bad("expected 'T' between date and time");
+    return "expected 'T' between date and time";
   }
   ++pos;
-  if (!ReadDigits(text, &pos, 2, &v)) return bad("expected a 2-digit hour");
+  if (!ReadDigits(text, &pos, 2, &v)) return "expected a 2-digit hour";
   c.hour = static_cast<int>(v);
-  if (pos >= text.size() || text[pos++] != ':') return bad("expected ':' after the hour");
-  if (!ReadDigits(text, &pos, 2, &v)) return bad("expected 2-digit minutes");
+  if (pos >= text.size() || text[pos++] != ':') return "expected ':' after the hour";
+  if (!ReadDigits(text, &pos, 2, &v)) return "expected 2-digit minutes";
   c.minute = static_cast<int>(v);
-  if (pos >= text.size() || text[pos++] != ':') return bad("expected ':' after the minutes");
-  if (!ReadDigits(text, &pos, 2, &v)) return bad("expected 2-digit seconds");
+  if (pos >= text.size() || text[pos++] != ':') return "expected ':' after the minutes";
+  if (!ReadDigits(text, &pos, 2, &v)) return "expected 2-digit seconds";
   c.second = static_cast<int>(v);
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
@@ -168,10 +168,25 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
       ++digits;
       ++pos;
     }
-    if (digits == 0) return bad("expected digits after '.'");
+    if (digits == 0) return "expected digits after '.'";
     for (int i = digits; i < 9; ++i) frac *= 10;
     c.nanos = frac;
   }
+  *pos_out = pos;
+  return nullptr;
+}
+
+}  // namespace
+
+Status ParseRfc3339(std::string_view text, Nanos* out) {
+  if (FastRfc3339(text, out, nullptr)) return Status::Ok();
+  CivilTime c;
+  size_t pos = 0;
+  auto bad = [&](const char* what) {
+    return Status::DataError(BadKind::kBadTime,
+                             fmt::format("not an RFC 3339 timestamp ({}): \"{}\"", what, text));
+  };
+  if (const char* what = ReadDateTime(text, &pos, &c)) return bad(what);
   if (pos >= text.size()) return bad("missing UTC offset ('Z' or +hh:mm)");
   char z = text[pos++];
   if (z == 'Z' || z == 'z') {
@@ -189,6 +204,23 @@ Status ParseRfc3339(std::string_view text, Nanos* out) {
   if (pos != text.size()) return bad("unexpected characters after the timestamp");
   Status s = CivilToNanos(c, out);
   if (!s.ok()) return Status::DataError(s.bad_kind(), fmt::format("bad timestamp \"{}\": {}", text, s.message()));
+  return s;
+}
+
+Status ParseLocalDateTime(std::string_view text, CivilTime* out) {
+  size_t pos = 0;
+  auto bad = [&](const char* what) {
+    return Status::DataError(BadKind::kBadTime,
+                             fmt::format("not a local date and time ({}): \"{}\"", what, text));
+  };
+  if (const char* what = ReadDateTime(text, &pos, out)) return bad(what);
+  if (pos != text.size()) return bad("unexpected characters after the time");
+  out->offset_seconds = 0;
+  Nanos check;
+  Status s = CivilToNanos(*out, &check);  // the fields' ranges (Feb 30, hour 24)
+  if (!s.ok())
+    return Status::DataError(s.bad_kind(),
+                             fmt::format("bad timestamp \"{}\": {}", text, s.message()));
   return s;
 }
 

@@ -34,6 +34,10 @@ Status CivilToNanos(const CivilTime& c, Nanos* out);
 // Fraction digits beyond nanoseconds are truncated. Leap seconds (:60) are refused.
 Status ParseRfc3339(std::string_view text, Nanos* out);
 
+// Parses a local date and time with no UTC offset: YYYY-MM-DD('T'|'t'|' ')hh:mm:ss[.fraction],
+// into c (offset_seconds 0), checking the fields' ranges. The zone it is in is the caller's.
+Status ParseLocalDateTime(std::string_view text, CivilTime* out);
+
 // Remembers the last minute parsed, so that a run of timestamps in one minute skips the calendar.
 struct Rfc3339Cache {
   char minute[16] = {};  // "YYYY-MM-DDTHH:MM" of the last timestamp parsed

@@ -19,8 +19,15 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
   // Every time in one pane has the same windows (the pane divides the slide and the size):
   // consecutive events in one pane skip the divisions.
   if (!(t >= recent_pane_ && t < recent_pane_end_)) {
-    recent_pane_ = FloorTo(t, pane_);
-    recent_pane_end_ = SatAdd(recent_pane_, pane_);
+    if (spec_.is_calendar()) [[unlikely]] {
+      // One pane is one window, of the length the local calendar gives it.
+      const WindowSpec::Bounds w = spec_.Window(t);
+      recent_pane_ = w.start;
+      recent_pane_end_ = w.end;
+    } else {
+      recent_pane_ = FloorTo(t, pane_);
+      recent_pane_end_ = SatAdd(recent_pane_, pane_);
+    }
     const Nanos last_end = spec_.LastWindowEnd(t);
     recent_first_end_ = spec_.NextEndAfter(t);
     // At most kMaxWindowsPerEvent (window_spec.h).
@@ -56,9 +63,9 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
   // next revision now, in window order.
   if (mode_ == EmitMode::kUpdate && spec_.NextEndAfter(t) <= watermark_) {
-    for (Nanos s = SatSub(spec_.NextEndAfter(t), spec_.size); s <= spec_.LastWindowStart(t);
+    for (Nanos s = spec_.StartOfWindowEnding(spec_.NextEndAfter(t)); s <= spec_.LastWindowStart(t);
          s = SatAdd(s, spec_.slide)) {
-      Nanos end = SatAdd(s, spec_.size);
+      Nanos end = spec_.EndOfWindowStarting(s);
       if (end > watermark_ || IsLate(end)) continue;
       uint32_t slot = MergedSlot(e.key, s, end);
       results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key),
@@ -89,12 +96,12 @@ void PaneOperator::SetPaneTimers(Nanos start) {
     // A window already due has fired (or was empty) when the watermark passed it.
     if (FireTime(e) > watermark_ && fire_set_.insert(e).second)
       timers_.Set(TimeDomain::kEventTime,
-                  Timer{FireTime(e), e, SatSub(e, spec_.size), 0, Timer::kFire});
-    if (early_ > 0) SetEarlyTimer(SatSub(e, spec_.size), e);
+                  Timer{FireTime(e), e, spec_.StartOfWindowEnding(e), 0, Timer::kFire});
+    if (early_ > 0) SetEarlyTimer(spec_.StartOfWindowEnding(e), e);
     // Update mode with lateness: the window's records are closed when it is late.
     if (!FireIsFinal() && CleanupTime(e) > watermark_ && close_set_.insert(e).second)
       timers_.Set(TimeDomain::kEventTime,
-                  Timer{CleanupTime(e), e, SatSub(e, spec_.size), 0, Timer::kClose});
+                  Timer{CleanupTime(e), e, spec_.StartOfWindowEnding(e), 0, Timer::kClose});
     if (e >= last_end) break;
   }
   timers_.Set(TimeDomain::kEventTime,
@@ -323,7 +330,7 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
     if (k.size() < 8 || !IsEncodedKey(std::string_view(k).substr(8), deps_.key_fields))
       return false;
     Nanos start = PaneRowStart(k);
-    if (FloorTo(start, pane_) != start) return false;  // panes start at multiples of their length
+    if (spec_.PaneStart(start) != start) return false;  // a pane starts where its window does
     uint32_t key = deps_.keys->Intern(std::string_view(k).substr(8));
     uint32_t slot = deps_.acc->Allocate();
     ByteReader r(v);

@@ -327,3 +327,73 @@ def same_records(expected, got, quantile_fields, distinct_fields):
             elif json.dumps(h[field]) != json.dumps(exact):  # as text: true is not 1
                 return False
     return True
+
+
+# -- calendar windows (--tz), from Python's zoneinfo ---------------------------------------------
+# Written from man/logtide.1 (TIME ZONES) alone: a window bound is a local wall-clock time taken as
+# the first instant at which the local clock shows it or later.
+
+def local_of(u, zone):
+    """The local wall-clock time (naive datetime) at instant u (whole seconds)."""
+    import zoneinfo  # noqa: F401
+    return datetime.datetime.fromtimestamp(u, datetime.timezone.utc).astimezone(zone).replace(tzinfo=None)
+
+
+def first_instant(c, zone):
+    """The first instant (seconds) at which the local clock in zone shows c (naive) or later."""
+    u0 = int(c.replace(tzinfo=zone, fold=0).timestamp())
+    u1 = int(c.replace(tzinfo=zone, fold=1).timestamp())
+    lo, hi = min(u0, u1), max(u0, u1)
+    if local_of(lo, zone) >= c:
+        return lo  # unique, or the earlier of a repeated time
+    # Skipped: in [lo, hi] the clock only jumps forward once; find its first second >= c.
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if local_of(mid, zone) >= c:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def calendar_bounds(c, unit, n):
+    """The local wall-clock bounds [lo, hi) of the calendar window holding local time c."""
+    if unit == "d":
+        d = (c.date() - datetime.date(1970, 1, 1)).days // n * n
+        lo = datetime.datetime(1970, 1, 1) + datetime.timedelta(days=d)
+        return lo, lo + datetime.timedelta(days=n)
+    if unit == "w":  # ISO weeks from Monday 1969-12-29
+        d = (c.date() - datetime.date(1969, 12, 29)).days // (7 * n) * (7 * n)
+        lo = datetime.datetime(1969, 12, 29) + datetime.timedelta(days=d)
+        return lo, lo + datetime.timedelta(days=7 * n)
+    if unit == "mo":
+        m = ((c.year - 1970) * 12 + c.month - 1) // n * n
+        m2 = m + n
+        return (datetime.datetime(1970 + m // 12, m % 12 + 1, 1), datetime.datetime(1970 + m2 // 12, m2 % 12 + 1, 1))
+    if unit == "wall":  # n seconds dividing a day, on the wall clock from local midnight
+        midnight = datetime.datetime(c.year, c.month, c.day)
+        k = int((c - midnight).total_seconds()) // n * n
+        lo = midnight + datetime.timedelta(seconds=k)
+        return lo, lo + datetime.timedelta(seconds=n)
+    raise ValueError(unit)
+
+
+def calendar_window(t, zone, unit, n):
+    """The calendar window [start, end) in ns holding t (ns): unit "d", "w", "mo" (n of them),
+    "wall" (n seconds over an hour), or "grid" (n ns of an hour or less from each local midnight)."""
+    u = t // NS
+    c = local_of(u, zone)
+    days = unit == "grid"
+    lo, hi = calendar_bounds(c, "d" if days else unit, 1 if days else n)
+    start, end = first_instant(lo, zone), first_instant(hi, zone)
+    while u >= end:
+        lo, hi = calendar_bounds(hi, "d" if days else unit, 1 if days else n)
+        start, end = end, first_instant(hi, zone)
+    while u < start:
+        lo, hi = calendar_bounds(lo - datetime.timedelta(seconds=1), "d" if days else unit, 1 if days else n)
+        start, end = first_instant(lo, zone), start
+    start, end = start * NS, end * NS
+    if days:
+        at = start + (t - start) // n * n
+        return at, min(at + n, end)
+    return start, end

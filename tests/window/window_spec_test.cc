@@ -93,3 +93,83 @@ TEST_CASE("a window is late once the watermark reaches end + lateness") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+WindowSpec Zoned(const char* window, const char* zone) {
+  WindowSpec w;
+  REQUIRE(ParseWindowSpec(window, &w).ok());
+  TimeZone z;
+  REQUIRE(TimeZone::Load(zone, &z).ok());
+  Status s = SetWindowZone(z, &w);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  return w;
+}
+
+Nanos At(const char* rfc3339) {
+  Nanos t = 0;
+  REQUIRE(ParseRfc3339(rfc3339, &t).ok());
+  return t;
+}
+
+// The bounds, worked out by hand from Europe/Berlin's changes (2024-03-31T01:00Z to +02,
+// 2024-10-27T01:00Z back to +01).
+TEST_CASE("CalendarDayAcrossSpringForwardIs23Hours") {
+  WindowSpec w = Zoned("tumbling:1d", "Europe/Berlin");
+  const WindowSpec::Bounds b = w.Window(At("2024-03-31T12:00:00Z"));
+  CHECK(b.start == At("2024-03-30T23:00:00Z"));
+  CHECK(b.end == At("2024-03-31T22:00:00Z"));
+  CHECK(w.NextEndAfter(At("2024-03-31T12:00:00Z")) == b.end);
+  CHECK(w.StartOfWindowEnding(b.end) == b.start);
+  CHECK(w.PaneStart(b.end) == b.end);
+}
+
+TEST_CASE("CalendarWallClockWindowHoldsTheRepeatedHour") {
+  WindowSpec w = Zoned("tumbling:2h", "Europe/Berlin");
+  // 02:30 CET (the second 02:30) is in 02:00-04:00 local: from 02:00 CEST to 04:00 CET.
+  const WindowSpec::Bounds b = w.Window(At("2024-10-27T01:30:00Z"));
+  CHECK(b.start == At("2024-10-27T00:00:00Z"));
+  CHECK(b.end == At("2024-10-27T03:00:00Z"));
+}
+
+TEST_CASE("CalendarWindowsTileTime") {
+  // Consecutive windows meet, and every time is in the window found for it, over a year of
+  // Berlin, Santiago and Lord Howe in steps of 17 minutes.
+  for (const char* zone : {"Europe/Berlin", "America/Santiago", "Australia/Lord_Howe"}) {
+    for (const char* size : {"1d", "6h", "90m", "1h", "30m", "1w", "1mo"}) {
+      std::string spec = std::string("tumbling:") + size;
+      WindowSpec w = Zoned(spec.c_str(), zone);
+      Nanos prev_end = 0;
+      for (Nanos t = At("2024-01-01T00:00:00Z"); t < At("2025-01-01T00:00:00Z");
+           t += 17 * 60 * kS) {
+        const WindowSpec::Bounds b = w.Window(t);
+        INFO(zone << " " << size << " at " << FormatRfc3339(t));
+        REQUIRE(b.start <= t);
+        REQUIRE(t < b.end);
+        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start)
+          REQUIRE(b.start == prev_end);
+        prev_end = b.end;
+      }
+    }
+  }
+}
+
+TEST_CASE("ZoneRefusesSlidingAndSizesTheCalendarCannotHold") {
+  TimeZone z;
+  REQUIRE(TimeZone::Load("Europe/Berlin", &z).ok());
+  for (const char* bad : {"sliding:1h:10m", "tumbling:5h", "tumbling:36h", "tumbling:7m"}) {
+    WindowSpec w;
+    REQUIRE(ParseWindowSpec(bad, &w).ok());
+    INFO(bad);
+    CHECK(!SetWindowZone(z, &w).ok());
+  }
+  WindowSpec w;
+  REQUIRE(ParseWindowSpec("session:30m", &w).ok());
+  CHECK(SetWindowZone(z, &w).ok());
+  CHECK(!w.is_calendar());
+}
+
+}  // namespace
+}  // namespace logtide
