@@ -13,7 +13,10 @@ once more to the whole output at the end; the sqlite3 recipe also to the output'
 reverse order, into a fresh database; the jq recipe to the whole output. Each table must be
 exactly the records of the same query with --emit final (and no --early), as values; for
 sessions after the man page's deletion of the rows whose final is false. The resumed run's
-output must also be byte-identical to an uninterrupted one.
+output must also be byte-identical to an uninterrupted one. So that these checks can fail, the
+tumbling case also shows that the recipes' guards matter on this output: without QUALIFY the
+DuckDB recipe, and without its revision test the sqlite3 recipe over reversed lines, leave
+other tables.
 
 sqlite3 is the Debian package; DuckDB is the npm package tests/sql pins (installed as there;
 without node or the registry the test exits 77, skipped).
@@ -131,6 +134,30 @@ def check_table(what, rows, want, failures, session):
         print("ok: %s (%d rows%s)" % (what, len(got), ", after deleting the rows not final" if session else ""))
 
 
+def without_guards(work, recipe, duck_root, lines, want, failures):
+    """The recipes' guards are needed on this output, so the checks above can fail: the DuckDB
+    recipe without its reduction to the highest revision, and the sqlite3 recipe without its
+    revision test over the lines in reverse order, leave other tables."""
+    duck = re.sub(r"\n  QUALIFY .*?= 1\n", "\n", recipe["duckdb"], flags=re.S)
+    sqlite = recipe["sqlite3"].replace("\n  WHERE excluded.revision > results.revision;", ";")
+    if duck == recipe["duckdb"] or sqlite == recipe["sqlite3"]:
+        failures.append("the recipes no longer have the guards this test takes off")
+        return
+    weak = Consumers(os.path.join(work, "weak"), dict(recipe, duckdb=duck, sqlite3=sqlite), duck_root)
+    os.mkdir(weak.work)
+    weak.apply(lines)
+    if sorted(as_row(r[c] for c in COLUMNS) for r in weak.duck_table(False)) == want:
+        failures.append("the DuckDB recipe without QUALIFY gave the final table too: its reduction is not tested")
+    else:
+        print("ok: the DuckDB recipe without its reduction leaves another table")
+    reverse_db = os.path.join(weak.work, "reverse.db")
+    weak.apply(lines[::-1], sqlite_db=reverse_db)
+    if sorted(as_row(r[c] for c in COLUMNS) for r in weak.sqlite_table(reverse_db, False)) == want:
+        failures.append("the sqlite3 recipe without its revision test gave the final table too")
+    else:
+        print("ok: the sqlite3 recipe without its revision test leaves another table, over lines in reverse")
+
+
 def killed_run(binary, work, args, input_path, rng, min_kills, consumers):
     """Runs args with --state, killed at least min_kills times; applies the recipes after each
     kill. Returns (its output, an uninterrupted run's output, kills) or raises RuntimeError."""
@@ -215,6 +242,8 @@ def main():
             consumers.apply(lines[::-1], sqlite_db=reverse_db)
             check_table("sqlite3, lines in reverse order, " + name, consumers.sqlite_table(reverse_db, session), want,
                         failures, session)
+            if name == "tumbling":
+                without_guards(work, recipe, duck_root, lines, want, failures)
             jq_cmd = recipe["jq"].strip()
             if session:
                 # The man page: "with jq, add | select(.final) to the filter".
