@@ -252,11 +252,14 @@ Status InputSet::Open(const std::vector<std::string>& paths, Options options,
     Status s = OpenNames(names.names, options, &set);
     const bool last = attempt == kAttempts;
     if (!s.ok() && !last) {
-      // A listed name gone since the listing: decided on a listing that holds still.
+      // A name of a family gone since the listing or the glob: decided on a listing that
+      // holds still (a name copytruncate renamed is made again by its copy).
+      const bool family = std::find(names.listed.begin(), names.listed.end(), true) !=
+                          names.listed.end();
       bool moved = false;
-      for (size_t i = 0; i < names.names.size() && !moved; ++i) {
+      for (size_t i = 0; i < names.names.size() && family && !moved; ++i) {
         struct stat st;
-        moved = names.listed[i] && ::lstat(names.names[i].c_str(), &st) != 0;
+        moved = names.names[i] != "-" && ::lstat(names.names[i].c_str(), &st) != 0;
       }
       if (moved) {
         ::usleep(1000);
@@ -277,9 +280,12 @@ bool InputSet::Settled(const std::vector<std::string>& given, const InputNames& 
   if (std::find(names.listed.begin(), names.listed.end(), true) == names.listed.end()) return true;
   if (ListInputNames(given).names != names.names) return false;
   for (size_t i = 0; i < names.names.size(); ++i) {
+    // A name the glob gave and the listing lacks may be between a rotation's rename and the
+    // copy made under it (copytruncate): it is waited for as long as a rotation step takes.
+    if (tracks_[i].vanished) return false;
     if (!names.listed[i]) continue;
     struct stat st;
-    if (tracks_[i].vanished || ::stat(names.names[i].c_str(), &st) != 0 ||
+    if (::stat(names.names[i].c_str(), &st) != 0 ||
         static_cast<uint64_t>(st.st_dev) != readers_[i]->dev() ||
         static_cast<uint64_t>(st.st_ino) != readers_[i]->ino())
       return false;

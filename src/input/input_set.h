@@ -192,7 +192,8 @@ class InputSet final : public CheckpointComponent {
   static Status OpenNames(const std::vector<std::string>& paths, Options& options,
                           std::unique_ptr<InputSet>* out);
   // Whether no rotation step moved the families listed as `names` while they were opened: a
-  // listing now gives the same names, and each listed name is the file opened under it.
+  // listing now gives the same names, each listed name is the file opened under it, and no
+  // name given is gone.
   bool Settled(const std::vector<std::string>& given, const InputNames& names) const;
   // Marks as rotated every input named as a generation of another (IsGenerationOf): nothing
   // more is written to it, whether or not a run saw it being renamed.
