@@ -1,12 +1,16 @@
 #include "flag_definitions.h"
 
 #include <CLI/CLI.hpp>
+#include <string>
+
+#include "state/state_store.h"
 
 namespace logtide {
 
 void DefineFlags(CLI::App* app, CommandFlags* f) {
   Options& o = f->options;
-  app->set_version_flag("--version", std::string("logtide ") + kVersion);
+  app->set_version_flag("--version", std::string("logtide ") + kVersion + " (state format " +
+                                         std::to_string(StateStore::kFormat) + ")");
   app->add_option("--config", f->config_path,
                   "Read options from a TOML file: keys are long flag names, and inputs")
       ->type_name("FILE");

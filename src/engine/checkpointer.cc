@@ -39,9 +39,11 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
                       store_->path(), c->section()));
     }
     if (!c->Reads(s->version)) {
+      // Only a newer logtide's format is not read (every earlier one since the first release
+      // is migrated); an older one is from before that release.
       return another_version(
-          fmt::format("its \"{}\" section has format {}; this version reads "
-                      "format {}",
+          fmt::format("{}: its \"{}\" section has format {}; this version reads formats up to {}",
+                      s->version > c->version() ? "a newer one" : "one older than the first release",
                       c->section(), s->version, c->version()));
     }
   }

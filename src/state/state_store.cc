@@ -22,7 +22,7 @@ namespace {
 
 // Format 3 adds the meta row "binding" (below); format 2 (logtide since the checkpoint
 // components) is read as well and becomes format 3 at its first checkpoint.
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = StateStore::kFormat;
 constexpr int kUnboundVersion = 2;
 constexpr int kApplicationId = 0x4C544944;  // "LTID"
 

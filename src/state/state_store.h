@@ -90,6 +90,10 @@ struct Checkpoint {
 
 class StateStore {
  public:
+  // The state format this logtide writes (the file's user_version): it reads every older one
+  // written since the first release's (2) and refuses a newer one.
+  static constexpr int kFormat = 3;
+
   // Opens or creates the store and takes an exclusive lock on it for the life of the object.
   // Errors: Busy when another run holds it; Corruption for a damaged or foreign file (which is
   // never modified); IOError when it cannot be created.

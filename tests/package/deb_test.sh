@@ -27,7 +27,7 @@ check "package holds the zsh completion" grep -q ' ./usr/share/zsh/vendor-comple
 check "package holds the fish completion" grep -q ' ./usr/share/fish/vendor_completions.d/logtide.fish$' <<< "$contents"
 check "package depends on simdjson" bash -c "dpkg-deb -f '$deb' Depends | grep -q libsimdjson"
 check "dpkg installs it" dpkg -i "$deb"
-check "installed logtide runs" bash -c '[ "$(/usr/bin/logtide --version)" = "logtide 0.1.0" ]'
+check "installed logtide runs" bash -c '[ "$(/usr/bin/logtide --version)" = "logtide 0.1.0 (state format 3)" ]'
 check "man finds the page" bash -c '[ "$(man -w logtide)" = /usr/share/man/man1/logtide.1.gz ]'
 if command -v zsh >/dev/null; then
   check "zsh finds the completion" zsh -fc 'autoload -Uz compinit && compinit -u -D && [ "$_comps[logtide]" = _logtide ]'
