@@ -245,4 +245,10 @@ void RunReport::NoteFields(const ParsePool& pool) {
   }
 }
 
+void RunReport::NoteExpression(const std::string& label, uint64_t mismatches,
+                               uint64_t literal_misses) {
+  if (mismatches > 0) mismatches_.emplace_back(label, mismatches);
+  if (literal_misses > 0) literal_misses_.emplace_back(label, literal_misses);
+}
+
 }  // namespace logtide

@@ -75,6 +75,10 @@ class RunReport {
   // and the expressions that met operands of the wrong type.
   // REQUIRES: the pool's workers are stopped.
   void NoteFields(const ParsePool& pool);
+  // The same for an expression evaluated elsewhere (--having, on the records): `label` names it
+  // in the warnings, with its operands of the wrong type and its number-against-string-literal
+  // comparisons over the run.
+  void NoteExpression(const std::string& label, uint64_t mismatches, uint64_t literal_misses);
 
   // A warning, unless --quiet.
   void Warn(std::string_view message);
