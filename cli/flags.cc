@@ -146,6 +146,13 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument("--idle-timeout must be longer than 0 (leave it out for never)");
   }
   c->follow = o.follow;
+  // With no file, --follow would read standard input, which is read as it comes anyway, and
+  // end with it: most likely the file was left off.
+  if (o.follow && o.files.empty()) {
+    return Status::InvalidArgument(
+        "--follow reads files as they grow: name one (--follow app.log); standard input is "
+        "read as it comes without --follow (or name it: -)");
+  }
   if (!o.max_future.empty()) {
     if (!(s = ParseDuration(o.max_future, &c->max_future)).ok())
       return Status::InvalidArgument("--max-future: " + s.message());
