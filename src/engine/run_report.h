@@ -111,6 +111,7 @@ class RunReport {
   LatenessSummary partly_lateness_;
   uint64_t partly_missed_ = 0, partly_windows_ = 0;
   std::vector<std::string> samples_;
+  std::vector<std::string> no_time_samples_;  // the first lines without the time field
   std::vector<std::pair<std::string, bool>> unseen_fields_;
   std::vector<std::pair<std::string, uint64_t>> mismatches_;
   std::vector<std::pair<std::string, uint64_t>> literal_misses_;
