@@ -200,6 +200,12 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
       for (const std::string& sn : opt->get_snames()) f.spelled.push_back("-" + sn);
       f.takes_value = opt->get_expected_max() != 0;  // a flag takes none
       f.repeatable = opt->get_items_expected_max() > 1;
+      // Values that are text: a number in the file is most likely a unit left off (delay = 3).
+      const std::string type = opt->get_type_name();
+      f.takes_number = !(type == "DUR" || type == "FILE" || type == "FIELD" ||
+                         type == "FORMAT" || type == "SPEC" || type == "ZONE" ||
+                         type == "KEYS" || type == "EXPR" || type == "MODE");
+      if (type == "DUR") f.example = "\"5s\"";
       flags.push_back(std::move(f));
     }
     Status st = ConfigArgs(path, flags, user, &config_args, &config_inputs);

@@ -131,6 +131,11 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
         return Status::InvalidArgument(fmt::format(
             "--config {}: \"{}\" takes a string or a number", Where(path, v->source()), name));
       }
+      if (!v->is_string() && !flag->takes_number) {
+        return Status::InvalidArgument(fmt::format(
+            "--config {}: \"{}\" takes a string, not a number{}", Where(path, v->source()),
+            name, flag->example.empty() ? "" : fmt::format(": {} = {}", name, flag->example)));
+      }
       if (overridden) continue;
       args->push_back("--" + name);
       args->push_back(text);

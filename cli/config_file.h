@@ -16,6 +16,10 @@ struct FlagInfo {
   std::vector<std::string> spelled;  // how the command line may give it: --name, -n
   bool takes_value = true;          // false: a flag (true/false in the file)
   bool repeatable = false;          // an array in the file gives it several times
+  // false: the value is text (a duration, a path, an expression...), a string in the file;
+  // a number there (delay = 3) is a value of the wrong type. `example` shows it written.
+  bool takes_number = true;
+  std::string example;
 };
 
 // Reads `path` and sets *args to the arguments it stands for: "--name value" for each key

@@ -8,6 +8,7 @@
 
 #include "expr/expr.h"
 #include "json/field_path.h"
+#include "output/having_filter.h"
 #include "time/duration.h"
 #include "time/time_zone.h"
 
@@ -123,8 +124,11 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   }
   for (const std::string& h : o.having) {
     Expr e;
-    if (!(s = Expr::Parse(h, &e)).ok())
-      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+    c->having_written.push_back(h);
+    if (!(s = Expr::Parse(h, &e)).ok()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: {}", HavingLabel(*c, c->having_written.size() - 1), s.message()));
+    }
     c->having.push_back(e.Canonical());
   }
   if (!(s = NormalizeFieldPath("--time", o.time_field, &c->time_field)).ok()) return s;
@@ -142,6 +146,13 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument("--idle-timeout must be longer than 0 (leave it out for never)");
   }
   c->follow = o.follow;
+  // With no file, --follow would read standard input, which is read as it comes anyway, and
+  // end with it: most likely the file was left off.
+  if (o.follow && o.files.empty()) {
+    return Status::InvalidArgument(
+        "--follow reads files as they grow: name one (--follow app.log); standard input is "
+        "read as it comes without --follow (or name it: -)");
+  }
   if (!o.max_future.empty()) {
     if (!(s = ParseDuration(o.max_future, &c->max_future)).ok())
       return Status::InvalidArgument("--max-future: " + s.message());

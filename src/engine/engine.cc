@@ -425,6 +425,13 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (m.nothing_to_do) return s;
   Status f = m.Finish();
   if (s.ok()) s = f;
+  // The records are all written: what --having's expressions met is known.
+  if (m.having != nullptr) {
+    const std::vector<uint64_t> mismatches = m.having->type_errors();
+    const std::vector<uint64_t> misses = m.having->literal_kind_misses();
+    for (size_t i = 0; i < mismatches.size(); ++i)
+      m.report.NoteExpression(HavingLabel(config_, i), mismatches[i], misses[i]);
+  }
   // A run that had no usable line (the wrong --time, --time-format, not NDJSON) fails, with
   // what most lines said; so does one with more bad lines than --max-bad-ratio allows.
   if (s.ok() && opened && m.stopped_by == 0) s = m.report.Verdict();

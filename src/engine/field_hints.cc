@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "expr/expr.h"
@@ -63,6 +64,24 @@ std::string FieldHints::For(const std::string& field) const {
     list += (list.empty() ? "" : ", ") + ShownPath(h);
   }
   return "; the events have " + list;
+}
+
+std::string FieldHints::TimeLike(const std::string& field) const {
+  static constexpr const char* kNames[] = {
+      "@timestamp", "timestamp", "time", "ts", "@t", "datetime", "date", "eventtime",
+      "event_time", "time_local", "logtime", "log_time", "created_at", "asctime"};
+  for (const char* want : kNames) {
+    for (const std::string& h : have_) {
+      FieldPath path;
+      size_t error_at;
+      if (!ParseFieldPath(h, &path, &error_at).ok() || path.back().is_index) continue;
+      std::string name = path.back().key;  // the last key: req.time is time-like too
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (name == want && h != field)
+        return fmt::format("; the lines have {}, a time-like field: --time {}", ShownPath(h), h);
+    }
+  }
+  return "";
 }
 
 }  // namespace logtide

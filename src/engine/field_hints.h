@@ -19,6 +19,10 @@ class FieldHints {
   // else "; the events have P, Q, ..." (at most eight, in path order); "" when the lines have
   // no field.
   std::string For(const std::string& field) const;
+  // Returns "; the lines have P, a time-like field: --time P" for the first field of the lines
+  // (other than `field`) named as event times commonly are (@timestamp, timestamp, time, ts,
+  // datetime, ...: the name, in any case), in that order of names; "" when none is.
+  std::string TimeLike(const std::string& field) const;
 
  private:
   std::set<std::string> have_;  // canonical paths

@@ -54,6 +54,9 @@ Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind
   ++stats_->bad_lines;
   const int k = static_cast<int>(kind);
   if (bad_by_kind_[k]++ == 0) first_reason_[k] = fmt::format("{}:{}: {}", input, line.number, reason);
+  // Kept to say which time-like field they have (Verdict).
+  if (kind == BadKind::kNoTime && no_time_samples_.size() < kSamples) [[unlikely]]
+    no_time_samples_.emplace_back(line.data, line.size);
   if (config_.on_error == OnError::kFail) {
     return Status::DataError(
         kind, fmt::format("{}:{}: {} (stopped by --on-error fail; --on-error skip counts bad "
@@ -122,9 +125,11 @@ Status RunReport::Verdict() const {
   for (int k = 1; k < kBadKinds; ++k) {
     if (bad_by_kind_[k] > bad_by_kind_[kind]) kind = k;
   }
-  const std::string most =
+  std::string most =
       fmt::format("{} of them {} (the first, {}); {}", bad_by_kind_[kind], kBadKindText[kind][0],
                   first_reason_[kind], kBadKindText[kind][1]);
+  if (kind == static_cast<int>(BadKind::kNoTime))
+    most += FieldHints(no_time_samples_).TimeLike(config_.time_field);
   if (usable == 0) {
     return Status::DataError(
         static_cast<BadKind>(kind),
@@ -243,6 +248,12 @@ void RunReport::NoteFields(const ParsePool& pool) {
     if (pool.expr_literal_misses()[i] > 0)
       literal_misses_.emplace_back(pool.expr_labels()[i], pool.expr_literal_misses()[i]);
   }
+}
+
+void RunReport::NoteExpression(const std::string& label, uint64_t mismatches,
+                               uint64_t literal_misses) {
+  if (mismatches > 0) mismatches_.emplace_back(label, mismatches);
+  if (literal_misses > 0) literal_misses_.emplace_back(label, literal_misses);
 }
 
 }  // namespace logtide

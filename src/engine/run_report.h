@@ -75,6 +75,10 @@ class RunReport {
   // and the expressions that met operands of the wrong type.
   // REQUIRES: the pool's workers are stopped.
   void NoteFields(const ParsePool& pool);
+  // The same for an expression evaluated elsewhere (--having, on the records): `label` names it
+  // in the warnings, with its operands of the wrong type and its number-against-string-literal
+  // comparisons over the run.
+  void NoteExpression(const std::string& label, uint64_t mismatches, uint64_t literal_misses);
 
   // A warning, unless --quiet.
   void Warn(std::string_view message);
@@ -107,6 +111,7 @@ class RunReport {
   LatenessSummary partly_lateness_;
   uint64_t partly_missed_ = 0, partly_windows_ = 0;
   std::vector<std::string> samples_;
+  std::vector<std::string> no_time_samples_;  // the first lines without the time field
   std::vector<std::pair<std::string, bool>> unseen_fields_;
   std::vector<std::pair<std::string, uint64_t>> mismatches_;
   std::vector<std::pair<std::string, uint64_t>> literal_misses_;

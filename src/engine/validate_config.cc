@@ -47,10 +47,11 @@ Status ValidateConfig(EngineConfig* config) {
     }
   }
   if (Status s = CheckDistinctPaths(c); !s.ok()) return s;
-  for (const std::string& h : c.having) {
+  for (size_t i = 0; i < c.having.size(); ++i) {
     std::unique_ptr<HavingFilter> check;
-    if (Status s = HavingFilter::Create({h}, RecordFieldsOf(c), nullptr, &check); !s.ok())
-      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+    if (Status s = HavingFilter::Create({c.having[i]}, RecordFieldsOf(c), nullptr, &check);
+        !s.ok())
+      return Status::InvalidArgument(fmt::format("{}: {}", HavingLabel(c, i), s.message()));
   }
   // Field paths and the time format are checked here, before anything is opened; the parsers
   // that run are made by the ParsePool.

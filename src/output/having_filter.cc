@@ -6,8 +6,27 @@
 
 #include "json/field_path.h"
 #include "time/timestamp.h"
+#include "util/quote.h"
 
 namespace logtide {
+
+std::string HavingLabel(const Query& query, size_t i) {
+  const std::string& text =
+      i < query.having_written.size() ? query.having_written[i] : query.having[i];
+  return "--having " + QuoteForMessage(text, /*backslash_quotes=*/true);
+}
+
+std::vector<uint64_t> HavingFilter::type_errors() const {
+  std::vector<uint64_t> n;
+  for (const Expr& e : exprs_) n.push_back(e.type_errors());
+  return n;
+}
+
+std::vector<uint64_t> HavingFilter::literal_kind_misses() const {
+  std::vector<uint64_t> n;
+  for (const Expr& e : exprs_) n.push_back(e.literal_kind_misses());
+  return n;
+}
 
 Status HavingFilter::Create(const std::vector<std::string>& exprs, const RecordFields& fields,
                             RecordSink* next, std::unique_ptr<HavingFilter>* out) {

@@ -25,6 +25,10 @@
 
 namespace logtide {
 
+// Returns how messages name --having number `i` of `query`: --having and the text as the user
+// wrote it (the canonical text when that is not known), quoted and escaped for a message.
+std::string HavingLabel(const Query& query, size_t i);
+
 class HavingFilter final : public RecordSink {
  public:
   // Parses `exprs` (--having texts, canonical or as written) and binds their paths to
@@ -41,6 +45,13 @@ class HavingFilter final : public RecordSink {
   void Int(__int128 v) override;
   void Double(double v) override;
   void Value(const ValueRef& v) override;
+
+  // Per expression (in the order given to Create): its operands of the wrong type taken as
+  // null, and its comparisons of a number with a string literal or of a string with a number
+  // literal (Expr::type_errors, Expr::literal_kind_misses). Read after the writer's thread is
+  // drained.
+  std::vector<uint64_t> type_errors() const;
+  std::vector<uint64_t> literal_kind_misses() const;
 
   // Records passed on, and records held back (not matching, or not final with revisions),
   // since the filter was made. Read after the writer's thread is drained.

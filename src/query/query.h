@@ -32,6 +32,9 @@ struct Query {
   // --having: records for which any of these (canonical texts) is not true are not written
   // (output/having_filter.h).
   std::vector<std::string> having;
+  // The same as the user wrote them, for messages only (not the identity): as long as `having`,
+  // or empty (messages then show the canonical texts).
+  std::vector<std::string> having_written;
   std::vector<AggSpec> aggs;  // empty means one plain count
   Nanos delay = 0;
   Nanos lateness = 0;

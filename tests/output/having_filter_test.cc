@@ -136,5 +136,29 @@ TEST_CASE("having: a path that names no field is refused, listing the fields") {
         "(window_start, window_end, host, n, avg, top)");
 }
 
+TEST_CASE("having: counts per expression the operands of the wrong type it met") {
+  TextSink sink;
+  std::unique_ptr<HavingFilter> f;
+  REQUIRE(HavingFilter::Create({"n >= \"2\"", "host * 2 > 0"}, Fields(), &sink, &f).ok());
+  Send(f.get(), "a", 5, 0);  // the first is false (number against string): the second not run
+  Send(f.get(), "b", 1, 0);
+  CHECK(f->literal_kind_misses() == std::vector<uint64_t>{2, 0});
+  CHECK(f->type_errors() == std::vector<uint64_t>{0, 0});
+  REQUIRE(HavingFilter::Create({"n > 2", "host * 2 > 0"}, Fields(), &sink, &f).ok());
+  Send(f.get(), "a", 5, 0);
+  Send(f.get(), "b", 1, 0);
+  CHECK(f->type_errors() == std::vector<uint64_t>{0, 1});
+  CHECK(sink.lines.empty());
+}
+
+TEST_CASE("having: messages name the text as written, escaped, else the canonical one") {
+  Query q;
+  q.having = {"(.n >= 2)", "(.host == \"a\\\"b\")"};
+  CHECK(HavingLabel(q, 0) == "--having \"(.n >= 2)\"");
+  q.having_written = {"n>=2", "host == \"a\\\"b\"\n\x1b"};
+  CHECK(HavingLabel(q, 0) == "--having \"n>=2\"");
+  CHECK(HavingLabel(q, 1) == "--having \"host == \\\"a\\\\\\\"b\\\"\\x0a\\x1b\"");
+}
+
 }  // namespace
 }  // namespace logtide
