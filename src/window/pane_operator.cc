@@ -68,7 +68,8 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
       Nanos end = spec_.EndOfWindowStarting(s);
       if (end > watermark_ || IsLate(end)) continue;
       uint32_t slot = MergedSlot(e.key, s, end);
-      results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key),
+      results_.push_back(WindowResult{s, end, e.key, slot,
+                                      TakeRevision(s, end, e.key, RecordPhase::kLate),
                                       RecordPhase::kLate, false});
     }
     EmitAndRelease();
@@ -186,11 +187,11 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
   return found;
 }
 
-int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
+int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key, RecordPhase phase) {
   if (!revised()) return -1;
-  if (lateness_ == 0 && early_ == 0) {
+  if (lateness_ == 0 && early_ == 0 && phase != RecordPhase::kEarly) {
     // Late at once: no later revision can exist, and the first is 0 unless a stop wrote one
-    // before (EmitOpen).
+    // before (EmitOpen, the only early records without --early).
     auto it = revisions_.find(PaneKey{start, key});
     return it == revisions_.end() ? 0 : it->second.next++;
   }
@@ -236,8 +237,9 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool
       temp_slots_.push_back(slot);
       for (size_t k = i; k < j; ++k) deps_.acc->Merge(slot, scratch_[k].slot);
     }
-    results_.push_back(WindowResult{start, end, scratch_[i].key, slot,
-                                    TakeRevision(start, end, scratch_[i].key), phase, final});
+    const uint32_t key = scratch_[i].key;
+    results_.push_back(
+        WindowResult{start, end, key, slot, TakeRevision(start, end, key, phase), phase, final});
     i = j;
   }
 }
@@ -324,9 +326,9 @@ Nanos PaneRowStart(std::string_view k) {
 // Rows: PaneRowKey(pane start, key) -> accumulators, then with revisions (update mode or
 // --early) i64 the watermark when the state last changed, or INT64_MIN when a stop wrote it
 // since (absent in rows written without --early, or by section version 3 in update mode:
-// taken as the watermark of the checkpoint, changed since the last early time). Meta: u32 revisions, per revision
-// (sorted by window start, then key bytes): i64 window start, bytes key, i64 next revision,
-// i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
+// taken as the watermark of the checkpoint, changed since the last early time). Meta: u32
+// revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes
+// key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
 // the watermark.
 void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
   if (all) {

@@ -97,8 +97,9 @@ class PaneOperator final : public WindowOperator {
   void SetEarlyTimer(Nanos start, Nanos end);
   // Returns the slot holding `key`'s merged state over [start, end), or UINT32_MAX if none.
   uint32_t MergedSlot(uint32_t key, Nanos start, Nanos end);
-  // Returns the revision to emit next for (window, key) in update mode, and remembers it.
-  int64_t TakeRevision(Nanos start, Nanos end, uint32_t key);
+  // Returns the revision to emit next for (window, key) with a record of `phase`, and
+  // remembers it.
+  int64_t TakeRevision(Nanos start, Nanos end, uint32_t key, RecordPhase phase);
   void EmitAndRelease();
   // Drops the pane starting at `start` and every key's state in it.
   void Purge(Nanos start);
