@@ -81,6 +81,15 @@ def stop_records(binary, all_lines, check):
         # 61, 63 were written then as revision 0; since then only a changed (event 64).
         ("--early 300ms", QUERY + ["--early", "300ms"],
          [rec(6, "a", 3, 186, 1, "early", False)]),
+        # Sliding windows: [5, 7) holds a: 50, 52 .. 64 (8 events, sum 456) and b: 51 .. 63 (7,
+        # sum 399); [6, 8) as the tumbling window above; [4, 6) is closed.
+        ("sliding, --emit update",
+         ["--window", "sliding:2s:1s", "--by", "svc", "--agg", "count", "--agg", "sum(n)",
+          "--emit", "update"],
+         [rec(5, "a", 8, 456, 0, "early", False, end_s=7),
+          rec(5, "b", 7, 399, 0, "early", False, end_s=7),
+          rec(6, "a", 3, 186, 0, "early", False, end_s=8),
+          rec(6, "b", 2, 124, 0, "early", False, end_s=8)]),
         # Sessions with a gap of 1 s never close here: a holds the 33 even events 0..64 (sum
         # 2 * (0 + ... + 32) = 1056) from 0 s to 6.4 + 1 s, b the 32 odd ones (sum 32^2 = 1024)
         # from 0.1 s to 6.3 + 1 s.
@@ -169,6 +178,33 @@ def stop_records(binary, all_lines, check):
               str([(k, v) for k, v in revs.items() if v != list(range(len(v)))][:3]))
         check(what + ": and end as the uninterrupted run's",
               last == whole_last and all(v[-1] for v in last.values()))
+
+    # Sessions, stopped twice and resumed: run 1 as above; run 2 reads 65..67, a's session
+    # grows by 66 (34 events, sum 1122, to 7.6 s), b's by 65 and 67 (34, 1156, to 7.7 s), and
+    # its stop writes both as revision 1; run 3 reads the rest: at the end of the input each
+    # session holds its 100 events (a: sum 2 * (0 + ... + 99) = 9900, to 19.8 + 1 s; b: the odd
+    # numbers to 199, sum 100^2 = 10000, to 19.9 + 1 s), revision 2, on time and final.
+    sessions = ["--window", "session:1s", "--by", "svc", "--agg", "count", "--agg", "sum(n)",
+                "--emit", "update"]
+    expected = [
+        rec(0.1, "b", 32, 1024, 0, "early", False, end_s=7.3),
+        rec(0, "a", 33, 1056, 0, "early", False, end_s=7.4),
+        rec(0, "a", 34, 1122, 1, "early", False, end_s=7.6),
+        rec(0.1, "b", 34, 1156, 1, "early", False, end_s=7.7),
+        rec(0, "a", 100, 9900, 2, "on_time", True, end_s=20.8),
+        rec(0.1, "b", 100, 10000, 2, "on_time", True, end_s=20.9),
+    ]
+    for f in ("s.db", "out.ndjson"):
+        if os.path.exists(f):
+            os.remove(f)
+    job = ["-q"] + sessions + ["--state", "s.db", "-o", "out.ndjson", "-"]
+    s1 = run_until(binary, job, all_lines[:65], stdout=subprocess.DEVNULL)
+    s2 = run_until(binary, job, all_lines[:68], stdout=subprocess.DEVNULL)
+    r = subprocess.run([binary] + job, input=b"".join(all_lines), capture_output=True)
+    got = [fields(l) for l in open("out.ndjson").read().splitlines()]
+    check("sessions stopped twice with --state: the records, as derived",
+          s1[0] == 143 and s2[0] == 143 and r.returncode == 0 and got == expected,
+          "%s %s %s got %s" % (s1[2], s2[2], r.stderr.decode(), got))
 
 
 def main():
