@@ -328,8 +328,8 @@ Nanos PaneRowStart(std::string_view k) {
 // since (absent in rows written without --early, or by section version 3 in update mode:
 // taken as the watermark of the checkpoint, changed since the last early time). Meta: u32
 // revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes
-// key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
-// the watermark.
+// key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the
+// panes, the revisions and the watermark.
 void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
   if (all) {
     purged_.clear();

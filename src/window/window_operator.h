@@ -15,10 +15,10 @@
 // The end of the input is OnWatermark(kPlusInfinity): every open window fires and all state
 // is dropped, so there is no separate finish hook.
 //
-// Every firing and every drop of state goes through the operator's TimerService: an
-// operator sets a timer for each thing that will happen (a window firing, a pane or session
-// cleaned up, a revision count forgotten) and acts when it pops. When a window fires and when
-// it is late are the named predicates below (see man/logtide.1, SEMANTICS):
+// Every firing (but a stop's, EmitOpen) and every drop of state goes through the operator's
+// TimerService: an operator sets a timer for each thing that will happen (a window firing, a
+// pane or session cleaned up, a revision count forgotten) and acts when it pops. When a window
+// fires and when it is late are the named predicates below (see man/logtide.1, SEMANTICS):
 //  - FireTime(end): final mode, end + lateness; update mode, end (revision 0). In update mode
 //    each late event accepted into an already emitted window emits that window's next
 //    revision from inside Add().
