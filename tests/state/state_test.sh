@@ -245,9 +245,13 @@ rows=$here/state_rows.py
 check "state rows: every row's checksum is right" python3 "$rows" s.db check
 cp s.db s.good
 python3 "$rows" s.db set-version windows 2 --resum
-refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 2; this version reads format 3' \
+refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 2; this version reads format 4' \
   "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 check "a section of another format: the refusal reports no totals of the saved job" bash -c "! grep -q warning err.txt"
+# Format 3 of "windows" (before a stop kept what changed in update mode) reads as format 4.
+cp s.good s.db
+python3 "$rows" s.db set-version windows 3 --resum
+check "a \"windows\" section of format 3 is read" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 cp s.good s.db
 python3 "$rows" s.db add-section early_firings 1 x
 refuse "a section no component knows" 5 'another version of logtide (it has a "early_firings" section' \
