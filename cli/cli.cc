@@ -301,10 +301,17 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   }
   if (engine->stopped_by_signal() != 0) {
     if (config.state_path.empty()) {
-      Diag(stderr,
-           "logtide: stopped by signal {}: the windows that had closed are written, the open "
-           "ones are not\n",
-           engine->stopped_by_signal());
+      if (Revised(config)) {
+        Diag(stderr,
+             "logtide: stopped by signal {}: the windows that had closed are written, the open "
+             "ones as provisional records (phase early)\n",
+             engine->stopped_by_signal());
+      } else {
+        Diag(stderr,
+             "logtide: stopped by signal {}: the windows that had closed are written, the open "
+             "ones are not\n",
+             engine->stopped_by_signal());
+      }
     } else {
       Diag(stderr,
            "logtide: stopped by signal {} after a checkpoint; run again with the same --state "

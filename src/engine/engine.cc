@@ -97,8 +97,9 @@ struct Engine::Impl {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
   Status ReadAll();
-  // A stop signal came: stops at this line boundary, open windows unwritten, with a final
-  // checkpoint under --state.
+  // A stop signal came: stops at this line boundary, with a final checkpoint under --state.
+  // The open windows are written as provisional records first when records have revisions
+  // (WindowOperator::EmitOpen), so the checkpoint holds them; otherwise they stay unwritten.
   Status Stop();
   // Every unfinished input is idle: waits until one has input or a stop signal came.
   void WaitForAny();
@@ -273,6 +274,7 @@ bool Engine::Impl::Tick(bool waiting) {
 
 Status Engine::Impl::Stop() {
   stopped_by = *stop;
+  op->EmitOpen();
   // What was processed (workers may have read further).
   for (size_t i = 0; i < read_to.size(); ++i) {
     stats->bytes_read +=

@@ -55,9 +55,9 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
   }
   deps_.acc->Add(slot, e.inputs, t, e.seq, deps_.wrong_type);
   MarkDirty(p, e.key, slot);
-  if (early_ > 0) {
-    if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kMinusInfinity);
-    changed_at_[slot] = watermark_;
+  if (revised()) {
+    if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kUnchanged);
+    changed_at_[slot] = ChangedAt(watermark_);
   }
 
   // update mode: windows of t already emitted (end <= watermark) and not yet late get their
@@ -68,7 +68,8 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
       Nanos end = spec_.EndOfWindowStarting(s);
       if (end > watermark_ || IsLate(end)) continue;
       uint32_t slot = MergedSlot(e.key, s, end);
-      results_.push_back(WindowResult{s, end, e.key, slot, TakeRevision(s, end, e.key),
+      results_.push_back(WindowResult{s, end, e.key, slot,
+                                      TakeRevision(s, end, e.key, RecordPhase::kLate),
                                       RecordPhase::kLate, false});
     }
     EmitAndRelease();
@@ -130,9 +131,11 @@ void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
       // A watermark already at the window's end fires it: no provisional record before.
       if (watermark_ >= t.end) break;
       // The keys changed since the last early time (the one before t.time or earlier: the
-      // timer is set at the first early time after the watermark): all of them the first time.
+      // timer is set at the first early time after the watermark): all of them the first time,
+      // but those a stop wrote since.
       CollectWindow(t.start, t.end, RecordPhase::kEarly, false,
-                    SatSub(t.time, early_) > t.start ? SatSub(t.time, early_) : kMinusInfinity);
+                    SatSub(t.time, early_) > t.start ? SatSub(t.time, early_)
+                                                     : kMinusInfinity + 1);
       EmitAndRelease();
       SetEarlyTimer(t.start, t.end);
       break;
@@ -184,9 +187,14 @@ uint32_t PaneOperator::MergedSlot(uint32_t key, Nanos start, Nanos end) {
   return found;
 }
 
-int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key) {
+int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key, RecordPhase phase) {
   if (!revised()) return -1;
-  if (lateness_ == 0 && early_ == 0) return 0;  // late at once: no later revision can exist
+  if (lateness_ == 0 && early_ == 0 && phase != RecordPhase::kEarly) {
+    // Late at once: no later revision can exist, and the first is 0 unless a stop wrote one
+    // before (EmitOpen, the only early records without --early).
+    auto it = revisions_.find(PaneKey{start, key});
+    return it == revisions_.end() ? 0 : it->second.next++;
+  }
   auto [it, inserted] = revisions_.try_emplace(PaneKey{start, key}, Revision{0, CleanupTime(end)});
   if (inserted)
     timers_.Set(TimeDomain::kEventTime,
@@ -229,9 +237,45 @@ void PaneOperator::CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool
       temp_slots_.push_back(slot);
       for (size_t k = i; k < j; ++k) deps_.acc->Merge(slot, scratch_[k].slot);
     }
-    results_.push_back(WindowResult{start, end, scratch_[i].key, slot,
-                                    TakeRevision(start, end, scratch_[i].key), phase, final});
+    const uint32_t key = scratch_[i].key;
+    results_.push_back(
+        WindowResult{start, end, key, slot, TakeRevision(start, end, key, phase), phase, final});
     i = j;
+  }
+}
+
+Nanos PaneOperator::LastEarly(Nanos start, Nanos end) const {
+  if (early_ == 0 || watermark_ < start) return kMinusInfinity + 1;
+  // The last start + k*early at or before the watermark, and before the end.
+  const Nanos last = std::min(watermark_, SatSub(end, 1));
+  const Nanos k = SatSub(last, start) / early_;
+  return k >= 1 ? start + k * early_ : kMinusInfinity + 1;
+}
+
+void PaneOperator::EmitOpen() {
+  if (!revised()) return;
+  // The open windows (the watermark before their end): of those not yet due (their fire
+  // timer is set), in end order. (In final mode a window past its end waits for its on-time
+  // record at end + lateness, as without a stop.)
+  std::vector<Nanos> ends;
+  for (Nanos end : fire_set_) {
+    if (end > watermark_) ends.push_back(end);
+  }
+  std::sort(ends.begin(), ends.end());
+  for (Nanos end : ends) {
+    const Nanos start = spec_.StartOfWindowEnding(end);
+    CollectWindow(start, end, RecordPhase::kEarly, false, LastEarly(start, end));
+  }
+  EmitAndRelease();
+  // Every change of an open window is now in a record, written now or at an early time (and
+  // the flags matter for open windows only). Saved so, a resumed run writes a pair again only
+  // when it changes.
+  for (const auto& [start, pane] : panes_) {
+    for (const Entry& e : pane->entries) {
+      if (changed_at_[e.slot] == kUnchanged) continue;
+      changed_at_[e.slot] = kUnchanged;
+      MarkDirty(start, e.key, e.slot);
+    }
   }
 }
 
@@ -279,12 +323,13 @@ Nanos PaneRowStart(std::string_view k) {
 
 }  // namespace
 
-// Rows: PaneRowKey(pane start, key) -> accumulators, then with --early i64 the watermark when
-// the state last changed (absent in rows written without --early: taken as the watermark of
-// the checkpoint, changed since the last early time). Meta: u32 revisions, per revision
-// (sorted by window start, then key bytes): i64 window start, bytes key, i64 next revision,
-// i64 expiry. Timers are not stored: Restore sets them again from the panes, the revisions and
-// the watermark.
+// Rows: PaneRowKey(pane start, key) -> accumulators, then with revisions (update mode or
+// --early) i64 the watermark when the state last changed, or INT64_MIN when a stop wrote it
+// since (absent in rows written without --early, or by section version 3 in update mode:
+// taken as the watermark of the checkpoint, changed since the last early time). Meta: u32
+// revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes
+// key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the
+// panes, the revisions and the watermark.
 void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
   if (all) {
     purged_.clear();
@@ -304,7 +349,7 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
     StateOp op{StateOp::kPut, PaneRowKey(pk.start, deps_.keys->encoded(pk.key)), ""};
     ByteWriter w(&op.value);
     deps_.acc->Snapshot(slot, &w);
-    if (early_ > 0) w.I64(changed_at_[slot]);
+    if (revised()) w.I64(changed_at_[slot]);
     ops->push_back(std::move(op));
   }
   dirty_list_.clear();
@@ -335,9 +380,9 @@ bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos water
     uint32_t slot = deps_.acc->Allocate();
     ByteReader r(v);
     deps_.acc->Restore(slot, &r);
-    if (early_ > 0) {
-      if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kMinusInfinity);
-      changed_at_[slot] = r.ok() && !r.at_end() ? r.I64() : watermark;
+    if (revised()) {
+      if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kUnchanged);
+      changed_at_[slot] = r.ok() && !r.at_end() ? r.I64() : ChangedAt(watermark);
     }
     if (!r.ok() || !r.at_end()) return false;
     Pane* pane = GetPane(start);

@@ -15,7 +15,9 @@
 // last changed, so an early firing writes only the keys changed since the window's last
 // early time. In update mode with lateness, each window has a close timer at its CleanupTime
 // (end = the window's end, so it goes off before the panes are dropped) that writes the
-// window's closing records.
+// window's closing records. With revisions, a stop (EmitOpen) writes the windows whose fire
+// timer is set, for the keys changed since their last record, and marks every (pane, key)
+// unchanged (kUnchanged).
 #pragma once
 
 #include <absl/container/btree_map.h>
@@ -37,6 +39,7 @@ class PaneOperator final : public WindowOperator {
   ~PaneOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
+  void EmitOpen() override;
   size_t open_entries() const override { return open_entries_; }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
 
@@ -85,7 +88,8 @@ class PaneOperator final : public WindowOperator {
   // Sets the timers of a new pane: its windows' fire timers not yet set or due, its cleanup.
   void SetPaneTimers(Nanos start);
   // Appends the results of window [start, end) for every key with data in it, with `phase`
-  // and `final`; only the keys whose state changed at a watermark >= changed_from (--early).
+  // and `final`; with changed_from other than kMinusInfinity, only the keys whose state
+  // changed at a watermark >= changed_from (--early, a stop).
   void CollectWindow(Nanos start, Nanos end, RecordPhase phase, bool final,
                      Nanos changed_from = kMinusInfinity);
   // Sets the early timer of window [start, end) at its next early time, if one comes before
@@ -93,8 +97,9 @@ class PaneOperator final : public WindowOperator {
   void SetEarlyTimer(Nanos start, Nanos end);
   // Returns the slot holding `key`'s merged state over [start, end), or UINT32_MAX if none.
   uint32_t MergedSlot(uint32_t key, Nanos start, Nanos end);
-  // Returns the revision to emit next for (window, key) in update mode, and remembers it.
-  int64_t TakeRevision(Nanos start, Nanos end, uint32_t key);
+  // Returns the revision to emit next for (window, key) with a record of `phase`, and
+  // remembers it.
+  int64_t TakeRevision(Nanos start, Nanos end, uint32_t key, RecordPhase phase);
   void EmitAndRelease();
   // Drops the pane starting at `start` and every key's state in it.
   void Purge(Nanos start);
@@ -118,8 +123,15 @@ class PaneOperator final : public WindowOperator {
   // --early: starts of the windows whose early timer is set; update mode with lateness: ends
   // of the windows whose close timer is set.
   absl::flat_hash_set<Nanos> early_set_, close_set_;
-  // --early: per slot, the watermark when its (pane, key) state last changed.
+  // With revisions: per slot, the watermark when its (pane, key) state last changed (never
+  // kMinusInfinity: ChangedAt), or kUnchanged when a stop wrote it since (EmitOpen).
   std::vector<Nanos> changed_at_;
+  static constexpr Nanos kUnchanged = kMinusInfinity;
+  // The changed_at_ value of a change at watermark `w`: any but kUnchanged.
+  static Nanos ChangedAt(Nanos w) { return w == kUnchanged ? kMinusInfinity + 1 : w; }
+  // The last early time of window [start, end) that the watermark passed, or kMinusInfinity
+  // + 1 (every change) when none did or there is no --early.
+  Nanos LastEarly(Nanos start, Nanos end) const;
 
   // update mode: the next revision of each emitted (window start, key) that is not yet late,
   // and when it is forgotten (its expire timer's time).

@@ -182,6 +182,22 @@ void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {
                                   RecordPhase::kOnTime, FireIsFinal()});
 }
 
+void SessionOperator::EmitOpen() {
+  if (!revised()) return;
+  // The open sessions (the watermark before their end) changed since their last record. (In
+  // final mode a session past its end waits for its on-time record, as without a stop.)
+  for (uint32_t key = 0; key < sessions_.size(); ++key) {
+    for (Session& s : sessions_[key]) {
+      if (!s.changed || s.end <= watermark_) continue;
+      s.changed = false;
+      results_.push_back(WindowResult{s.start, s.end, key, s.slot, ++s.last_revision,
+                                      RecordPhase::kEarly, false});
+    }
+    if (!results_.empty() && results_.back().key == key) MarkDirty(key);
+  }
+  Emit(&results_);
+}
+
 void SessionOperator::AfterTimers() {
   // Written in the order they became due, then (EmitWindows) by end, start and key: a
   // session's closing record after its on-time one. Without revisions each is due at its end
@@ -209,8 +225,9 @@ void SessionOperator::AfterTimers() {
 }
 
 // Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
-// revision, accumulators; then with --early, per session u8 1 if it changed since its last
-// record, else 0 (absent in rows written without --early: taken as changed). Meta: nothing.
+// revision, accumulators; then with revisions (update mode or --early), per session u8 1 if
+// it changed since its last record, else 0 (absent in rows written without --early, or by
+// section version 3 in update mode: taken as changed). Meta: nothing.
 // Timers are not stored: Restore derives them from the sessions and the watermark.
 void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all) {
   if (all) {
@@ -235,7 +252,7 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
       w.I64(s.last_revision);
       deps_.acc->Snapshot(s.slot, &w);
     }
-    if (early_ > 0) {
+    if (revised()) {
       for (const Session& s : list) w.U8(s.changed ? 1 : 0);
     }
     ops->push_back(std::move(op));
@@ -279,7 +296,7 @@ bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos waterma
                     Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
       }
     }
-    if (early_ > 0 && r.ok() && !r.at_end()) {
+    if (revised() && r.ok() && !r.at_end()) {
       for (Session& s : list) {
         const uint8_t c = r.U8();
         if (c > 1) return false;

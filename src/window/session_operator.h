@@ -6,7 +6,8 @@
 // the session is not yet complete, a cleanup timer at its CleanupTime once it is.
 // With --early a session has an early timer at its next start + k*early (from its start as it
 // is then), found by its start and the time it was set for (next_early): a timer of a session
-// whose start moved, or set again, is stale and does nothing.
+// whose start moved, or set again, is stale and does nothing. With revisions, a stop
+// (EmitOpen) writes the open sessions that changed since their last record.
 #pragma once
 
 #include <absl/container/inlined_vector.h>
@@ -23,6 +24,7 @@ class SessionOperator final : public WindowOperator {
   ~SessionOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
+  void EmitOpen() override;
   size_t open_entries() const override { return open_; }
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
 
@@ -40,7 +42,7 @@ class SessionOperator final : public WindowOperator {
     Nanos end;
     uint32_t slot;
     int64_t last_revision;  // -1 until the session is first emitted (update mode, --early)
-    bool changed;           // since its last record (--early)
+    bool changed;           // since its last record (update mode, --early)
     Nanos next_early;       // the time of its early timer (--early)
   };
   using SessionList = absl::InlinedVector<Session, 2>;

@@ -7,16 +7,18 @@
 //   Add               an event (late events are refused and change nothing);
 //   OnWatermark       event time moved: due timers go off, in timer order;
 //   OnProcessingTime  the wall clock moved: due processing-time timers go off;
+//   EmitOpen          a stop signal came (with revisions only): the open windows' changes
+//                     are written as provisional records, before the last checkpoint;
 //   Save              at each checkpoint: the rows that changed (to the window log) and a
 //                     small section ("windows").
 // Load and Save make the operator the window log's component (state/checkpoint.h).
 // The end of the input is OnWatermark(kPlusInfinity): every open window fires and all state
 // is dropped, so there is no separate finish hook.
 //
-// Every firing and every drop of state goes through the operator's TimerService: an
-// operator sets a timer for each thing that will happen (a window firing, a pane or session
-// cleaned up, a revision count forgotten) and acts when it pops. When a window fires and when
-// it is late are the named predicates below (see man/logtide.1, SEMANTICS):
+// Every firing (but a stop's, EmitOpen) and every drop of state goes through the operator's
+// TimerService: an operator sets a timer for each thing that will happen (a window firing, a
+// pane or session cleaned up, a revision count forgotten) and acts when it pops. When a window
+// fires and when it is late are the named predicates below (see man/logtide.1, SEMANTICS):
 //  - FireTime(end): final mode, end + lateness; update mode, end (revision 0). In update mode
 //    each late event accepted into an already emitted window emits that window's next
 //    revision from inside Add().
@@ -27,6 +29,11 @@
 //    since their last record get a provisional record (phase early). For a session the grid
 //    starts at the session's start as it is then. Records then carry revisions in final mode
 //    too, and the on-time record of final mode closes its window.
+//  - EmitOpen (a stop): each (window, key) not yet due (FireTime > watermark) whose state
+//    changed since its last record gets a record now, phase early, not final, with the next
+//    revision, as if an early time had just passed; the pairs it writes count as unchanged
+//    from then on (saved so), so a resumed run goes on with the next revision and writes a
+//    pair again only when it changes or its window is due.
 //  - Closing: the last record of a (window, key) says so (final). When it was written before
 //    the window was late (update mode with lateness), the window's record is written again
 //    at CleanupTime, with the next revision, phase late and final.
@@ -105,12 +112,15 @@ class WindowOperator : public WindowLogComponent {
                                                 EmitMode mode, Nanos early, Deps deps);
   ~WindowOperator() override = default;
 
-  // Section "windows", version 3 (1 was the engine blob's operator part, before the
+  // Section "windows", version 4 (1 was the engine blob's operator part, before the
   // checkpoint components; 2 encoded keys and distinct values in json/value.h's earlier,
-  // unordered form): i64 the operator's watermark, then the operator's meta (see
-  // Snapshot in pane_operator.cc and session_operator.cc); rows in the window log.
+  // unordered form; 3 kept what changed since a pair's last record only with --early, not
+  // in update mode: its rows read as 4's rows without that field): i64 the operator's
+  // watermark, then the operator's meta (see Snapshot in pane_operator.cc and
+  // session_operator.cc); rows in the window log.
   std::string_view section() const override { return "windows"; }
-  uint32_t version() const override { return 3; }
+  uint32_t version() const override { return 4; }
+  bool Reads(uint32_t version) const override { return version == 3 || version == 4; }
   Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
     ByteWriter w(data);
     w.I64(watermark_);
@@ -142,6 +152,13 @@ class WindowOperator : public WindowLogComponent {
     } while (timers_.PopDue(TimeDomain::kEventTime, w, &t));
     AfterTimers();
   }
+  // A stop signal came: with revisions (update mode or --early), writes a provisional record
+  // (phase early, not final, the next revision) for each (window, key) not yet due whose state
+  // changed since its last record, and counts them as unchanged from now on. Without
+  // revisions, writes nothing (the open windows are incomplete, and a record without a
+  // revision could not be taken back).
+  virtual void EmitOpen() = 0;
+
   // Fires every processing-time timer due at `now` (wall-clock nanoseconds since the epoch).
   // The read loop calls it at each tick while processing_timers() is not 0 (engine/loop_timers.h).
   // No operator sets one yet: triggers on the clock will. Processing-time timers are not saved
