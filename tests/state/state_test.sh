@@ -245,7 +245,7 @@ rows=$here/state_rows.py
 check "state rows: every row's checksum is right" python3 "$rows" s.db check
 cp s.db s.good
 python3 "$rows" s.db set-version windows 2 --resum
-refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 2; this version reads format 3' \
+refuse "a section of another format" 5 'another version of logtide (its "windows" section has format 2; this version reads format 4' \
   "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 check "a section of another format: the refusal reports no totals of the saved job" bash -c "! grep -q warning err.txt"
 cp s.good s.db
