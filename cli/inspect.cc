@@ -10,6 +10,7 @@
 #include "output/output_set.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 namespace {
@@ -86,6 +87,24 @@ Status InspectState(const std::string& path, std::string* json) {
   j += "}";
   j += fmt::format(",\"finished\":{}", cp.finished ? "true" : "false");
   j += fmt::format(",\"checkpoints\":{}", cp.checkpoints);
+  // With --tz, the zone database version the open windows' bounds were computed with: null
+  // when the state predates its record, or the system did not say it.
+  const Section* windows = cp.Find("windows");
+  if (query.find("\ntz=") != std::string::npos && windows != nullptr) {
+    SavedZoneRules zone;
+    if (!DecodeSavedZoneRules(windows->data, windows->version, &zone)) {
+      return Status::Corruption(fmt::format(
+          "state file {}: its windows section is damaged or in a format this version does not "
+          "read",
+          path));
+    }
+    j += ",\"zone_database\":";
+    if (zone.zone_db.empty()) {
+      j += "null";
+    } else {
+      AppendJsonString(zone.zone_db, &j);
+    }
+  }
   for (const auto& [name, value] : cp.info) {
     j += ",";
     AppendJsonString(name, &j);

@@ -76,7 +76,11 @@ Status TimeZone::LocalToInstant(const absl::CivilSecond& c, int64_t subsecond_na
 }
 
 std::string ZoneDatabaseVersion() {
-  FILE* f = std::fopen("/usr/share/zoneinfo/tzdata.zi", "r");
+  // The directory absl reads zones from: TZDIR when set, as for every tzcode reader.
+  const char* dir = std::getenv("TZDIR");
+  const std::string path =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/usr/share/zoneinfo") + "/tzdata.zi";
+  FILE* f = std::fopen(path.c_str(), "r");
   if (f == nullptr) return "";
   char line[128] = {};
   const bool got = std::fgets(line, sizeof line, f) != nullptr;

@@ -52,7 +52,8 @@ class TimeZone {
 };
 
 // Returns the version of the system's zone database ("2025b"), from the first line of
-// /usr/share/zoneinfo/tzdata.zi, or "" when that file is missing.
+// tzdata.zi in the directory zones are loaded from (TZDIR when it is set, as absl reads it,
+// else /usr/share/zoneinfo), or "" when that file is missing or does not say.
 std::string ZoneDatabaseVersion();
 
 }  // namespace logtide

@@ -369,6 +369,17 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
   }
 }
 
+void PaneOperator::OpenWindows(std::vector<WindowBounds>* out) const {
+  if (!spec_.is_calendar()) return;
+  for (const auto& [start, pane] : panes_)
+    out->push_back(WindowBounds{start, spec_.EndOfWindowStarting(start)});
+}
+
+WindowBounds PaneOperator::BoundsNow(Nanos start) const {
+  if (!spec_.is_calendar()) return WindowBounds{start, spec_.EndOfWindowStarting(start)};
+  return spec_.Window(start);
+}
+
 bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) {
   watermark_ = watermark;
   for (const auto& [k, v] : rows) {

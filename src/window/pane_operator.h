@@ -47,6 +47,9 @@ class PaneOperator final : public WindowOperator {
   void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
   bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) override;
   void OnTimer(TimeDomain domain, const Timer& t) override;
+  // Calendar windows: one pane is one window.
+  void OpenWindows(std::vector<WindowBounds>* out) const override;
+  WindowBounds BoundsNow(Nanos start) const override;
 
  private:
   struct PaneKey {

@@ -1,5 +1,9 @@
 #include "window/window_operator.h"
 
+#include <fmt/format.h>
+
+#include "time/timestamp.h"
+#include "util/quote.h"
 #include "window/pane_operator.h"
 #include "window/session_operator.h"
 
@@ -7,9 +11,92 @@ namespace logtide {
 
 std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, Nanos lateness,
                                                        EmitMode mode, Nanos early, Deps deps) {
+  std::unique_ptr<WindowOperator> op;
   if (spec.is_session())
-    return std::make_unique<SessionOperator>(spec, lateness, mode, early, deps);
-  return std::make_unique<PaneOperator>(spec, lateness, mode, early, deps);
+    op = std::make_unique<SessionOperator>(spec, lateness, mode, early, deps);
+  else
+    op = std::make_unique<PaneOperator>(spec, lateness, mode, early, deps);
+  if (spec.has_zone) {
+    op->has_zone_ = true;
+    op->zone_name_ = spec.zone.name();
+    op->zone_db_ = ZoneDatabaseVersion();
+  }
+  return op;
+}
+
+Status WindowOperator::Save(std::string* data, std::vector<StateOp>* log, bool all) {
+  ByteWriter w(data);
+  w.I64(watermark_);
+  w.Bytes(zone_db_);
+  std::vector<WindowBounds> open;
+  if (has_zone_) OpenWindows(&open);
+  w.U32(static_cast<uint32_t>(open.size()));
+  for (const WindowBounds& b : open) {
+    w.I64(b.start);
+    w.I64(b.end);
+  }
+  Snapshot(log, &w, all);
+  return Status::Ok();
+}
+
+namespace {
+
+// Reads the zone block of a version 5 section (nothing of a version 3 or 4 one).
+bool ReadZoneBlock(ByteReader* r, uint32_t version, SavedZoneRules* out) {
+  if (version < 5) return true;
+  out->recorded = true;
+  out->zone_db = std::string(r->Bytes());
+  const uint32_t n = r->U32();
+  for (uint32_t i = 0; i < n && r->ok(); ++i) {
+    const Nanos start = r->I64();
+    const Nanos end = r->I64();
+    if (start >= end) return false;
+    out->windows.push_back(WindowBounds{start, end});
+  }
+  return r->ok();
+}
+
+std::string ZoneDbName(const std::string& v) {
+  return v.empty() ? "of unknown version" : QuoteForMessage(v);
+}
+
+}  // namespace
+
+bool DecodeSavedZoneRules(std::string_view data, uint32_t version, SavedZoneRules* out) {
+  if (version < 3 || version > WindowOperator::kVersion) return false;
+  ByteReader r(data);
+  r.I64();
+  return r.ok() && ReadZoneBlock(&r, version, out);
+}
+
+Status WindowOperator::Load(std::string_view data, uint32_t version, const WindowRows& rows) {
+  ByteReader r(data);
+  const Nanos w = r.I64();
+  SavedZoneRules saved;
+  if (!r.ok() || !ReadZoneBlock(&r, version, &saved))
+    return Status::Corruption("a window row or the operator's section does not decode");
+  // The open windows' bounds were computed with the zone's rules of the run that saved them:
+  // where today's rules give one of them other bounds (a government moved a daylight-saving
+  // change, and the zone database was updated), its saved state no longer fits a window.
+  if (has_zone_) {
+    for (const WindowBounds& b : saved.windows) {
+      const WindowBounds now = BoundsNow(b.start);
+      if (now.start == b.start && now.end == b.end) continue;
+      return Status::Refused(fmt::format(
+          "the state's open windows were computed with zone database {} and this system has "
+          "zone database {}, whose rules for {} give the open window [{}, {}) other bounds (its "
+          "start is in the window [{}, {}) now): its saved state would be misplaced; it was not "
+          "changed. Finish the job "
+          "where zone database {} is installed (TZDIR can name its directory), or start a new "
+          "--state file",
+          ZoneDbName(saved.zone_db), ZoneDbName(zone_db_), QuoteForMessage(zone_name_), FormatRfc3339(b.start),
+          FormatRfc3339(b.end), FormatRfc3339(now.start), FormatRfc3339(now.end),
+          ZoneDbName(saved.zone_db)));
+    }
+  }
+  if (!Restore(rows, &r, w) || !r.ok() || !r.at_end())
+    return Status::Corruption("a window row or the operator's section does not decode");
+  return Status::Ok();
 }
 
 }  // namespace logtide

@@ -61,6 +61,8 @@
 
 namespace logtide {
 
+using WindowBounds = WindowSpec::Bounds;
+
 struct WindowResult {
   Nanos start;
   Nanos end;
@@ -115,26 +117,23 @@ class WindowOperator : public WindowLogComponent {
   // Section "windows", version 4 (1 was the engine blob's operator part, before the
   // checkpoint components; 2 encoded keys and distinct values in json/value.h's earlier,
   // unordered form; 3 kept what changed since a pair's last record only with --early, not
-  // in update mode: its rows read as 4's rows without that field): i64 the operator's
-  // watermark, then the operator's meta (see Snapshot in pane_operator.cc and
-  // session_operator.cc); rows in the window log.
+  // in update mode: its rows read as 4's rows without that field; 3 and 4 had no zone block,
+  // and are read as a job that recorded no zone rules):
+  //   i64 the operator's watermark
+  //   bytes the zone database version the windows' bounds were computed with ("" without
+  //         --tz, or when the system does not say it: time/time_zone.h ZoneDatabaseVersion)
+  //   u32 n, then n times i64 start, i64 end: with --tz, the bounds of the open windows
+  //   the operator's meta (see Snapshot in pane_operator.cc and session_operator.cc);
+  // rows in the window log.
+  static constexpr uint32_t kVersion = 5;
   std::string_view section() const override { return "windows"; }
-  uint32_t version() const override { return 4; }
-  bool Reads(uint32_t version) const override { return version == 3 || version == 4; }
-  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
-    ByteWriter w(data);
-    w.I64(watermark_);
-    Snapshot(log, &w, all);
-    return Status::Ok();
-  }
-  // Restores into a new operator and sets the timers its state implies.
-  Status Load(std::string_view data, uint32_t, const WindowRows& rows) override {
-    ByteReader r(data);
-    const Nanos w = r.I64();
-    if (!r.ok() || !Restore(rows, &r, w) || !r.ok() || !r.at_end())
-      return Status::Corruption("a window row or the operator's section does not decode");
-    return Status::Ok();
-  }
+  uint32_t version() const override { return kVersion; }
+  bool Reads(uint32_t version) const override { return version >= 3 && version <= kVersion; }
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+  // Restores into a new operator and sets the timers its state implies. Errors: Corruption
+  // when the bytes are damaged; Refused, naming both zone database versions and a window,
+  // when the saved open windows do not have the bounds the zone's rules give them now.
+  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
 
   // Adds one event at the current watermark to each of its windows that is not late, and
   // returns how many windows it has and how many of them were late. When all were, the event
@@ -202,6 +201,11 @@ class WindowOperator : public WindowLogComponent {
   // damaged.
   virtual bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) = 0;
 
+  // Appends the bounds of the open windows, each once, by start. Called with --tz only.
+  virtual void OpenWindows(std::vector<WindowBounds>*) const {}
+  // Returns the bounds the window starting at `start` has by the zone's rules now.
+  virtual WindowBounds BoundsNow(Nanos start) const { return {start, start}; }
+
   // Acts on one timer that went off.
   virtual void OnTimer(TimeDomain domain, const Timer& t) = 0;
   // Called after the timers that went off at one OnWatermark / OnProcessingTime, if any.
@@ -242,6 +246,19 @@ class WindowOperator : public WindowLogComponent {
   TimerService timers_;
   Nanos watermark_ = kMinusInfinity;
   bool track_changes_ = false;
+  // --tz: the zone's name and the zone database version of this run (Create).
+  bool has_zone_ = false;
+  std::string zone_name_, zone_db_;
 };
+
+// The zone block of a saved "windows" section, for `logtide inspect`.
+struct SavedZoneRules {
+  bool recorded = false;  // version 4: the section says which zone database it used
+  std::string zone_db;    // "" when the job had no --tz or the system did not say
+  std::vector<WindowBounds> windows;
+};
+// Decodes the zone block of a "windows" section saved in `version`. Returns false when its
+// bytes are damaged or the version is not one WindowOperator reads.
+bool DecodeSavedZoneRules(std::string_view data, uint32_t version, SavedZoneRules* out);
 
 }  // namespace logtide

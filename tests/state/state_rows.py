@@ -9,6 +9,10 @@ does the checkpoint's binding (meta "binding", format 3: its grammar is in state
   state_rows.py FILE set-version SECTION N [--resum]
   state_rows.py FILE delete-section SECTION
   state_rows.py FILE add-section SECTION N DATA  (with a valid checksum)
+  state_rows.py FILE zone-db VERSION | --drop    the "windows" section's recorded zone database
+                                                 (window_operator.h): VERSION in its place, or
+                                                 the zone block dropped, as format 4 (logtide
+                                                 before the record); with valid checksums
 """
 import sqlite3
 import struct
@@ -117,6 +121,23 @@ def main():
     elif cmd == "delete-section":
         db.execute("DELETE FROM sections WHERE name = ?", (sys.argv[3],))
         rebind(db)  # a state bound without it: what Restore finds missing
+    elif cmd == "zone-db":
+        (ver, data) = db.execute("SELECT version, data FROM sections WHERE name = 'windows'").fetchone()
+        data = b(data)
+        if ver != 5:
+            sys.exit("the windows section has format %d, not 5" % ver)
+        # i64 watermark, u32 length + zone database version, u32 n + n * (i64 start, i64 end)
+        (n,) = struct.unpack_from("<I", data, 8)
+        rest = 8 + 4 + n
+        (windows,) = struct.unpack_from("<I", data, rest)
+        if sys.argv[3] == "--drop":
+            ver, data = 4, data[:8] + data[rest + 4 + 16 * windows:]
+        else:
+            v = sys.argv[3].encode()
+            data = data[:8] + struct.pack("<I", len(v)) + v + data[rest:]
+        db.execute("UPDATE sections SET version = ?, data = ?, sum = ? WHERE name = 'windows'",
+                   (ver, data, row_sum(b"windows", str(ver).encode(), data)))
+        rebind(db)
     else:
         sys.exit("unknown command " + cmd)
     db.commit()

@@ -245,18 +245,18 @@ rows=$here/state_rows.py
 check "state rows: every row's checksum is right" python3 "$rows" s.db check
 cp s.db s.good
 python3 "$rows" s.db set-version windows 2 --resum
-refuse "a section of another format" 5 'another version of logtide (one older than the first release: its "windows" section has format 2; this version reads formats up to 4' \
+refuse "a section of another format" 5 'another version of logtide (one older than the first release: its "windows" section has format 2; this version reads formats up to 5' \
   "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 check "a section of another format: the refusal reports no totals of the saved job" bash -c "! grep -q warning err.txt"
 check "a section of another format: the file is unchanged" python3 "$rows" s.db check
 # A section from a newer logtide (issue 33): refused as a newer one's, naming both formats.
 cp s.good s.db
-python3 "$rows" s.db set-version windows 5 --resum
+python3 "$rows" s.db set-version windows 6 --resum
 cp s.db s.newer
-refuse "a section of a newer format" 5 'another version of logtide (a newer one: its "windows" section has format 5; this version reads formats up to 4' \
+refuse "a section of a newer format" 5 'another version of logtide (a newer one: its "windows" section has format 6; this version reads formats up to 5' \
   "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson app.log
 check "a section of a newer format: the file is unchanged" cmp -s s.db s.newer
-# Format 3 of "windows" (before a stop kept what changed in update mode) reads as format 4.
+# Format 3 of "windows" (before a stop kept what changed in update mode) is read.
 cp s.good s.db
 python3 "$rows" s.db set-version windows 3 --resum
 check "a \"windows\" section of format 3 is read" "$bin" -q "${Q[@]}" --state s.db --hold -o out.ndjson app.log
