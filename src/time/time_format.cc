@@ -14,6 +14,18 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
+// "-12", "1700000000", "1700000000.25": what the pattern %s reads as epoch seconds.
+bool LooksLikeEpochNumber(std::string_view text) {
+  size_t i = (!text.empty() && text[0] == '-') ? 1 : 0;
+  size_t digits = 0, dots = 0;
+  for (; i < text.size(); ++i) {
+    if (IsDigit(text[i])) ++digits;
+    else if (text[i] == '.' && dots == 0) ++dots;
+    else return false;
+  }
+  return digits > 0;
+}
+
 constexpr const char* kMonths[] = {"january",   "february", "march",    "april",
                                    "may",       "june",     "july",     "august",
                                    "september", "october",  "november", "december"};
@@ -225,6 +237,11 @@ Status TimeFormat::ParseString(std::string_view text, Nanos* out) const {
     case Kind::kPattern:
       return ParsePattern(text, out);
     default:
+      // Epoch seconds written as a string ("1700000000") are read by the pattern %s.
+      if (kind_ == Kind::kEpochS && LooksLikeEpochNumber(text))
+        return Status::DataError(BadKind::kBadTime, fmt::format(
+            "time is a string \"{}\" but --time-format {} expects a number: for epoch seconds "
+            "in a string use --time-format %s", text, spec_));
       return Status::DataError(BadKind::kBadTime, fmt::format(
           "time is a string \"{}\" but --time-format {} expects a number", text, spec_));
   }

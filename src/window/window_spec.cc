@@ -117,6 +117,11 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     spec.kind = WindowSpec::Kind::kSession;
     if (!(st = duration(parts[1], "gap", &spec.gap)).ok()) return st;
   } else {
+    // Flink's HOP (a "hopping" window in Kafka Streams and ksqlDB) is what logtide calls
+    // sliding: a fixed size that advances by a slide.
+    if (parts[0] == "hopping" || parts[0] == "hop")
+      return bad(fmt::format("unknown window kind \"{}\": a window of a size that advances by a "
+                             "slide is sliding:SIZE:SLIDE here", parts[0]));
     return bad(fmt::format("unknown window kind \"{}\"", parts[0]));
   }
   *out = spec;

@@ -82,6 +82,29 @@ TEST_CASE("bad times carry their kind") {
   }
 }
 
+// Issue 32, item 9: epoch seconds in a string are read by the pattern %s, and the message says so.
+TEST_CASE("epoch_s on a string of epoch seconds points at %s") {
+  TimeFormat format;
+  REQUIRE(TimeFormat::Create("epoch_s", &format).ok());
+  Nanos t = 0;
+  for (const char* text : {"1714557600", "-5", "1714557600.25"}) {
+    INFO(text);
+    const Status s = format.ParseString(text, &t);
+    REQUIRE(s.code() == Status::Code::kDataError);
+    CHECK_THAT(s.message(), Catch::Contains("use --time-format %s"));
+  }
+  for (const char* text : {"2024-05-01", "12x", "", "-", "1.2.3"}) {
+    INFO(text);
+    const Status s = format.ParseString(text, &t);
+    REQUIRE(s.code() == Status::Code::kDataError);
+    CHECK_THAT(s.message(), !Catch::Contains("%s"));
+  }
+  TimeFormat pattern;
+  REQUIRE(TimeFormat::Create("%s", &pattern).ok());
+  REQUIRE(pattern.ParseString("1714557600", &t).ok());
+  CHECK(t == 1714557600 * kNanosPerSecond);
+}
+
 TEST_CASE("unknown time format names are refused") {
   TimeFormat f;
   Status s = TimeFormat::Create("epoch", &f);

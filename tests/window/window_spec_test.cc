@@ -35,6 +35,10 @@ TEST_CASE("bad window specs name the rule") {
   CHECK_THAT(Error("sliding:1m:5m"), Catch::Contains("slide must not exceed size"));
   CHECK_THAT(Error("sliding:1m"), Catch::Contains("two durations"));
   CHECK_THAT(Error("hopping:1m"), Catch::Contains("unknown window kind"));
+  // Issue 32, item 9: Flink's hopping window is sliding here, and the message says so.
+  CHECK_THAT(Error("hopping:1h:5m"), Catch::Contains("sliding:SIZE:SLIDE"));
+  CHECK_THAT(Error("hop:1h:5m"), Catch::Contains("sliding:SIZE:SLIDE"));
+  CHECK_THAT(Error("rolling:1h"), !Catch::Contains("a slide is sliding"));
   CHECK_THAT(Error("session:x"), Catch::Contains("gap"));
 }
 
