@@ -11,6 +11,7 @@
 #include "output/having_filter.h"
 #include "time/duration.h"
 #include "time/time_zone.h"
+#include "util/quote.h"
 
 namespace logtide {
 
@@ -49,12 +50,12 @@ Status ParseKey(std::string_view text, EngineConfig* c) {
   while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
   if (name.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "--by \"{}\": a derived key needs a name before '=', as in class=floor(status / 100)",
-        text));
+        "--by {}: a derived key needs a name before '=', as in class=floor(status / 100)",
+        QuoteForMessage(text, /*backslash_quotes=*/true)));
   }
   Expr e;
   Status s = Expr::Parse(expr, &e);
-  if (!s.ok()) return Status::InvalidArgument(fmt::format("--by \"{}\": {}", text, s.message()));
+  if (!s.ok()) return Status::InvalidArgument(fmt::format("--by {}: {}", QuoteForMessage(text, /*backslash_quotes=*/true), s.message()));
   c->by.emplace_back(name);
   c->by_expr.push_back(e.Canonical());
   return Status::Ok();
@@ -119,7 +120,8 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   for (const std::string& w : o.where) {
     Expr e;
     if (!(s = Expr::Parse(w, &e)).ok())
-      return Status::InvalidArgument(fmt::format("--where \"{}\": {}", w, s.message()));
+      return Status::InvalidArgument(
+          fmt::format("--where {}: {}", QuoteForMessage(w, /*backslash_quotes=*/true), s.message()));
     c->where.push_back(e.Canonical());
   }
   for (const std::string& h : o.having) {

@@ -7,6 +7,7 @@
 
 #include "expr/expr.h"
 #include "json/field_path.h"
+#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -143,7 +144,8 @@ size_t FindFilter(std::string_view text) {
 Status ParseAggSpec(std::string_view text, AggSpec* out) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument(
-        fmt::format("--agg \"{}\": {} (expected [NAME=]FN, FN one of {})", text, why, kFnList));
+        fmt::format("--agg {}: {} (expected [NAME=]FN, FN one of {})",
+                    QuoteForMessage(text, /*backslash_quotes=*/true), why, kFnList));
   };
   AggSpec spec;
   spec.text = std::string(text);
@@ -155,7 +157,8 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
     const Status st = Expr::Parse(cond, &e);
     if (!st.ok()) {
       return Status::InvalidArgument(
-          fmt::format("--agg \"{}\": the filter \"{}\": {}", text, cond, st.message()));
+          fmt::format("--agg {}: the filter {}: {}", QuoteForMessage(text, /*backslash_quotes=*/true),
+                      QuoteForMessage(cond, /*backslash_quotes=*/true), st.message()));
     }
     spec.filter = e.Canonical();
   }

@@ -7,6 +7,7 @@
 
 #include "input/line_reader.h"
 #include "keys/key_table.h"
+#include "util/quote.h"
 
 namespace logtide {
 
@@ -97,12 +98,18 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     if (!filter_reads[slot] && slot != p->time_slot_) p->extractor_.Defer(slot);
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
-  for (const std::string& w : c.where) p->expr_labels_.push_back(fmt::format("--where \"{}\"", w));
+  // The labels of warnings: expressions in quotes, their quotes and backslashes escaped.
+  for (const std::string& w : c.where)
+    p->expr_labels_.push_back("--where " + QuoteForMessage(w, /*backslash_quotes=*/true));
   for (size_t i = 0; i < c.by.size(); ++i) {
-    if (p->key_exprs_[i]) p->expr_labels_.push_back(fmt::format("--by {}={}", c.by[i], c.by_expr[i]));
+    if (p->key_exprs_[i])
+      p->expr_labels_.push_back(
+          "--by " + QuoteForMessage(c.by[i] + "=" + c.by_expr[i], /*backslash_quotes=*/true));
   }
   for (const AggSpec& a : c.aggs) {
-    if (!a.filter.empty()) p->expr_labels_.push_back(fmt::format("--agg {}'s filter {}", a.name, a.filter));
+    if (!a.filter.empty())
+      p->expr_labels_.push_back(fmt::format("--agg {}'s filter {}", QuoteForMessage(a.name),
+                                            QuoteForMessage(a.filter, /*backslash_quotes=*/true)));
   }
   auto check = [&](const std::string& name, int slot) {
     for (int c : p->checked_slots_)

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "json/json_text.h"
+#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -169,16 +170,16 @@ Status NormalizeFieldPath(std::string_view flag, std::string_view text, std::str
   };
   const std::string_view path = trim(text);
   if (!path.empty() && path.front() == '$') {
-    return Status::InvalidArgument(fmt::format(
-        "{} \"{}\": a field is named by its path alone, without '$': write {} {}", flag, text,
-        flag, trim(path.substr(1))));
+    return Status::InvalidArgument(
+        fmt::format("{} {}: a field is named by its path alone, without '$': write {} {}", flag,
+                    QuoteForMessage(text, /*backslash_quotes=*/true), flag, trim(path.substr(1))));
   }
   if (path.empty() || path == ".") return Status::InvalidArgument(fmt::format("{}: empty field name", flag));
   FieldPath parsed;
   size_t at = 0;
   if (const Status s = ParseFieldPath(path, &parsed, &at); !s.ok()) {
     return Status::InvalidArgument(
-        fmt::format("{} \"{}\": {} (at byte {})", flag, text, s.message(),
+        fmt::format("{} {}: {} (at byte {})", flag, QuoteForMessage(text, /*backslash_quotes=*/true), s.message(),
                     static_cast<size_t>(path.data() - text.data()) + at + 1));
   }
   *out = FieldPathText(parsed);

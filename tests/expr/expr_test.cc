@@ -12,6 +12,7 @@
 
 #include "json/field_path.h"
 #include "json/json_text.h"
+#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -145,7 +146,7 @@ TEST_CASE("expr: errors point at the position") {
 // Issue 27: expressions parsed field paths with a grammar of their own, and said other things
 // than the flags for the same mistake. Now one parser reads both, so a path reads the same in
 // --by (and --agg, --time) and in an expression, and a mistake in it gets one message at one
-// byte: `--by "P": MESSAGE (at byte N)` and `position N: MESSAGE`.
+// byte: `--by "P": MESSAGE (at byte N)` (P's quotes and backslashes escaped) and `position N: MESSAGE`.
 TEST_CASE("a bad field path gets one message, from a flag or in an expression (issue 27)") {
   const std::pair<std::string, std::string> kCases[] = {
       {".tags[x]", "7: expected an array index (0, 1, -1 for the last) or a quoted key inside [ ]"},
@@ -165,11 +166,20 @@ TEST_CASE("a bad field path gets one message, from a flag or in an expression (i
     const std::string at = expected.substr(0, colon), message = expected.substr(colon + 2);
     std::string normal;
     CHECK(NormalizeFieldPath("--by", path, &normal).message() ==
-          "--by \"" + path + "\": " + message + " (at byte " + at + ")");
+          "--by " + QuoteForMessage(path, /*backslash_quotes=*/true) + ": " + message +
+              " (at byte " + at + ")");
     CHECK(Error(path + " == 1") == "position " + at + ": " + message);
     CHECK(Error("exists(" + path + ")") ==
           "position " + std::to_string(std::stoi(at) + 7) + ": " + message);
   }
+}
+
+// The path in the message is in quotes with its own quotes and backslashes escaped, so the
+// message has one quoted text (it had `--by "."a\q"": ...`).
+TEST_CASE("a path with quotes is quoted once in a flag's message") {
+  std::string normal;
+  CHECK(NormalizeFieldPath("--by", ".\"a\\q\"", &normal).message() ==
+        R"(--by ".\"a\\q\"": unknown escape \q (at byte 5))");
 }
 
 TEST_CASE("expr: comparisons type as JSON") {
