@@ -17,6 +17,11 @@ namespace logtide {
 namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+// "6h after " for a grid moved by an offset of 6h; "at " for none.
+std::string OffsetText(const WindowSpec& w) {
+  return w.offset == 0 ? std::string("at ") : FormatDuration(w.offset) + " after ";
+}
 // A field path as the user may write it: "req.method" for a plain one, ."log.level" and
 // .tags[0] for the others.
 std::string QuotedPath(const std::string& path) {
@@ -109,8 +114,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
   switch (w.kind) {
     case WindowSpec::Kind::kTumbling:
       if (w.is_calendar()) {
-        fmt::format_to(out, "Windows: tumbling, {} in the local calendar of {}; ",
-                       CalendarWindowText(w), w.zone.name());
+        fmt::format_to(out, "Windows: tumbling, {} in the local calendar of {}{}; ",
+                       CalendarWindowText(w), w.zone.name(),
+                       w.offset == 0 ? std::string()
+                                     : fmt::format(", every bound moved by {} on the local clock",
+                                                   FormatSignedDuration(w.offset)));
         fmt::format_to(out,
                        "each bound is the first instant the local clock shows it (a skipped "
                        "time: the instant of the change; a repeated one: the earlier); each event "
@@ -118,15 +126,19 @@ Status Explain(const EngineConfig& c, std::string* result) {
         break;
       }
       fmt::format_to(out,
-                     "Windows: tumbling, {} long, starting at every multiple of {} since "
+                     "Windows: tumbling, {} long, starting {}every multiple of {} since "
                      "1970-01-01T00:00:00Z; "
                      "each event is in exactly one.\n",
-                     size, size);
+                     size, OffsetText(w), size);
       break;
     case WindowSpec::Kind::kSliding:
       fmt::format_to(
-          out, "Windows: sliding, {} long, a new one every {}; each event is in {} windows{}.\n",
-          size, slide, (w.size + w.slide - 1) / w.slide,
+          out, "Windows: sliding, {} long, a new one every {}{}; each event is in {} windows{}.\n",
+          size, slide,
+          w.offset == 0 ? std::string()
+                        : fmt::format(" (starting {}every multiple of {} since 1970-01-01T00:00:00Z)",
+                                      OffsetText(w), slide),
+          (w.size + w.slide - 1) / w.slide,
           w.size % w.slide == 0 ? "" : " (or one fewer)");
       break;
     case WindowSpec::Kind::kSession:

@@ -132,6 +132,19 @@ std::string ColumnType(const SourceField& f) {
   return s + ")";
 }
 
+// The largest offset + k * n <= x, in SQL: logtide_floor of x, or of x moved by the grid's
+// offset and moved back.
+std::string GridFloor(const std::string& x, Nanos n, Nanos offset) {
+  if (offset == 0) return fmt::format("logtide_floor({}, {})", x, n);
+  return fmt::format("logtide_floor({} - {}, {}) + {}", x, offset, n, offset);
+}
+
+// The tumbling grid's words: "" or "offset (21600000000000 ns) plus a ".
+std::string OffsetWords(const WindowSpec& w) {
+  if (w.offset == 0) return "";
+  return fmt::format("offset ({}, {} ns) plus a ", FormatDuration(w.offset), w.offset);
+}
+
 class Renderer : private SqlExprWriter {
  public:
   explicit Renderer(const QueryPlan& p) : p_(p) {}
@@ -470,12 +483,13 @@ std::string Renderer::Render() {
       Use("logtide_floor");
       fmt::format_to(out,
                      "-- Tumbling windows of {} ({} ns): each event in the one window starting "
-                     "at the\n-- multiple of the size at or before it.\n"
+                     "at the\n-- {}multiple of the size at or before it.\n"
                      "windowed AS (\n"
-                     "  SELECT *, logtide_floor(event_ns, {}) AS start_ns\n"
+                     "  SELECT *, {} AS start_ns\n"
                      "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
                      ")\n",
-                     FormatDuration(w.size), w.size, w.size);
+                     FormatDuration(w.size), w.size, OffsetWords(w),
+                     GridFloor("event_ns", w.size, w.offset));
       start = "start_ns";
       end = fmt::format("start_ns + {}", w.size);
       group = "start_ns" + keys_list;
@@ -483,15 +497,18 @@ std::string Renderer::Render() {
     case WindowSpec::Kind::kSliding:
       Use("logtide_floor");
       fmt::format_to(out,
-                     "-- Sliding windows of {} ({} ns) starting every {} ({} ns): each event in "
+                     "-- Sliding windows of {} ({} ns) starting every {} ({} ns){}: each event in "
                      "every\n-- window with start <= t < start + size.\n"
                      "windowed AS (\n"
-                     "  SELECT *, unnest(generate_series(logtide_floor(event_ns - {}, {}) + {}, "
-                     "logtide_floor(event_ns, {}), {})) AS start_ns\n"
+                     "  SELECT *, unnest(generate_series({} + {}, "
+                     "{}, {})) AS start_ns\n"
                      "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
                      ")\n",
-                     FormatDuration(w.size), w.size, FormatDuration(w.slide), w.slide, w.size,
-                     w.slide, w.slide, w.slide, w.slide);
+                     FormatDuration(w.size), w.size, FormatDuration(w.slide), w.slide,
+                     w.offset == 0 ? std::string()
+                                   : fmt::format(" from {} ns after each multiple", w.offset),
+                     GridFloor(fmt::format("event_ns - {}", w.size), w.slide, w.offset), w.slide,
+                     GridFloor("event_ns", w.slide, w.offset), w.slide);
       start = "start_ns";
       end = fmt::format("start_ns + {}", w.size);
       group = "start_ns" + keys_list;

@@ -654,11 +654,13 @@ std::string Renderer::Render() {
   } else {
     start = "window_start";
     end = "window_end";
+    // The grid's offset is the window functions' last, optional argument (Flink 1.15 on).
+    const std::string offset = w.offset == 0 ? std::string() : ", " + Interval(w.offset);
     from = w.kind == WindowSpec::Kind::kTumbling
                ? "TABLE(TUMBLE(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
-                     Interval(w.size) + "))"
+                     Interval(w.size) + offset + "))"
                : "TABLE(HOP(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
-                     Interval(w.slide) + ", " + Interval(w.size) + "))";
+                     Interval(w.slide) + ", " + Interval(w.size) + offset + "))";
     group = "window_start, window_end" + keys_sql;
   }
   if (w.is_session()) {

@@ -334,6 +334,14 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                "change where logtide's has 23 or 25, and it has no window of weeks from Monday "
                "or of months"));
   }
+  // Flink's group-window form (TUMBLE(rowtime, size) in GROUP BY), used for late firing, has no
+  // offset argument; the window table functions have one.
+  if (dialect == SqlDialect::kFlink && c.window.offset != 0 && !c.window.is_calendar() &&
+      c.emit == EmitMode::kUpdate && c.lateness > 0) {
+    out.push_back("--window " + c.window.ToString() +
+                  ": Flink SQL's late firing needs its group-window form (TUMBLE and HOP in "
+                  "GROUP BY), which takes no offset");
+  }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +
                   ": event times with no UTC offset are read as local times in the zone, "

@@ -25,7 +25,7 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
       recent_pane_ = w.start;
       recent_pane_end_ = w.end;
     } else {
-      recent_pane_ = FloorTo(t, pane_);
+      recent_pane_ = spec_.OnGrid(t, pane_);
       recent_pane_end_ = SatAdd(recent_pane_, pane_);
     }
     const Nanos last_end = spec_.LastWindowEnd(t);

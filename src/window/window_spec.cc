@@ -13,17 +13,69 @@ namespace logtide {
 Nanos WindowSpec::pane() const { return std::gcd(size, slide); }
 
 std::string WindowSpec::ToString() const {
+  // No offset, no suffix: the spelling (and so the query identity) of every window before
+  // offsets.
+  const std::string suffix = offset == 0 ? std::string() : ":offset=" + FormatSignedDuration(offset);
   switch (kind) {
     case Kind::kTumbling:
-      if (calendar == Calendar::kWeeks) return fmt::format("tumbling:{}w", count);
-      if (calendar == Calendar::kMonths) return fmt::format("tumbling:{}mo", count);
-      return "tumbling:" + FormatDuration(size);
+      if (calendar == Calendar::kWeeks) return fmt::format("tumbling:{}w{}", count, suffix);
+      if (calendar == Calendar::kMonths) return fmt::format("tumbling:{}mo{}", count, suffix);
+      return "tumbling:" + FormatDuration(size) + suffix;
     case Kind::kSliding:
-      return "sliding:" + FormatDuration(size) + ":" + FormatDuration(slide);
+      return "sliding:" + FormatDuration(size) + ":" + FormatDuration(slide) + suffix;
     case Kind::kSession:
       return "session:" + FormatDuration(gap);
   }
   return "";
+}
+
+std::string FormatSignedDuration(Nanos d) {
+  return d < 0 ? "-" + FormatDuration(-d) : FormatDuration(d);
+}
+
+namespace {
+
+constexpr Nanos kDay = 86400 * kNanosPerSecond;
+constexpr Nanos kHour = 3600 * kNanosPerSecond;
+// A month's offset stays inside its shortest month.
+constexpr Nanos kMonthOffsetLimit = 28 * kDay;
+
+}  // namespace
+
+Status NormalizeOffset(WindowSpec* spec) {
+  const Nanos written = spec->offset_written;
+  spec->offset = 0;
+  if (written == 0) return Status::Ok();
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument(fmt::format("--window {}: offset={}: {}", spec->ToString(),
+                                               FormatSignedDuration(written), why));
+  };
+  if (spec->is_session())
+    return bad("a session window has no grid to move: it starts at its first event");
+  if (spec->is_calendar() && written % kNanosPerSecond != 0)
+    return bad("a calendar window's offset is whole seconds on the local clock");
+  Nanos period = spec->slide;
+  switch (spec->calendar) {
+    case WindowSpec::Calendar::kNone:
+    case WindowSpec::Calendar::kWallClock:
+      break;
+    case WindowSpec::Calendar::kDays:
+      period = spec->count * kDay;
+      break;
+    case WindowSpec::Calendar::kWeeks:
+      period = spec->count * 7 * kDay;
+      break;
+    case WindowSpec::Calendar::kLocalGrid:
+      period = kDay;  // the grid is anchored at each local day's start, moved by the offset
+      break;
+    case WindowSpec::Calendar::kMonths:
+      if (written <= -kMonthOffsetLimit || written >= kMonthOffsetLimit)
+        return bad("a month's offset must be shorter than 28 days (its shortest month)");
+      spec->offset = written;
+      return Status::Ok();
+  }
+  spec->offset = FloorMod(written, period);
+  return Status::Ok();
 }
 
 Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
@@ -51,6 +103,17 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
   };
   WindowSpec spec;
   Status st;
+  // ":offset=DUR" after the durations: the grid's offset, possibly negative.
+  if (parts.size() > 1 && parts.back().substr(0, 7) == "offset=") {
+    std::string_view d = parts.back().substr(7);
+    const bool negative = !d.empty() && d.front() == '-';
+    if (negative) d.remove_prefix(1);
+    Nanos offset = 0;
+    if (!(st = ParseDuration(d, &offset)).ok()) return bad(fmt::format("offset: {}", st.message()));
+    if (offset > kMaxWindowSpan) return bad("offset must be at most 100 years (36500d)");
+    spec.offset_written = negative ? -offset : offset;
+    parts.pop_back();
+  }
   // Weeks and months: "Nw", "Nmo", N a whole number from 1 (a tumbling size only).
   auto calendar_unit = [&](std::string_view s, int64_t* n) -> WindowSpec::Calendar {
     WindowSpec::Calendar unit = WindowSpec::Calendar::kNone;
@@ -124,16 +187,10 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
                              "slide is sliding:SIZE:SLIDE here", parts[0]));
     return bad(fmt::format("unknown window kind \"{}\"", parts[0]));
   }
+  if (!(st = NormalizeOffset(&spec)).ok()) return st;
   *out = spec;
   return Status::Ok();
 }
-
-namespace {
-
-constexpr Nanos kDay = 86400 * kNanosPerSecond;
-constexpr Nanos kHour = 3600 * kNanosPerSecond;
-
-}  // namespace
 
 Status SetWindowZone(const TimeZone& zone, WindowSpec* spec) {
   auto bad = [&](const std::string& why) {
@@ -178,6 +235,8 @@ Status SetWindowZone(const TimeZone& zone, WindowSpec* spec) {
       // Always its own length, or shorter at the end of a day.
     }
   }
+  Status st = NormalizeOffset(&s);
+  if (!st.ok()) return st;
   *spec = s;
   return Status::Ok();
 }
@@ -212,7 +271,7 @@ WindowSpec::Bounds WindowSpec::Window(Nanos t) const {
   static const CivilDay kEpochMonday(1969, 12, 29);
   static const CivilMonth kEpochMonth(1970, 1);
   // The local wall-clock bounds [*lo, *hi) of the window holding local time c.
-  auto civil_bounds = [&](const CivilSecond& c, CivilSecond* lo, CivilSecond* hi) {
+  auto plain_bounds = [&](const CivilSecond& c, CivilSecond* lo, CivilSecond* hi) {
     switch (calendar) {
       case Calendar::kDays: {
         const CivilDay d = kEpochDay + FloorDiv(CivilDay(c) - kEpochDay, count) * count;
@@ -247,6 +306,14 @@ WindowSpec::Bounds WindowSpec::Window(Nanos t) const {
         break;
     }
   };
+  // The offset moves every local bound by the same local time: the window holding c is the
+  // one holding c - offset, moved by the offset.
+  const int64_t offset_s = offset / kNanosPerSecond;
+  auto civil_bounds = [&](const CivilSecond& c, CivilSecond* lo, CivilSecond* hi) {
+    plain_bounds(c - offset_s, lo, hi);
+    *lo += offset_s;
+    *hi += offset_s;
+  };
   CivilSecond lo, hi;
   civil_bounds(zone.ToCivil(t), &lo, &hi);
   Nanos start = zone.FirstInstant(lo), end = zone.FirstInstant(hi);
@@ -273,9 +340,10 @@ void WindowSpec::WindowableRange(Nanos delay, Nanos lateness, Nanos* lo, Nanos* 
   // A window reaches at most its length, plus one step of alignment, on either side of the
   // event; the watermark is the event time less the delay; cleanup is the end plus lateness.
   // (A calendar window's size and slide are its longest length; its bounds are found in the
-  // zone one day around the event, so add two days.)
+  // zone one day around the event, so add two days; an offset moves them by up to its size.)
   const __int128 reach = static_cast<__int128>(is_session() ? gap : size) +
-                         (is_session() ? gap : slide) + 1 + (is_calendar() ? 2 * kDay : 0);
+                         (is_session() ? gap : slide) + 1 + (is_calendar() ? 2 * kDay : 0) +
+                         (offset < 0 ? -static_cast<__int128>(offset) : offset);
   const __int128 l = static_cast<__int128>(kMinusInfinity) + reach + delay;
   const __int128 h = static_cast<__int128>(kPlusInfinity) - reach - lateness;
   *lo = l > kPlusInfinity ? kPlusInfinity : static_cast<Nanos>(l);

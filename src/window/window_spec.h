@@ -48,6 +48,13 @@ struct WindowSpec {
   Nanos gap = 0;    // session
   Calendar calendar = Calendar::kNone;
   int64_t count = 0;  // kDays, kWeeks, kMonths: how many in a window
+  // The grid's offset (":offset=DUR"): windows start at offset + k * slide instead of k * slide;
+  // a calendar window's local bounds move by it on the local clock (local days from 06:00,
+  // weeks from Sunday). Normalised (NormalizeOffset): in [0, slide) on the fixed grid, in
+  // [0, the calendar period) for days, weeks and wall-clock sizes, within (-28d, 28d) for months.
+  // `offset_written` is as the flag gave it, kept for SetWindowZone to normalise again.
+  Nanos offset = 0;
+  Nanos offset_written = 0;
   // --tz (has_zone): the zone of calendar windows and of local times; UTC without it.
   bool has_zone = false;
   TimeZone zone;
@@ -67,13 +74,13 @@ struct WindowSpec {
   Nanos PaneStart(Nanos t) const {
     if (is_calendar()) [[unlikely]]
       return Window(t).start;
-    return FloorTo(t, pane());
+    return OnGrid(t, pane());
   }
-  // Start of the latest window holding t (the largest k * slide <= t).
+  // Start of the latest window holding t (the largest offset + k * slide <= t).
   Nanos LastWindowStart(Nanos t) const {
     if (is_calendar()) [[unlikely]]
       return Window(t).start;
-    return FloorTo(t, slide);
+    return OnGrid(t, slide);
   }
   // End of the latest window holding t: the window that stays open longest.
   Nanos LastWindowEnd(Nanos t) const {
@@ -85,7 +92,7 @@ struct WindowSpec {
   Nanos NextEndAfter(Nanos x) const {
     if (is_calendar()) [[unlikely]]
       return Window(x).end;
-    return SatAdd(SatAdd(FloorTo(SatSub(x, size), slide), slide), size);
+    return SatAdd(SatAdd(OnGrid(SatSub(x, size), slide), slide), size);
   }
   // Start of the window ending at `end`. REQUIRES: `end` is a window end.
   Nanos StartOfWindowEnding(Nanos end) const {
@@ -106,20 +113,37 @@ struct WindowSpec {
   // The calendar window holding t: [start, end), start <= t < end. REQUIRES: is_calendar().
   Bounds Window(Nanos t) const;
 
-  // The command-line spelling, e.g. "sliding:1h:1m".
+  // The command-line spelling, e.g. "sliding:1h:1m", "tumbling:1d:offset=6h".
   std::string ToString() const;
+
+  // The largest offset + k * unit <= t. REQUIRES: unit > 0 divides slide, offset in [0, slide).
+  Nanos OnGrid(Nanos t, Nanos unit) const {
+    if (offset == 0) return FloorTo(t, unit);
+    const Nanos f = FloorTo(SatSub(t, offset), unit);
+    return f == kMinusInfinity ? f : SatAdd(f, offset);
+  }
 };
 
-// Parses tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP. Fails with the rule that was broken:
+// Parses tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP, the first two with an optional
+// ":offset=DUR" (DUR may be negative). Fails with the rule that was broken:
 // durations must be positive and at most kMaxWindowSpan, and for sliding, slide <= size and
 // size / slide <= kMaxWindowsPerEvent.
 // Weeks (1w, 2w) and months (1mo, 3mo) are tumbling sizes only: calendar windows, in UTC
 // until SetWindowZone gives a zone.
 Status ParseWindowSpec(std::string_view text, WindowSpec* out);
 
+// Sets spec->offset from spec->offset_written for the spec's kind (see WindowSpec::offset).
+// Fails for a session window, a calendar window's offset that is not whole seconds, and a
+// month's offset of 28 days or more either way.
+Status NormalizeOffset(WindowSpec* spec);
+
+// "6h", "-1d": a duration with its sign.
+std::string FormatSignedDuration(Nanos d);
+
 // Returns a calendar window in words: "local days", "2 ISO weeks (from Monday)", "months",
 // "6h on the local wall clock from each local midnight", "1h from each local midnight".
 // REQUIRES: spec.is_calendar().
+// (Without the offset.)
 std::string CalendarWindowText(const WindowSpec& spec);
 
 // Applies --tz: tumbling windows become calendar windows in `zone` (whole days, weeks, months,

@@ -356,7 +356,7 @@ def first_instant(c, zone):
     return hi
 
 
-def calendar_bounds(c, unit, n):
+def plain_bounds(c, unit, n):
     """The local wall-clock bounds [lo, hi) of the calendar window holding local time c."""
     if unit == "d":
         d = (c.date() - datetime.date(1970, 1, 1)).days // n * n
@@ -378,12 +378,19 @@ def calendar_bounds(c, unit, n):
     raise ValueError(unit)
 
 
-def calendar_window(t, zone, unit, n):
+def calendar_window(t, zone, unit, n, offset=0):
     """The calendar window [start, end) in ns holding t (ns): unit "d", "w", "mo" (n of them),
-    "wall" (n seconds over an hour), or "grid" (n ns of an hour or less from each local midnight)."""
+    "wall" (n seconds over an hour), or "grid" (n ns of an hour or less from each local midnight);
+    with every local bound moved by offset seconds of local time (the grid's days too)."""
     u = t // NS
     c = local_of(u, zone)
     days = unit == "grid"
+    shift = datetime.timedelta(seconds=offset)
+
+    def calendar_bounds(c, unit, n):
+        lo, hi = plain_bounds(c - shift, unit, n)
+        return lo + shift, hi + shift
+
     lo, hi = calendar_bounds(c, "d" if days else unit, 1 if days else n)
     start, end = first_instant(lo, zone), first_instant(hi, zone)
     while u >= end:

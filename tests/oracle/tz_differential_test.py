@@ -64,6 +64,20 @@ def run_case(binary, seed, workdir):
     zone = rng.choice(ZONES)
     z = zoneinfo.ZoneInfo(zone)
     spelling, unit, n, spread = rng.choice(SIZES)
+    # Half the cases with an offset (issue 31, item 3): the model moves every local bound by
+    # it; the command spells it as given, or a whole period below it (negative), which must be
+    # the same grid. Months keep their offset as written, within (-28d, 28d).
+    offset, written = 0, 0
+    if rng.random() < 0.5:
+        period = {"d": n * 86400, "w": 7 * n * 86400, "wall": n, "grid": 86400, "mo": None}[unit]
+        if period is None:
+            offset = written = rng.choice([-6 * 3600, 14 * 86400, 27 * 86400 + 3599, -27 * 86400, 1800])
+        else:
+            offset = rng.choice([1, 60, 1800, 3600, 6 * 3600, 86400 - 1, period // 3, period - 1]) % period
+            written = offset - period if rng.random() < 0.5 else offset
+    window = "tumbling:" + spelling
+    if written != 0:
+        window += ":offset=%s%ds" % ("-" if written < 0 else "", abs(written))
     center = rng.choice(changes(zone))
     events = []  # (instant seconds or None for a bad line, line text)
     for _ in range(rng.randrange(5, 200)):
@@ -82,14 +96,14 @@ def run_case(binary, seed, workdir):
         lines.insert(rng.randrange(0, len(lines) + 1), e[1])
     counts = {}
     for u, _ in good:
-        w = reference.calendar_window(u * NS, z, unit, n)
+        w = reference.calendar_window(u * NS, z, unit, n, offset)
         counts[w] = counts.get(w, 0) + 1
     expected = "".join('{"window_start":"%s","window_end":"%s","count":%d}\n' % (
         reference.rfc3339(s), reference.rfc3339(e), c) for (s, e), c in sorted(counts.items()))
     path = os.path.join(workdir, "in.ndjson")
     with open(path, "w") as f:
         f.write("".join(line + "\n" for line in lines))
-    args = [binary, "-q", "--window", "tumbling:" + spelling, "--tz", zone, path]
+    args = [binary, "-q", "--window", window, "--tz", zone, path]
     got = subprocess.run(args, capture_output=True, text=True)
     if got.returncode != 0 or got.stdout != expected:
         return "seed %d: %s\n--- expected\n%s--- got (exit %d)\n%s%s" % (
@@ -105,7 +119,7 @@ def run_case(binary, seed, workdir):
     for p in (state, out):
         if os.path.exists(p):
             os.remove(p)
-    base = [binary, "-q", "--window", "tumbling:" + spelling, "--tz", zone, "--state", state, "-o", out]
+    base = [binary, "-q", "--window", window, "--tz", zone, "--state", state, "-o", out]
     first = subprocess.run(base + ["--hold", a], capture_output=True, text=True)
     second = subprocess.run(base + [b], capture_output=True, text=True)
     resumed = open(out).read() if os.path.exists(out) else ""

@@ -177,3 +177,98 @@ TEST_CASE("ZoneRefusesSlidingAndSizesTheCalendarCannotHold") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+// Issue 31, item 3: an offset moves the grid. The expected values are worked out by hand.
+TEST_CASE("an offset is normalised into one period and printed back") {
+  CHECK(Parse("tumbling:1d:offset=6h").ToString() == "tumbling:1d:offset=6h");
+  CHECK(Parse("tumbling:1d:offset=6h").offset == 6 * 3600 * kS);
+  CHECK(Parse("tumbling:1h:offset=-15m").ToString() == "tumbling:1h:offset=45m");
+  CHECK(Parse("tumbling:1h:offset=2h").ToString() == "tumbling:1h");  // a whole period: none
+  CHECK(Parse("tumbling:1h:offset=0s").ToString() == "tumbling:1h");
+  CHECK(Parse("sliding:1h:30m:offset=40m").ToString() == "sliding:1h:30m:offset=10m");
+  CHECK(Parse("tumbling:1w:offset=-1d").ToString() == "tumbling:1w:offset=6d");
+  CHECK(Parse("tumbling:1mo:offset=-6h").ToString() == "tumbling:1mo:offset=-6h");
+  // Under a zone, a day's offset is normalised over the calendar period.
+  CHECK(Zoned("tumbling:2d:offset=-6h", "Europe/Berlin").ToString() == "tumbling:2d:offset=1d18h");
+}
+
+TEST_CASE("offsets that cannot hold are refused with the rule") {
+  CHECK_THAT(Error("session:5m:offset=1m"), Catch::Contains("no grid"));
+  CHECK_THAT(Error("tumbling:1mo:offset=28d"), Catch::Contains("shorter than 28 days"));
+  CHECK_THAT(Error("tumbling:1mo:offset=-28d"), Catch::Contains("shorter than 28 days"));
+  CHECK_THAT(Error("tumbling:1w:offset=1500ms"), Catch::Contains("whole seconds"));
+  CHECK_THAT(Error("tumbling:1h:offset=x"), Catch::Contains("offset"));
+  CHECK_THAT(Error("tumbling:1h:offset=1m:offset=2m"), Catch::Contains("one duration"));
+  TimeZone z;
+  REQUIRE(TimeZone::Load("Europe/Berlin", &z).ok());
+  WindowSpec w;
+  REQUIRE(ParseWindowSpec("tumbling:1d:offset=1500ms", &w).ok());  // fine on the fixed grid
+  CHECK(w.offset == 1500 * kS / 1000);
+  CHECK_THAT(SetWindowZone(z, &w).message(), Catch::Contains("whole seconds"));
+}
+
+TEST_CASE("the fixed grid with an offset") {
+  const WindowSpec t = Parse("tumbling:1h:offset=20m");
+  CHECK(t.LastWindowStart(At("2024-05-01T10:19:59Z")) == At("2024-05-01T09:20:00Z"));
+  CHECK(t.LastWindowStart(At("2024-05-01T10:20:00Z")) == At("2024-05-01T10:20:00Z"));
+  CHECK(t.NextEndAfter(At("2024-05-01T10:20:00Z")) == At("2024-05-01T11:20:00Z"));
+  CHECK(t.PaneStart(At("1969-12-31T23:50:00Z")) == At("1969-12-31T23:20:00Z"));  // before 1970
+  const WindowSpec s = Parse("sliding:1h:30m:offset=10m");  // windows start at :10 and :40
+  CHECK(s.LastWindowStart(At("2024-05-01T10:15:00Z")) == At("2024-05-01T10:10:00Z"));
+  CHECK(s.NextEndAfter(At("2024-05-01T10:15:00Z")) == At("2024-05-01T10:40:00Z"));
+  CHECK(s.LastWindowEnd(At("2024-05-01T10:15:00Z")) == At("2024-05-01T11:10:00Z"));
+  const WindowSpec u = Parse("sliding:50m:20m:offset=5m");  // panes of 10m from :05
+  CHECK(u.PaneStart(At("2024-05-01T10:04:59Z")) == At("2024-05-01T09:55:00Z"));
+  CHECK(u.LastWindowStart(At("2024-05-01T10:04:59Z")) == At("2024-05-01T09:45:00Z"));
+}
+
+TEST_CASE("calendar windows with an offset, across daylight-saving changes") {
+  // Berlin days from 06:00: the one from Saturday 03-30 06:00 CET (05:00Z) to Sunday 03-31
+  // 06:00 CEST (04:00Z) is 23 hours.
+  const WindowSpec d = Zoned("tumbling:1d:offset=6h", "Europe/Berlin");
+  WindowSpec::Bounds b = d.Window(At("2024-03-31T03:59:59Z"));
+  CHECK(b.start == At("2024-03-30T05:00:00Z"));
+  CHECK(b.end == At("2024-03-31T04:00:00Z"));
+  // Autumn: Saturday 10-26 06:00 CEST (04:00Z) to Sunday 10-27 06:00 CET (05:00Z), 25 hours.
+  b = d.Window(At("2024-10-27T01:30:00Z"));
+  CHECK(b.start == At("2024-10-26T04:00:00Z"));
+  CHECK(b.end == At("2024-10-27T05:00:00Z"));
+  // Weeks from Sunday: Sunday 10-27 00:00 CEST is 10-26T22:00Z, Sunday 11-03 00:00 CET is
+  // 11-02T23:00Z: 169 hours.
+  const WindowSpec w = Zoned("tumbling:1w:offset=-1d", "Europe/Berlin");
+  b = w.Window(At("2024-10-30T12:00:00Z"));
+  CHECK(b.start == At("2024-10-26T22:00:00Z"));
+  CHECK(b.end == At("2024-11-02T23:00:00Z"));
+  // 1h windows from :30 in Kolkata (+05:30): on the UTC hour.
+  const WindowSpec h = Zoned("tumbling:1h:offset=30m", "Asia/Kolkata");
+  b = h.Window(At("2024-05-01T10:59:59Z"));
+  CHECK(b.start == At("2024-05-01T10:00:00Z"));
+  CHECK(b.end == At("2024-05-01T11:00:00Z"));
+}
+
+TEST_CASE("calendar windows with offsets tile time") {
+  for (const char* zone : {"Europe/Berlin", "America/Santiago", "Australia/Lord_Howe"}) {
+    for (const char* spec : {"tumbling:1d:offset=6h", "tumbling:6h:offset=-1h",
+                             "tumbling:30m:offset=10m", "tumbling:1w:offset=-1d",
+                             "tumbling:1mo:offset=14d", "tumbling:1mo:offset=-6h"}) {
+      WindowSpec w = Zoned(spec, zone);
+      Nanos prev_end = 0;
+      for (Nanos t = At("2024-01-01T00:00:00Z"); t < At("2025-01-01T00:00:00Z");
+           t += 17 * 60 * kS) {
+        const WindowSpec::Bounds b = w.Window(t);
+        INFO(zone << " " << spec << " at " << FormatRfc3339(t));
+        REQUIRE(b.start <= t);
+        REQUIRE(t < b.end);
+        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start)
+          REQUIRE(b.start == prev_end);
+        prev_end = b.end;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace logtide
