@@ -285,6 +285,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   s = engine->Run(stderr, &printer);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.stats) PrintStats(*engine, seconds);
+  // A usage error only the opened inputs show (--early-every on files read to their end).
+  if (s.code() == Status::Code::kInvalidArgument) return UsageError(app, s.message());
   if (!s.ok()) {
     Diag(stderr, "logtide: error: {}\n", s.message());
     switch (s.code()) {

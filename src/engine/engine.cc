@@ -125,7 +125,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   Impl& m = *e->impl_;
   m.op = WindowOperator::Create(
       c.window, c.lateness, c.emit, c.early,
-      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});
+      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()},
+      c.early_every);
   m.op->set_track_changes(!c.state_path.empty());
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
   m.idle = std::make_unique<IdleInputs>(&m.idleness, m.time.get());
@@ -139,6 +140,8 @@ Status Engine::Impl::Open() {
   opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
+  // Before the state is opened: a refused run makes no state file.
+  if (!(s = CheckLiveInput(config, inputs.get())).ok()) return s;
   // A log's family is listed as its folder holds it now: as many inputs as that gives.
   const int n = static_cast<int>(inputs->size());
   tracker = WatermarkTracker(n, config.delay);

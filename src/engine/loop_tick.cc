@@ -13,6 +13,7 @@ namespace logtide {
 
 void LoopTick::Start(Nanos now, bool live) {
   live_ = live;
+  deps_.op->StartProcessingTime(now);
   if (deps_.progress) timers_.Set(LoopTimers::kProgress, now, kProgressEvery);
   if (deps_.checkpointer != nullptr) {
     deps_.checkpointer->Start();
@@ -53,9 +54,19 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
 
 void LoopTick::Run(LoopTimers::Job job, Nanos now) {
   switch (job) {
-    case LoopTimers::kWindows:
-      deps_.op->OnProcessingTime(now);
+    case LoopTimers::kWindows: {
+      const uint64_t written = deps_.stats->windows_emitted;
+      if (!deps_.op->OnProcessingTime(now)) break;
+      // --early-every under --state: the records of a firing are committed by a checkpoint
+      // at once (one per firing, so at most one per interval), so a resumed run never decides
+      // them again: what the clock decided stays decided.
+      if (deps_.checkpointer != nullptr && deps_.stats->windows_emitted != written &&
+          status_.ok()) {
+        Status s = deps_.checkpointer->Take(false);
+        if (!s.ok()) status_ = s;
+      }
       break;
+    }
     case LoopTimers::kFlush:
       // Due again at the next tick until there is something to flush.
       if (Decided() == flushed_) {
