@@ -48,10 +48,10 @@ void CorrectionStats::Read(const WindowResult& r, Values* out) const {
 void CorrectionStats::Observe(const std::vector<WindowResult>& results) {
   for (const WindowResult& r : results) {
     if (r.phase == RecordPhase::kEarly) continue;
-    auto id = std::make_tuple(r.start, r.end, std::string(keys_->encoded(r.key)));
+    const auto id = std::make_tuple(r.start, r.end, r.key);
     if (r.phase == RecordPhase::kOnTime) {
       if (r.final) continue;  // it cannot change
-      Held& h = held_[std::move(id)];
+      Held& h = held_[id];
       Read(r, &h.on_time);
       h.last = h.on_time;
       ++on_time_;

@@ -14,15 +14,14 @@
 #include <vector>
 
 #include "agg/accumulators.h"
-#include "keys/key_table.h"
 #include "window/window_operator.h"
 
 namespace logtide {
 
 class CorrectionStats {
  public:
-  // REQUIRES: `acc` and `keys` outlive this.
-  CorrectionStats(const Accumulators* acc, const KeyTable* keys) : acc_(acc), keys_(keys) {}
+  // REQUIRES: `acc` outlives this.
+  explicit CorrectionStats(const Accumulators* acc) : acc_(acc) {}
 
   // The records of one firing (or late event): an on-time record that is not final starts
   // holding its pair's values; a later record of a held pair replaces its last values, and a
@@ -68,9 +67,11 @@ class CorrectionStats {
   void Settle(const Held& h);
 
   const Accumulators* acc_;
-  const KeyTable* keys_;
-  // (window start, window end, key bytes) -> the pair's values.
-  absl::flat_hash_map<std::tuple<Nanos, Nanos, std::string>, Held> held_;
+  // (window start, window end, key id) -> the pair's values. A held pair's key is held by its
+  // window's state until its final record (the closing record comes before the state is
+  // dropped); only a pair that gets none (a session whose bounds a late event changed) can
+  // outlive its key's id, and its last values are its on-time ones: no correction either way.
+  absl::flat_hash_map<std::tuple<Nanos, Nanos, uint32_t>, Held> held_;
   uint64_t on_time_ = 0;
   uint64_t corrected_ = 0;
   std::vector<std::vector<double>> changes_;  // per aggregate, per corrected pair

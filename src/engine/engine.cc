@@ -133,7 +133,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   m.op->set_track_changes(!c.state_path.empty());
   // Only there can a pair change after its on-time record (otherwise that one is final).
   if (c.emit == EmitMode::kUpdate && c.lateness > 0) {
-    m.corrections = std::make_unique<CorrectionStats>(&m.acc, &m.keys);
+    m.corrections = std::make_unique<CorrectionStats>(&m.acc);
     m.sink.set_corrections(m.corrections.get());
   }
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());

@@ -6,13 +6,14 @@
 #include <catch2/catch.hpp>
 
 #include "json/value.h"
+#include "keys/key_table.h"
 
 namespace logtide {
 namespace {
 
 // count and sum(x) over slots the test fills; keys by name.
 struct Fixture {
-  Fixture() : acc(Specs()), stats(&acc, &keys) {}
+  Fixture() : acc(Specs()), stats(&acc) {}
   static std::vector<AggSpec> Specs() {
     AggSpec count, sum;
     (void)ParseAggSpec("count", &count);
