@@ -35,13 +35,7 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
   bool wait = true;
   if (waiting) {
     wait = deps_.idle->WhileWaiting(pool, waiting_on, done, now);
-    if (Decided() != flushed_) {
-      flushed_ = Decided();
-      if (output_thread_ != nullptr) output_thread_->Drain();
-      Status s = deps_.outputs->Sync(false);
-      if (!s.ok() && status_.ok()) status_ = s;
-      if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
-    }
+    FlushWhileWaiting(now);
   }
   if (deps_.op->processing_timers() > 0) timers_.Set(LoopTimers::kWindows, now, 0);
   // The jobs due now run once each; one that sets its timer due again runs at the next tick.
@@ -49,7 +43,18 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
   size_t n = 0;
   for (LoopTimers::Job j; n < due.size() && timers_.PopDue(now, &j);) due[n++] = j;
   for (size_t i = 0; i < n; ++i) Run(due[i], now);
+  // What a job decided (an --early-every firing) goes out now too, not a wait later.
+  if (waiting) FlushWhileWaiting(now);
   return wait;
+}
+
+void LoopTick::FlushWhileWaiting(Nanos now) {
+  if (Decided() == flushed_) return;
+  flushed_ = Decided();
+  if (output_thread_ != nullptr) output_thread_->Drain();
+  Status s = deps_.outputs->Sync(false);
+  if (!s.ok() && status_.ok()) status_ = s;
+  if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
 }
 
 void LoopTick::Run(LoopTimers::Job job, Nanos now) {

@@ -61,6 +61,8 @@ class LoopTick {
 
  private:
   void Run(LoopTimers::Job job, Nanos now);
+  // While input is awaited: what was decided since the last flush goes out at once.
+  void FlushWhileWaiting(Nanos now);
   // Records, late events and bad lines decided so far.
   uint64_t Decided() const;
 
