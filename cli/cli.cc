@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/correction_stats.h"
 #include "engine/engine.h"
 #include "engine/validate_config.h"
 #include "config_file.h"
@@ -52,7 +53,7 @@ void PrintStats(const Engine& engine, double seconds) {
   };
   Diag(stderr,
        "{{\"lines\":{},\"events\":{},\"bad_lines\":{},\"late_events\":{}{},\"windows_emitted\":{},"
-       "\"ignored_values\":{{{}}},{}{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}"
+       "\"ignored_values\":{{{}}},{}{}{}\"bytes_read\":{},\"seconds\":{:.3f},\"mb_per_s\":{:.1f}{}}}"
        "\n",
        st.lines, st.events, st.bad_lines, st.late_events, partly(st), st.windows_emitted,
        ignored(st),
@@ -61,6 +62,11 @@ void PrintStats(const Engine& engine, double seconds) {
        engine.config().having.empty()
            ? ""
            : fmt::format("\"having_matched\":{},", engine.having_matched()),
+       // Update mode with --lateness: how much this run's on-time records were corrected.
+       engine.corrections() == nullptr
+           ? ""
+           : fmt::format("\"corrections\":{},",
+                         engine.corrections()->StatsJson(AggNames(engine.config()))),
        st.bytes_read, seconds,
        seconds > 0 ? static_cast<double>(st.bytes_read) / 1e6 / seconds : 0.0,
        engine.config().state_path.empty()
@@ -285,6 +291,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   s = engine->Run(stderr, &printer);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (o.stats) PrintStats(*engine, seconds);
+  // A usage error only the opened inputs show (--early-every on files read to their end).
+  if (s.code() == Status::Code::kInvalidArgument) return UsageError(app, s.message());
   if (!s.ok()) {
     Diag(stderr, "logtide: error: {}\n", s.message());
     switch (s.code()) {

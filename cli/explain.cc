@@ -239,7 +239,21 @@ Status Explain(const EngineConfig& c, std::string* result) {
                    "one.\n",
                    early, early, early, w.is_session() ? "; a session's start as it is then" : "");
   }
-  if (p.emit == EmitMode::kFinal && c.early == 0) {
+  if (c.early_every > 0) {
+    const std::string every = FormatDuration(c.early_every);
+    fmt::format_to(out,
+                   "Early results by the wall clock (--early-every {}): while a window is open, "
+                   "every {} of wall-clock time (at each multiple of {} since 1970 UTC), also "
+                   "while no input comes, a provisional result (\"phase\":\"early\") for each key "
+                   "whose result changed since its last one. These depend on when lines arrive, "
+                   "not only on the input: for live input only (a pipe, a terminal, --follow).{}\n",
+                   every, every, every,
+                   c.state_path.empty() ? ""
+                                        : " Each such firing is followed by a checkpoint, so a "
+                                          "resumed run never writes its results again.");
+  }
+  const bool early = c.early > 0 || c.early_every > 0;
+  if (p.emit == EmitMode::kFinal && !early) {
     fmt::format_to(out,
                    "Results: a window's results are written once, when the watermark reaches {}; "
                    "{}.\n",
@@ -255,7 +269,7 @@ Status Explain(const EngineConfig& c, std::string* result) {
                    "Results: a window's results are {}written (\"phase\":\"on_time\") when the "
                    "watermark reaches the window's end; {}. Every result has a \"revision\", "
                    "0, 1, 2... per window and key.\n",
-                   c.early > 0 ? "" : "first ", at_end);
+                   early ? "" : "first ", at_end);
     if (p.lateness == 0) {
       s += "Revisions: none can follow, since there is no allowed lateness (--lateness): the "
            "on-time result is the last (\"final\":true).\n";

@@ -77,6 +77,10 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "While a window is open, a provisional record of each key changed since its "
                   "last one, each time the watermark passes the window's start + k*DUR")
       ->type_name("DUR");
+  app->add_option("--early-every", o.early_every,
+                  "Live input (a pipe, a terminal, --follow): while a window is open, every DUR "
+                  "of wall-clock time, a provisional record of each key changed since its last one")
+      ->type_name("DUR");
   app->add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")
       ->type_name("FILE");
   app->add_option("--on-error", o.on_error,

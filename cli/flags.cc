@@ -168,6 +168,13 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     if (c->early <= 0)
       return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
   }
+  if (!o.early_every.empty()) {
+    if (!(s = ParseDuration(o.early_every, &c->early_every)).ok())
+      return Status::InvalidArgument("--early-every: " + s.message());
+    if (c->early_every <= 0)
+      return Status::InvalidArgument(
+          "--early-every must be longer than 0 (leave it out for none)");
+  }
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;
   c->output = o.output;

@@ -41,6 +41,7 @@ struct Options {
   std::string max_future;  // empty: no limit
   std::string emit = "final";
   std::string early;
+  std::string early_every;
   std::string late_output;
   std::string on_error = "skip";
   double max_bad_ratio = 1;

@@ -73,7 +73,7 @@ _logtide() {
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
   local flags="-h --help --version --config --time --time-format --window --tz --by --agg --where --having
     --delay
-    --lateness --max-future --idle-timeout -f --follow --emit --early --late-output --on-error
+    --lateness --max-future --idle-timeout -f --follow --emit --early --early-every --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite
     --change-outputs --allow-missing-inputs"
@@ -113,7 +113,7 @@ _logtide() {
     --late-output|--errors|-o|--output|--config|--state)
       _logtide_files
       return ;;
-    --delay|--lateness|--max-future|--idle-timeout|--early|--checkpoint-interval)
+    --delay|--lateness|--max-future|--idle-timeout|--early|--early-every|--checkpoint-interval)
       _logtide_duration_units
       return ;;
     --time|--by|--where|--having|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads)

@@ -6,6 +6,7 @@
 
 #include "agg/accumulators.h"
 #include "engine/checkpointer.h"
+#include "engine/correction_stats.h"
 #include "engine/counters.h"
 #include "engine/event_parser.h"
 #include "engine/event_time.h"
@@ -55,6 +56,8 @@ struct Engine::Impl {
   Accumulators acc;
   ResultSink sink;
   std::unique_ptr<WindowOperator> op;
+  // Update mode with --lateness: how much the on-time records were corrected.
+  std::unique_ptr<CorrectionStats> corrections;
   OutputSet outputs;
   RunReport report;  // writes bad lines and late events to `outputs`
   std::unique_ptr<RecordWriter> writer;
@@ -125,8 +128,14 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
   Impl& m = *e->impl_;
   m.op = WindowOperator::Create(
       c.window, c.lateness, c.emit, c.early,
-      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()});
+      WindowOperator::Deps{&m.keys, &m.acc, &m.sink, e->stats_.ignored_values.data(), c.by.size()},
+      c.early_every);
   m.op->set_track_changes(!c.state_path.empty());
+  // Only there can a pair change after its on-time record (otherwise that one is final).
+  if (c.emit == EmitMode::kUpdate && c.lateness > 0) {
+    m.corrections = std::make_unique<CorrectionStats>(&m.acc);
+    m.sink.set_corrections(m.corrections.get());
+  }
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
   m.idle = std::make_unique<IdleInputs>(&m.idleness, m.time.get());
   *out = std::move(e);
@@ -139,6 +148,8 @@ Status Engine::Impl::Open() {
   opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
+  // Before the state is opened: a refused run makes no state file.
+  if (!(s = CheckLiveInput(config, inputs.get())).ok()) return s;
   // A log's family is listed as its folder holds it now: as many inputs as that gives.
   const int n = static_cast<int>(inputs->size());
   tracker = WatermarkTracker(n, config.delay);
@@ -427,6 +438,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (m.nothing_to_do) return s;
   Status f = m.Finish();
   if (s.ok()) s = f;
+  if (m.corrections != nullptr) m.corrections->Finish();
   // The records are all written: what --having's expressions met is known.
   if (m.having != nullptr) {
     const std::vector<uint64_t> mismatches = m.having->type_errors();
@@ -439,11 +451,19 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (s.ok() && opened && m.stopped_by == 0) s = m.report.Verdict();
   // A run refused at opening (its state, its inputs) read nothing: the restored job's totals
   // are not this run's to report.
-  if (!config_.quiet && opened) m.report.WarnAtEnd(m.tracker.top());
+  if (!config_.quiet && opened) {
+    m.report.WarnAtEnd(m.tracker.top());
+    if (m.corrections != nullptr && m.corrections->corrected() > 0)
+      m.report.Warn(m.corrections->Summary(AggNames(config_)));
+  }
   return s;
 }
 
 bool Engine::nothing_to_do() const { return impl_->nothing_to_do; }
+
+const CorrectionStats* Engine::corrections() const {
+  return impl_ != nullptr ? impl_->corrections.get() : nullptr;
+}
 
 EngineStats Engine::run_stats() const { return stats_.Since(impl_->report.at_start()); }
 

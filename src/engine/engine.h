@@ -17,6 +17,8 @@
 
 namespace logtide {
 
+class CorrectionStats;
+
 class Engine {
  public:
   // Validates what only the engine can (field paths, output names), opens nothing yet.
@@ -47,6 +49,9 @@ class Engine {
   const EngineConfig& config() const { return config_; }
   // Records --having let through in this run (0 without --having). REQUIRES: Run returned.
   uint64_t having_matched() const;
+  // Update mode with --lateness: how much this run's on-time records were corrected (null
+  // otherwise). REQUIRES: Run returned.
+  const CorrectionStats* corrections() const;
 
  private:
   struct Impl;

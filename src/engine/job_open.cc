@@ -67,6 +67,21 @@ void FollowInputs(InputSet* inputs, const std::function<void(const std::string&)
   }
 }
 
+Status CheckLiveInput(const EngineConfig& config, InputSet* inputs) {
+  if (config.early_every == 0 || inputs->size() == 0) return Status::Ok();
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    const LineReader& r = inputs->reader(i);
+    // (FollowInputs follows the plain files named, not standard input or compressed ones.)
+    if (!r.is_regular() || (config.follow && !r.is_stdin() && !r.compressed()))
+      return Status::Ok();
+  }
+  return Status::InvalidArgument(fmt::format(
+      "--early-every writes records by the wall clock, for live input (a pipe, a terminal, or "
+      "--follow): {} is a file read to its end, where they would depend on how fast it is read; "
+      "use --early DUR (by event time) instead",
+      inputs->reader(0).name()));
+}
+
 bool ParseOnThreads(const EngineConfig& config, InputSet* inputs, bool idleness, bool* live) {
   const size_t n = inputs->size();
   uint64_t total = 0;

@@ -30,6 +30,12 @@ Status CheckEndedStream(const EngineConfig& config, InputSet* inputs);
 // followed; a compressed one is read to its end, with a warning.
 void FollowInputs(InputSet* inputs, const std::function<void(const std::string&)>& warn);
 
+// --early-every writes records by the wall clock: only for input that may keep coming (a
+// pipe, a terminal, a file --follow reads as it grows). Errors: InvalidArgument, naming the
+// first input, when every input is a file read to its end, where the records would depend on
+// how fast it is read.
+Status CheckLiveInput(const EngineConfig& config, InputSet* inputs);
+
 // Whether worker threads parse ahead. Sets *live when an input may keep coming (a pipe, a
 // followed file): then what was decided goes out at a deadline.
 bool ParseOnThreads(const EngineConfig& config, InputSet* inputs, bool idleness, bool* live);

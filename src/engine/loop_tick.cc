@@ -13,6 +13,7 @@ namespace logtide {
 
 void LoopTick::Start(Nanos now, bool live) {
   live_ = live;
+  deps_.op->StartProcessingTime(now);
   if (deps_.progress) timers_.Set(LoopTimers::kProgress, now, kProgressEvery);
   if (deps_.checkpointer != nullptr) {
     deps_.checkpointer->Start();
@@ -34,13 +35,7 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
   bool wait = true;
   if (waiting) {
     wait = deps_.idle->WhileWaiting(pool, waiting_on, done, now);
-    if (Decided() != flushed_) {
-      flushed_ = Decided();
-      if (output_thread_ != nullptr) output_thread_->Drain();
-      Status s = deps_.outputs->Sync(false);
-      if (!s.ok() && status_.ok()) status_ = s;
-      if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
-    }
+    FlushWhileWaiting(now);
   }
   if (deps_.op->processing_timers() > 0) timers_.Set(LoopTimers::kWindows, now, 0);
   // The jobs due now run once each; one that sets its timer due again runs at the next tick.
@@ -48,14 +43,35 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
   size_t n = 0;
   for (LoopTimers::Job j; n < due.size() && timers_.PopDue(now, &j);) due[n++] = j;
   for (size_t i = 0; i < n; ++i) Run(due[i], now);
+  // What a job decided (an --early-every firing) goes out now too, not a wait later.
+  if (waiting) FlushWhileWaiting(now);
   return wait;
+}
+
+void LoopTick::FlushWhileWaiting(Nanos now) {
+  if (Decided() == flushed_) return;
+  flushed_ = Decided();
+  if (output_thread_ != nullptr) output_thread_->Drain();
+  Status s = deps_.outputs->Sync(false);
+  if (!s.ok() && status_.ok()) status_ = s;
+  if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
 }
 
 void LoopTick::Run(LoopTimers::Job job, Nanos now) {
   switch (job) {
-    case LoopTimers::kWindows:
-      deps_.op->OnProcessingTime(now);
+    case LoopTimers::kWindows: {
+      const uint64_t written = deps_.stats->windows_emitted;
+      if (!deps_.op->OnProcessingTime(now)) break;
+      // --early-every under --state: the records of a firing are committed by a checkpoint
+      // at once (one per firing, so at most one per interval), so a resumed run never decides
+      // them again: what the clock decided stays decided.
+      if (deps_.checkpointer != nullptr && deps_.stats->windows_emitted != written &&
+          status_.ok()) {
+        Status s = deps_.checkpointer->Take(false);
+        if (!s.ok()) status_ = s;
+      }
       break;
+    }
     case LoopTimers::kFlush:
       // Due again at the next tick until there is something to flush.
       if (Decided() == flushed_) {

@@ -2,8 +2,9 @@
 // job's Clock gives. While input is awaited, idle inputs are seen to (IdleInputs) and what was
 // decided goes out at once (the output thread drained, the outputs synced); waiting or not,
 // the processing-time timers due run (LoopTimers: a flush deadline for live input, a timed
-// checkpoint, a progress report, the window operator's own timers). The loop calls Tick while
-// it waits and, while a timer is set, every 1024 lines and at each block of live input.
+// checkpoint, a progress report, the window operator's own timers: --early-every's trigger,
+// whose firing is followed by a checkpoint under --state). The loop calls Tick while it waits
+// and, while a timer is set, every 1024 lines and at each block of live input.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,8 @@ class LoopTick {
   // The records of a firing are written by this thread from now on (null: by the loop's).
   void set_output_thread(OutputThread* t) { output_thread_ = t; }
 
-  // The loop starts at `now`; `live`: an input may keep coming (a pipe, a followed file).
+  // The loop starts at `now` (the window operator's processing-time trigger is set from it);
+  // `live`: an input may keep coming (a pipe, a followed file).
   void Start(Nanos now, bool live);
   // Whether a timer is set: the loop need not tick between waits otherwise.
   bool any() const;
@@ -59,6 +61,8 @@ class LoopTick {
 
  private:
   void Run(LoopTimers::Job job, Nanos now);
+  // While input is awaited: what was decided since the last flush goes out at once.
+  void FlushWhileWaiting(Nanos now);
   // Records, late events and bad lines decided so far.
   uint64_t Decided() const;
 

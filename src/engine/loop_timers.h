@@ -17,7 +17,8 @@ class LoopTimers {
  public:
   // In the order due jobs run at one tick when their times are equal.
   enum Job : uint8_t {
-    kWindows,     // the window operator's processing-time timers (WindowOperator::OnProcessingTime)
+    kWindows,     // the window operator's processing-time timers (WindowOperator::OnProcessingTime:
+                  // --early-every), each firing followed by a checkpoint under --state
     kFlush,       // live input: what was decided goes out at a deadline
     kCheckpoint,  // --checkpoint-interval
     kProgress,    // a progress report

@@ -4,6 +4,7 @@ namespace logtide {
 
 void ResultSink::EmitWindows(const std::vector<WindowResult>& results) {
   *windows_emitted_ += results.size();
+  if (corrections_ != nullptr) corrections_->Observe(results);
   if (thread_ != nullptr) {
     thread_->Add(results, *keys_, *acc_);
     return;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "agg/accumulators.h"
+#include "engine/correction_stats.h"
 #include "engine/output_thread.h"
 #include "keys/key_table.h"
 #include "output/firing_writer.h"
@@ -24,6 +25,9 @@ class ResultSink final : public ResultEmitter {
   // first EmitWindows.
   void set_writer(RecordSink* writer) { writer_ = writer; }
   void set_output_thread(OutputThread* thread) { thread_ = thread; }
+  // Every firing is shown to `c` too (update mode with --lateness). REQUIRES: before the first
+  // EmitWindows.
+  void set_corrections(CorrectionStats* c) { corrections_ = c; }
 
   void EmitWindows(const std::vector<WindowResult>& results) override;
 
@@ -33,6 +37,7 @@ class ResultSink final : public ResultEmitter {
   uint64_t* windows_emitted_;
   RecordSink* writer_ = nullptr;
   OutputThread* thread_ = nullptr;
+  CorrectionStats* corrections_ = nullptr;
   FiringWriter firing_;
 };
 

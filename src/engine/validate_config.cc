@@ -29,6 +29,8 @@ Status ValidateConfig(EngineConfig* config) {
   if (Revised(c)) names.insert(names.end(), {"revision", "phase", "final"});
   if (c.early < 0)
     return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
+  if (c.early_every < 0)
+    return Status::InvalidArgument("--early-every must be longer than 0 (leave it out for none)");
   if (c.early > 0 && !c.window.is_session() && c.early >= c.window.size) {
     return Status::InvalidArgument(fmt::format(
         "--early {} must be shorter than the window ({}): early records come at the window's "

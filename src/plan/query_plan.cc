@@ -302,6 +302,7 @@ std::string CommandLine(const Query& c) {
   if (c.idle_timeout > 0) s += " --idle-timeout " + FormatDuration(c.idle_timeout);
   if (c.emit == EmitMode::kUpdate) s += " --emit update";
   if (c.early > 0) s += " --early " + FormatDuration(c.early);
+  if (c.early_every > 0) s += " --early-every " + FormatDuration(c.early_every);
   for (const std::string& in : c.inputs) s += " " + ShellWord(in);
   return s;
 }
@@ -316,6 +317,15 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                        : ": Flink SQL's early firing (table.exec.emit.early-fire) fires on the "
                          "wall clock, not when the watermark passes start + k*DUR, and is "
                          "refused for session windows"));
+  }
+  if (c.early_every > 0) {
+    out.push_back("--early-every " + FormatDuration(c.early_every) +
+                  (dialect == SqlDialect::kDuckDb
+                       ? ": a batch query has no wall clock of arrival, so no provisional record "
+                         "before a window's end"
+                       : ": Flink SQL's early firing (table.exec.emit.early-fire) fires on the "
+                         "wall clock too, but writes its changes as retraction pairs, not "
+                         "records with revisions, and is refused for session windows"));
   }
   // Calendar windows (--tz, weeks, months): neither rendering computes their bounds yet.
   if (c.window.is_calendar()) {

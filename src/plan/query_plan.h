@@ -117,8 +117,8 @@ enum class SqlDialect { kDuckDb, kFlink };
 // element or inside one (an array's elements there have one declared type), and paths inside
 // the --time field or holding it; in both, a --time-format pattern with a specifier the
 // dialect cannot read (time_pattern.h: %s); in both, --early (provisional records as the
-// watermark passes start + k*DUR, which neither expresses). Empty when the SQL is the whole
-// query.
+// watermark passes start + k*DUR, which neither expresses) and --early-every (provisional
+// records by the wall clock, with revisions). Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const Query& query, SqlDialect dialect);
 
 // Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either

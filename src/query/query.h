@@ -47,6 +47,9 @@ struct Query {
   // > 0 (--early): provisional records while a window is open, at each start + k*early.
   // REQUIRES (ValidateConfig): less than the window's size for tumbling and sliding windows.
   Nanos early = 0;
+  // > 0 (--early-every): provisional records while a window is open, every early_every of
+  // processing time (the wall clock), for live input only (the engine refuses it otherwise).
+  Nanos early_every = 0;
   OutputFormat format = OutputFormat::kNdjson;
   // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
   size_t max_line_length = kDefaultMaxLineLength;
@@ -57,9 +60,10 @@ struct Query {
 // run may read other files and wait otherwise.
 std::string QueryText(const Query& query);
 
-// Whether records carry revision, phase and final fields: in update mode, and with --early.
+// Whether records carry revision, phase and final fields: in update mode, and with --early or
+// --early-every.
 inline bool Revised(const Query& query) {
-  return query.emit == EmitMode::kUpdate || query.early > 0;
+  return query.emit == EmitMode::kUpdate || query.early > 0 || query.early_every > 0;
 }
 
 // The output fields' names of the group key, per --by: a derived key's NAME, or the path's

@@ -3,7 +3,8 @@
 // input is; flush deadlines, --checkpoint-interval and progress reports, engine/loop_timers.h).
 // --max-future measures from it before there is a watermark (engine/time_bounds.h). Passed in,
 // so that tests drive it; nothing else in the engine reads the time of day, and no output byte
-// depends on it except through --idle-timeout and --max-future (man/logtide.1).
+// depends on it except through --idle-timeout, --max-future and --early-every, whose firings
+// are processing-time timers (window/window_operator.h) (man/logtide.1).
 #pragma once
 
 #include <chrono>

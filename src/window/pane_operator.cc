@@ -191,7 +191,7 @@ int64_t PaneOperator::TakeRevision(Nanos start, Nanos end, uint32_t key, RecordP
   if (!revised()) return -1;
   if (lateness_ == 0 && early_ == 0 && phase != RecordPhase::kEarly) {
     // Late at once: no later revision can exist, and the first is 0 unless a stop wrote one
-    // before (EmitOpen, the only early records without --early).
+    // before (EmitOpen: a stop's or --early-every's, the only early records without --early).
     auto it = revisions_.find(PaneKey{start, key});
     return it == revisions_.end() ? 0 : it->second.next++;
   }
@@ -323,8 +323,8 @@ Nanos PaneRowStart(std::string_view k) {
 
 }  // namespace
 
-// Rows: PaneRowKey(pane start, key) -> accumulators, then with revisions (update mode or
-// --early) i64 the watermark when the state last changed, or INT64_MIN when a stop wrote it
+// Rows: PaneRowKey(pane start, key) -> accumulators, then with revisions (update mode,
+// --early or --early-every) i64 the watermark when the state last changed, or INT64_MIN when a stop wrote it
 // since (absent in rows written without --early, or by section version 3 in update mode:
 // taken as the watermark of the checkpoint, changed since the last early time). Meta: u32
 // revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes

@@ -15,9 +15,9 @@
 // last changed, so an early firing writes only the keys changed since the window's last
 // early time. In update mode with lateness, each window has a close timer at its CleanupTime
 // (end = the window's end, so it goes off before the panes are dropped) that writes the
-// window's closing records. With revisions, a stop (EmitOpen) writes the windows whose fire
-// timer is set, for the keys changed since their last record, and marks every (pane, key)
-// unchanged (kUnchanged).
+// window's closing records. With revisions, a stop or an --early-every firing (EmitOpen)
+// writes the windows whose fire timer is set, for the keys changed since their last record,
+// and marks every (pane, key) unchanged (kUnchanged).
 #pragma once
 
 #include <absl/container/btree_map.h>

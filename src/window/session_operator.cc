@@ -154,7 +154,7 @@ void SessionOperator::OnTimer(TimeDomain, const Timer& timer) {
     to_remove_.push_back(Timer{timer.time, s->end, s->start, timer.key, timer.kind});
     due_.push_back(FireTime(s->end));
     results_.push_back(WindowResult{s->start, s->end, timer.key, s->slot,
-                                    early_ > 0 ? s->last_revision + 1 : -1, RecordPhase::kOnTime,
+                                    revised() ? s->last_revision + 1 : -1, RecordPhase::kOnTime,
                                     true});
     return;
   }
@@ -225,7 +225,8 @@ void SessionOperator::AfterTimers() {
 }
 
 // Rows: key bytes -> u32 sessions, per session (by start): i64 start, i64 end, i64 last
-// revision, accumulators; then with revisions (update mode or --early), per session u8 1 if
+// revision, accumulators; then with revisions (update mode, --early or --early-every), per
+// session u8 1 if
 // it changed since its last record, else 0 (absent in rows written without --early, or by
 // section version 3 in update mode: taken as changed). Meta: nothing.
 // Timers are not stored: Restore derives them from the sessions and the watermark.

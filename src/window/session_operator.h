@@ -6,8 +6,9 @@
 // the session is not yet complete, a cleanup timer at its CleanupTime once it is.
 // With --early a session has an early timer at its next start + k*early (from its start as it
 // is then), found by its start and the time it was set for (next_early): a timer of a session
-// whose start moved, or set again, is stale and does nothing. With revisions, a stop
-// (EmitOpen) writes the open sessions that changed since their last record.
+// whose start moved, or set again, is stale and does nothing. With revisions, a stop or an
+// --early-every firing (EmitOpen) writes the open sessions that changed since their last
+// record.
 #pragma once
 
 #include <absl/container/inlined_vector.h>

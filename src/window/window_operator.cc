@@ -10,18 +10,40 @@
 namespace logtide {
 
 std::unique_ptr<WindowOperator> WindowOperator::Create(const WindowSpec& spec, Nanos lateness,
-                                                       EmitMode mode, Nanos early, Deps deps) {
+                                                       EmitMode mode, Nanos early, Deps deps,
+                                                       Nanos early_every) {
   std::unique_ptr<WindowOperator> op;
   if (spec.is_session())
     op = std::make_unique<SessionOperator>(spec, lateness, mode, early, deps);
   else
     op = std::make_unique<PaneOperator>(spec, lateness, mode, early, deps);
+  op->early_every_ = early_every;
   if (spec.has_zone) {
     op->has_zone_ = true;
     op->zone_name_ = spec.zone.name();
     op->zone_db_ = ZoneDatabaseVersion();
   }
   return op;
+}
+
+void WindowOperator::StartProcessingTime(Nanos now) {
+  if (early_every_ == 0) return;
+  every_at_ = SatAdd(FloorTo(now, early_every_), early_every_);
+  timers_.Set(TimeDomain::kProcessingTime, Timer{every_at_, kPlusInfinity, 0, 0, Timer::kEarly});
+}
+
+bool WindowOperator::OnProcessingTime(Nanos now) {
+  // A clock set back by more than the interval: the trigger is due, not an interval away.
+  const bool set_back =
+      every_at_ != kPlusInfinity && SatSub(every_at_, now) > early_every_;
+  const Nanos at = set_back ? every_at_ : now;
+  Timer t;
+  bool due = false;
+  while (timers_.PopDue(TimeDomain::kProcessingTime, at, &t)) due = true;
+  if (!due) return false;
+  EmitOpen();
+  StartProcessingTime(now);
+  return true;
 }
 
 Status WindowOperator::Save(std::string* data, std::vector<StateOp>* log, bool all) {

@@ -6,9 +6,11 @@
 //   Load              once, before anything else, when a run resumes from a checkpoint;
 //   Add               an event (late events are refused and change nothing);
 //   OnWatermark       event time moved: due timers go off, in timer order;
+//   StartProcessingTime  the read loop starts (after Load): --early-every's trigger is set;
 //   OnProcessingTime  the wall clock moved: due processing-time timers go off;
 //   EmitOpen          a stop signal came (with revisions only): the open windows' changes
-//                     are written as provisional records, before the last checkpoint;
+//                     are written as provisional records, before the last checkpoint (an
+//                     --early-every firing writes the same records);
 //   Save              at each checkpoint: the rows that changed (to the window log) and a
 //                     small section ("windows").
 // Load and Save make the operator the window log's component (state/checkpoint.h).
@@ -17,7 +19,8 @@
 //
 // Every firing (but a stop's, EmitOpen) and every drop of state goes through the operator's
 // TimerService: an operator sets a timer for each thing that will happen (a window firing, a
-// pane or session cleaned up, a revision count forgotten) and acts when it pops. When a window
+// pane or session cleaned up, a revision count forgotten) and acts when it pops. Those are
+// event-time timers; the one processing-time timer is --early-every's trigger. When a window
 // fires and when it is late are the named predicates below (see man/logtide.1, SEMANTICS):
 //  - FireTime(end): final mode, end + lateness; update mode, end (revision 0). In update mode
 //    each late event accepted into an already emitted window emits that window's next
@@ -34,6 +37,10 @@
 //    revision, as if an early time had just passed; the pairs it writes count as unchanged
 //    from then on (saved so), so a resumed run goes on with the next revision and writes a
 //    pair again only when it changes or its window is due.
+//  - --early-every D (processing time): at each multiple of D since the epoch on the job's
+//    clock that the read loop's tick passes, the records EmitOpen writes (the pairs of the
+//    open windows changed since their last record); records then carry revisions in final
+//    mode too. Not saved: StartProcessingTime sets the trigger again in a resumed run.
 //  - Closing: the last record of a (window, key) says so (final). When it was written before
 //    the window was late (update mode with lateness), the window's record is written again
 //    at CleanupTime, with the next revision, phase late and final.
@@ -109,9 +116,11 @@ class WindowOperator : public WindowLogComponent {
     size_t key_fields;     // values in every group key (the --by fields): a key restored with
                            // another number is damaged (a record has a column for each)
   };
-  // `early`: the --early interval, 0 for none.
+  // `early`: the --early interval, 0 for none; `early_every`: the --early-every interval, 0
+  // for none.
   static std::unique_ptr<WindowOperator> Create(const WindowSpec& spec, Nanos lateness,
-                                                EmitMode mode, Nanos early, Deps deps);
+                                                EmitMode mode, Nanos early, Deps deps,
+                                                Nanos early_every = 0);
   ~WindowOperator() override = default;
 
   // Section "windows", version 4 (1 was the engine blob's operator part, before the
@@ -158,18 +167,17 @@ class WindowOperator : public WindowLogComponent {
   // revision could not be taken back).
   virtual void EmitOpen() = 0;
 
-  // Fires every processing-time timer due at `now` (wall-clock nanoseconds since the epoch).
-  // The read loop calls it at each tick while processing_timers() is not 0 (engine/loop_timers.h).
-  // No operator sets one yet: triggers on the clock will. Processing-time timers are not saved
-  // by Save; whoever sets them sets them again after Load.
-  void OnProcessingTime(Nanos now) {
-    Timer t;
-    if (!timers_.PopDue(TimeDomain::kProcessingTime, now, &t)) return;
-    do {
-      OnTimer(TimeDomain::kProcessingTime, t);
-    } while (timers_.PopDue(TimeDomain::kProcessingTime, now, &t));
-    AfterTimers();
-  }
+  // The read loop starts at `now` (wall-clock nanoseconds since the epoch, on the job's
+  // clock): with --early-every D, sets its trigger at the first multiple of D after `now`.
+  // Processing-time timers are not saved by Save: a resumed run calls this again after Load.
+  void StartProcessingTime(Nanos now);
+  // Fires every processing-time timer due at `now`. The read loop calls it at each tick while
+  // processing_timers() is not 0 (engine/loop_timers.h). The one such timer is --early-every's
+  // trigger: when it is due, the open windows' changed pairs are written (EmitOpen), once
+  // however many multiples of D passed since, and the trigger is set at the next multiple
+  // after `now`. A clock set back by more than D does not hold it back: it is then due.
+  // Returns whether it fired.
+  bool OnProcessingTime(Nanos now);
 
   // Whether row changes are recorded for Save (only with a state store: without one
   // nothing would ever take them, and the record would grow with the input).
@@ -225,8 +233,8 @@ class WindowOperator : public WindowLogComponent {
   Nanos CleanupTime(Nanos end) const { return SatAdd(end, lateness_); }
   // Whether a window ending at `end` is late at the current watermark.
   bool IsLate(Nanos end) const { return IsWindowLate(end, lateness_, watermark_); }
-  // Whether records carry revisions (update mode or --early).
-  bool revised() const { return mode_ == EmitMode::kUpdate || early_ > 0; }
+  // Whether records carry revisions (update mode, --early or --early-every).
+  bool revised() const { return mode_ == EmitMode::kUpdate || early_ > 0 || early_every_ > 0; }
   // Whether a window's record written when it fires (FireTime) is its last: in final mode,
   // and in update mode without lateness (it is late at once).
   bool FireIsFinal() const { return mode_ == EmitMode::kFinal || lateness_ == 0; }
@@ -242,6 +250,8 @@ class WindowOperator : public WindowLogComponent {
   Nanos lateness_;
   EmitMode mode_;
   Nanos early_;  // 0: no early records
+  Nanos early_every_ = 0;  // 0: no early records by processing time
+  Nanos every_at_ = kPlusInfinity;  // when --early-every's trigger is set for
   Deps deps_;
   TimerService timers_;
   Nanos watermark_ = kMinusInfinity;

@@ -21,11 +21,14 @@ namespace logtide {
 
 class OperatorHarness : public ResultEmitter, public RecordSink {
  public:
-  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode, Nanos early = 0)
+  // `early_every`: --early-every's interval, on the clock StartClock and Clock give.
+  OperatorHarness(WindowSpec spec, Nanos lateness, EmitMode mode, Nanos early = 0,
+                  Nanos early_every = 0)
       : acc_(Specs()), sink_(&keys_, &acc_, &emitted_) {
     sink_.set_writer(this);
     op_ = WindowOperator::Create(spec, lateness, mode, early,
-                                 WindowOperator::Deps{&keys_, &acc_, this, ignored_, 1});
+                                 WindowOperator::Deps{&keys_, &acc_, this, ignored_, 1},
+                                 early_every);
   }
 
   // Adds an event with key `key` and value x at time t; returns whether it was accepted.
@@ -39,6 +42,10 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
     return fmt::format("windows={} missed={}", r.windows, r.missed);
   }
   void Advance(Nanos w) { op_->OnWatermark(w); }
+  // The read loop starts at processing time `now` (after a Load), then ticks at `now`: returns
+  // whether the --early-every trigger fired.
+  void StartClock(Nanos now) { op_->StartProcessingTime(now); }
+  bool Clock(Nanos now) { return op_->OnProcessingTime(now); }
   // Returns and clears the records emitted so far.
   std::vector<std::string> Take() {
     std::vector<std::string> r;
