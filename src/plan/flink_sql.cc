@@ -428,6 +428,11 @@ std::string Renderer::Render() {
   auto out = std::back_inserter(s);
   const WindowSpec& w = p_.window;
   const bool late_fire = p_.emit == EmitMode::kUpdate && p_.lateness > 0;
+  // --early-every: Flink's early firing, every DUR of processing time (Untranslated refuses it
+  // for sessions and with an offset).
+  const bool early_fire = p_.early_every > 0;
+  // Both write updates to a window's row: GROUP BY windows, and a sink that takes them.
+  const bool updates = late_fire || early_fire;
   // Final mode: a window is written once the watermark passes its end + lateness and takes an
   // event until then, which is a watermark lagging by delay + lateness with no allowed lateness.
   const Nanos watermark_lag = late_fire ? p_.delay : p_.delay + p_.lateness;
@@ -496,6 +501,21 @@ std::string Renderer::Render() {
                    "SET 'table.exec.emit.late-fire.enabled' = 'true';\n"
                    "SET 'table.exec.emit.late-fire.delay' = '0 s';\n",
                    ConfigDuration(p_.lateness));
+  }
+
+  if (early_fire) {
+    fmt::format_to(out,
+                   "-- --early-every {}: while a window is open, every {} of processing time, a "
+                   "provisional result\n"
+                   "-- for each window and key that changed (an update retraction and a new row, "
+                   "where logtide writes\n"
+                   "-- the next revision with \"phase\":\"early\"); these too depend on when "
+                   "events arrive. For GROUP BY\n"
+                   "-- TUMBLE/HOP windows.\n"
+                   "SET 'table.exec.emit.early-fire.enabled' = 'true';\n"
+                   "SET 'table.exec.emit.early-fire.delay' = '{}';\n",
+                   FormatDuration(p_.early_every), FormatDuration(p_.early_every),
+                   ConfigDuration(p_.early_every));
   }
 
   // The source.
@@ -599,9 +619,9 @@ std::string Renderer::Render() {
   }
   for (size_t i = 0; i < p_.aggs.size(); ++i) {
     fmt::format_to(out, "  {} {}{}\n", BacktickIdent(p_.aggs[i].spec.name), AggType(p_.aggs[i]),
-                   i + 1 < p_.aggs.size() || late_fire ? "," : "");
+                   i + 1 < p_.aggs.size() || updates ? "," : "");
   }
-  if (late_fire) {
+  if (updates) {
     std::string pk = "`window_start`, `window_end`";
     for (const std::string& k : p_.keys) pk += ", " + BacktickIdent(k);
     fmt::format_to(out,
@@ -626,7 +646,7 @@ std::string Renderer::Render() {
   }
 
   // The query.
-  const bool group_window = w.is_session() || late_fire;
+  const bool group_window = w.is_session() || updates;
   std::string keys_sql;
   for (size_t i = 0; i < p_.keys.size(); ++i) keys_sql += ", " + Key(i);
   std::string start, end, from, group;
@@ -670,7 +690,8 @@ std::string Renderer::Render() {
   } else if (group_window) {
     s += "\n-- The group-window form GROUP BY " +
          std::string(w.kind == WindowSpec::Kind::kTumbling ? "TUMBLE" : "HOP") +
-         "(...): allowed lateness applies to it, not to the window table functions.\n";
+         "(...): " + (early_fire ? "early firing" : "allowed lateness") +
+         " applies to it, not to the window table functions.\n";
   } else {
     s += "\n";
   }

@@ -318,14 +318,15 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                          "wall clock, not when the watermark passes start + k*DUR, and is "
                          "refused for session windows"));
   }
-  if (c.early_every > 0) {
+  // Flink SQL's early firing (table.exec.emit.early-fire) is this trigger: every DUR of
+  // processing time, the windows and keys that changed. It is for TUMBLE and HOP in GROUP BY.
+  if (c.early_every > 0 && (dialect == SqlDialect::kDuckDb || c.window.is_session())) {
     out.push_back("--early-every " + FormatDuration(c.early_every) +
                   (dialect == SqlDialect::kDuckDb
                        ? ": a batch query has no wall clock of arrival, so no provisional record "
                          "before a window's end"
-                       : ": Flink SQL's early firing (table.exec.emit.early-fire) fires on the "
-                         "wall clock too, but writes its changes as retraction pairs, not "
-                         "records with revisions, and is refused for session windows"));
+                       : ": Flink SQL's early firing (table.exec.emit.early-fire) is refused "
+                         "for session windows"));
   }
   // Calendar windows (--tz, weeks, months): neither rendering computes their bounds yet.
   if (c.window.is_calendar()) {
@@ -347,10 +348,11 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   // Flink's group-window form (TUMBLE(rowtime, size) in GROUP BY), used for late firing, has no
   // offset argument; the window table functions have one.
   if (dialect == SqlDialect::kFlink && c.window.offset != 0 && !c.window.is_calendar() &&
-      c.emit == EmitMode::kUpdate && c.lateness > 0) {
+      ((c.emit == EmitMode::kUpdate && c.lateness > 0) || c.early_every > 0)) {
     out.push_back("--window " + c.window.ToString() +
-                  ": Flink SQL's late firing needs its group-window form (TUMBLE and HOP in "
-                  "GROUP BY), which takes no offset");
+                  ": Flink SQL's " + (c.early_every > 0 ? "early" : "late") +
+                  " firing needs its group-window form (TUMBLE and HOP in GROUP BY), which "
+                  "takes no offset");
   }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +
@@ -533,6 +535,7 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   p.command = CommandLine(c);
   p.delay = c.delay;
   p.lateness = c.lateness;
+  p.early_every = c.early_every;
   p.idle_timeout = c.idle_timeout;
   p.window = c.window;
   p.emit = c.emit;

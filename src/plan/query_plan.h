@@ -93,6 +93,8 @@ struct QueryPlan {
   PlanTime time;
   Nanos delay = 0;
   Nanos lateness = 0;
+  // --early-every: provisional records every this much wall-clock time (0: none).
+  Nanos early_every = 0;
   Nanos idle_timeout = 0;
   WindowSpec window;
   std::vector<std::string> keys;     // output names: a path's FieldPathName, or a derived key's
@@ -117,8 +119,9 @@ enum class SqlDialect { kDuckDb, kFlink };
 // element or inside one (an array's elements there have one declared type), and paths inside
 // the --time field or holding it; in both, a --time-format pattern with a specifier the
 // dialect cannot read (time_pattern.h: %s); in both, --early (provisional records as the
-// watermark passes start + k*DUR, which neither expresses) and --early-every (provisional
-// records by the wall clock, with revisions). Empty when the SQL is the whole query.
+// watermark passes start + k*DUR, which neither expresses); --early-every (provisional records
+// by the wall clock) in DuckDB, and in Flink SQL for session windows and with a grid offset (its
+// early firing needs the group-window form). Empty when the SQL is the whole query.
 std::vector<std::string> Untranslated(const Query& query, SqlDialect dialect);
 
 // Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either

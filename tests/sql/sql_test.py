@@ -327,7 +327,9 @@ def compare(records, result, tol):
 
 
 FLINK_VARIANTS = [[], ["--delay", "5s", "--lateness", "1m"],
-                  ["--lateness", "90s", "--emit", "update", "--idle-timeout", "30s"]]
+                  ["--lateness", "90s", "--emit", "update", "--idle-timeout", "30s"],
+                  # Flink's early firing (issue 29, item 8).
+                  ["--early-every", "10s"]]
 
 
 def with_flags(args, extra):
@@ -358,7 +360,12 @@ def flink_refused(name, args, r):
     window = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--window"]
     late_fire = "update" in [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--emit"] and \
         any(a == "--lateness" and args[i + 1] not in ("0", "0s") for i, a in enumerate(args[:-1]))
-    if late_fire and any(":offset=" in w and not w.startswith("session") for w in window):
+    early_every = "--early-every" in args
+    if early_every and any(w.startswith("session") for w in window):
+        if r.returncode != 2 or "is refused for session windows" not in r.stderr:
+            sys.exit("FAIL %s: --early-every on sessions not refused: %d %s" % (name, r.returncode, r.stderr))
+        return True
+    if (late_fire or early_every) and any(":offset=" in w and not w.startswith("session") for w in window):
         # Late firing is Flink's group-window form, which has no offset argument.
         if r.returncode != 2 or "which takes no offset" not in r.stderr:
             sys.exit("FAIL %s: an offset with late firing not refused: %d %s" % (name, r.returncode, r.stderr))
