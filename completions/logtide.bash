@@ -5,9 +5,10 @@
 # File names are left to readline's own completion (-o default), so they behave as for any
 # command: directories get '/', names with spaces or quotes are escaped, ~ expands.
 
-# Sets words, cword, cur and prev from COMP_WORDS, joining the pieces bash splits at ':'
+# Sets words, cword, cur and prev from COMP_WORDS, joining the pieces bash splits at ':' and '='
 # (COMP_WORDBREAKS) back into one word: for `--window tumbling:1`, cur is `tumbling:1` and prev
-# is `--window`. COMP_LINE tells pieces that touch from words apart (`a: b` stays two words).
+# is `--window`; for `--explain=sql:d`, cur is all of it. COMP_LINE tells pieces that touch from
+# words apart (`a: b` stays two words).
 _logtide_words() {
   local line=${COMP_LINE-} i w rest lead pos=0
   words=()
@@ -19,7 +20,7 @@ _logtide_words() {
       lead=${rest%%[![:space:]]*}
       pos=$((pos + ${#lead} + ${#w}))
     fi
-    if ((i > 0)) && [ -z "$lead" ] && [[ $w == : || ${words[-1]} == *: ]]; then
+    if ((i > 0)) && [ -z "$lead" ] && [[ $w == [:=] || ${words[-1]} == *[:=] ]]; then
       words[-1]+=$w
     else
       words+=("$w")
@@ -31,11 +32,15 @@ _logtide_words() {
   if ((cword > 0)); then prev=${words[cword - 1]}; fi
 }
 
-# Removes from each COMPREPLY entry the part of cur up to its last ':', which bash does not
-# replace (it only replaces the piece after the ':').
+# Removes from each COMPREPLY entry the part of cur up to its last ':' or '=' that bash breaks
+# words at, which bash does not replace (it only replaces the piece after it).
 _logtide_ltrim_colon() {
-  if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
-    local prefix=${cur%"${cur##*:}"} i
+  local breaks=
+  [[ $COMP_WORDBREAKS == *:* ]] && breaks+=:
+  [[ $COMP_WORDBREAKS == *=* ]] && breaks+==
+  [ -n "$breaks" ] || return
+  if [[ $cur == *[$breaks]* ]]; then
+    local prefix=${cur%"${cur##*[$breaks]}"} i
     for i in "${!COMPREPLY[@]}"; do
       COMPREPLY[i]=${COMPREPLY[i]#"$prefix"}
     done
@@ -86,6 +91,13 @@ _logtide() {
       return
     fi
   done
+
+  # --explain takes its mode only after '=' (`--explain FILE` reads FILE).
+  if [[ $cur == --explain=* ]]; then
+    _logtide_words_of "--explain=words --explain=sql:duckdb --explain=sql:flink"
+    _logtide_ltrim_colon
+    return
+  fi
 
   case $prev in
     --window)

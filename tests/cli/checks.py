@@ -4,6 +4,7 @@ time, and a CPU hog to run them on a busy machine."""
 import atexit
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -135,13 +136,16 @@ class Hog:
 
 class Checks:
     """check = Checks("logtide-x-"): the binary is sys.argv[1] (check.binary); a second argument
-    "--busy" runs the test beside a Hog; the current folder a new scratch one; check(what, ok,
-    detail) records one check; check.done() prints the count and exits 1 when one failed."""
+    "--busy" runs the test beside a Hog; the current folder a new scratch one, removed at exit;
+    check(what, ok, detail) records one check; check.done() prints the count and exits 1 when one
+    failed."""
 
     def __init__(self, prefix):
         self.binary = os.path.abspath(sys.argv[1])
         self.hog = Hog() if "--busy" in sys.argv[2:] else None
-        os.chdir(tempfile.mkdtemp(prefix=prefix))
+        scratch = tempfile.mkdtemp(prefix=prefix)
+        os.chdir(scratch)
+        atexit.register(shutil.rmtree, scratch, True)
         self.failures = []
 
     def __call__(self, what, ok, detail=""):

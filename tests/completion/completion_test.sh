@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests completions/logtide.bash by calling its function as bash does: flags, window kinds and
-# sizes across the ':' word break, aggregate names, modes, which words fall back to file names,
+# sizes across the ':' word break, --explain= modes across the '=' and ':' breaks, aggregate names, modes, which words fall back to file names,
 # and that every flag in `logtide --help` can be completed. (readline_test.py types into a real
 # bash for what readline itself does with file names.)
 # Usage: completion_test.sh LOGTIDE_BINARY COMPLETION_SCRIPT
@@ -20,16 +20,16 @@ complete_words() {
   local w piece
   COMP_WORDS=()
   for w in "$@"; do
-    [[ $w == *:* ]] || { COMP_WORDS+=("$w"); continue; }
-    while [[ $w == *:* ]]; do
-      piece=${w%%:*}
+    [[ $w == *[:=]* ]] || { COMP_WORDS+=("$w"); continue; }
+    while [[ $w == *[:=]* ]]; do
+      piece=${w%%[:=]*}
       [ -n "$piece" ] && COMP_WORDS+=("$piece")
-      COMP_WORDS+=(:)
-      w=${w#*:}
+      COMP_WORDS+=("${w:${#piece}:1}")
+      w=${w:${#piece}+1}
     done
     [ -n "$w" ] && COMP_WORDS+=("$w")
   done
-  [[ ${!#} == *: ]] && COMP_WORDS+=("")  # the cursor is right after a ':'
+  [[ ${!#} == *[:=] ]] && COMP_WORDS+=("")  # the cursor is right after a ':' or '='
   COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
   COMP_LINE="$*" COMP_POINT=${#COMP_LINE}
   COMPREPLY=() opts=
@@ -78,6 +78,12 @@ done
 expect "inspect and input files first" "inspect" logtide in
 expect "inspect's state file" "app.log app.log.1" logtide inspect app
 expect "flags by prefix" "--late-output --lateness" logtide --la
+expect "explain modes after '='" "sql:duckdb sql:flink words" logtide --explain=
+expect "explain modes by prefix" "sql:duckdb sql:flink" logtide --explain=s
+expect "after the mode's ':' only its piece is replaced" "duckdb flink" logtide --explain=sql:
+expect "an explain mode's last piece" "duckdb" logtide --explain=sql:d
+expect "no explain mode for a wrong prefix" "" logtide --explain=x
+expect "--explain and a space: an input file follows" "app.log app.log.1" logtide --explain app
 expect "nothing to offer for a field" "" logtide --by s
 expect "no file names for a mode" "" logtide --emit q
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests completions/logtide.fish with fish's own completer (`complete -C`): flags with their
-# descriptions, window kinds and units, aggregates, modes, file names, inspect, and that every
-# flag in `logtide --help` is offered. Exits 77 (skipped) when fish is not installed.
+# descriptions, window kinds and units, aggregates, modes (--explain='s too), file names, inspect,
+# and that every flag in `logtide --help` is offered. Exits 77 (skipped) when fish is not installed.
 # Usage: fish_test.sh LOGTIDE_BINARY COMPLETION_SCRIPT
 set -u
 command -v fish >/dev/null || { echo "skipped: fish is not installed"; exit 77; }
@@ -46,6 +46,9 @@ expect "inspect or an input first" "app.log app.log.1 inspect logs/ my file.toml
 expect "inspect's state file" "my file.toml" "logtide inspect my"
 expect "inspect's flags" "--help -h" "logtide inspect -"
 expect "flags by prefix" "--late-output --lateness" "logtide --la"
+expect "explain modes after '='" "--explain=sql:duckdb --explain=sql:flink --explain=words" "logtide --explain="
+expect "explain modes by prefix" "--explain=sql:duckdb --explain=sql:flink" "logtide --explain=sq"
+expect "--explain and a space: an input file follows" "app.log app.log.1" "logtide --explain app"
 expect "nothing to offer for a field" "" "logtide --by a"
 expect "nothing to offer for a number" "" "logtide --threads a"
 

@@ -152,6 +152,8 @@ def main():
     check("a mode", "logtide --emit u", [l, "--emit", "update"])
     check("a flag", "logtide --late-ou", [l, "--late-output"])
     check("no file names for a field", "logtide --by h", [l, "--by", "h"])
+    check("an explain mode after '=' and ':'", "logtide --explain=sql:d", [l, "--explain=sql:duckdb"])
+    check("an explain mode after '='", "logtide --explain=w", [l, "--explain=words"])
     if shell == "zsh":
         offered("window kinds", "logtide --window ", ["tumbling", "sliding", "session"])
         offered("units after tumbling:1", "logtide --window tumbling:1", ["ms", "s", "m", "h", "d"])

@@ -2,12 +2,21 @@
 # A full or read-only filesystem under the outputs and the state (issue 16): on a small tmpfs
 # filled up, a run fails with exit 1 and a message naming the file and the reason, its state
 # stays intact, and once there is room again the same command resumes and ends byte-identical
-# to a run that never failed. Needs root (to mount); skipped otherwise.
+# to a run that never failed. Needs root (to mount, in a mount namespace of its own); skipped
+# otherwise.
 # Usage: disk_test.sh LOGTIDE LOGTIDE_GEN
 set -u
 bin=$(realpath "$1")
 gen=$(realpath "$2")
 if [ "$(id -u)" != 0 ]; then echo "skipped: needs root to mount a small tmpfs"; exit 77; fi
+# The tmpfs is mounted in a mount namespace of the test's own: the system never sees it, and it
+# is gone with the test even if the test is killed.
+if [ -z "${LOGTIDE_DISK_TEST_NAMESPACE:-}" ]; then
+  if unshare --mount --propagation private true 2> /dev/null; then
+    LOGTIDE_DISK_TEST_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "$@"
+  fi
+  echo "skipped: cannot make a mount namespace of its own (unshare --mount)"; exit 77
+fi
 work=$(mktemp -d)
 mnt="$work/mnt"
 mkdir "$mnt"

@@ -17,7 +17,8 @@
                                     cmd with sql:flink), parse with dt-sql-parser's FlinkSQL grammar
 
 The engines come from the npm registry, pinned, installed once into a cache folder
-($LOGTIDE_NPM_CACHE, default /tmp; DuckDB into logtide-duckdb, the folder bench/run.py uses). The
+($LOGTIDE_NPM_CACHE: ctest sets it to npm-cache in the build folder; DuckDB into logtide-duckdb;
+without it, a new temporary folder each run), one install at a time (a lock file there). The
 product never needs node: without node, npm or the registry, the test exits 77 (skipped) and says
 why.
 
@@ -30,6 +31,7 @@ Values are compared exactly, except:
 Integer results DuckDB computes as doubles (sums, min, max) compare equal as values (2280 and
 2280.0). A case must have no late event (logtide --stats says so): a batch query has no watermark.
 """
+import fcntl
 import json
 import os
 import random
@@ -55,19 +57,23 @@ def install(package):
     name, version, folder = package
     if shutil.which("node") is None or shutil.which("npm") is None:
         skip("node and npm are needed to run this test (the product does not need them)")
-    root = os.path.join(os.environ.get("LOGTIDE_NPM_CACHE", "/tmp"), folder)
+    cache = os.environ.get("LOGTIDE_NPM_CACHE") or tempfile.mkdtemp(prefix="logtide-npm-")
+    root = os.path.join(cache, folder)
     manifest = os.path.join(root, "node_modules", name, "package.json")
-    try:
-        with open(manifest) as f:
-            if json.load(f)["version"] == version:
-                return root
-    except (OSError, ValueError, KeyError):
-        pass
     os.makedirs(root, exist_ok=True)
-    r = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "%s@%s" % (name, version)],
-                       cwd=root, capture_output=True, text=True, timeout=300)
-    if r.returncode != 0:
-        skip("npm install %s@%s failed (no registry?): %s" % (name, version, r.stderr.strip()[-500:]))
+    # Tests running at the same time share the cache: the first installs, the others wait.
+    with open(os.path.join(root, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(manifest) as f:
+                if json.load(f)["version"] == version:
+                    return root
+        except (OSError, ValueError, KeyError):
+            pass
+        r = subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "%s@%s" % (name, version)],
+                           cwd=root, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0:
+            skip("npm install %s@%s failed (no registry?): %s" % (name, version, r.stderr.strip()[-500:]))
     return root
 
 
