@@ -207,6 +207,7 @@ Status Engine::Impl::OpenState(bool* resumed) {
   if (store->is_new()) return Status::Ok();
   bool finished = false;
   if (!(s = checkpointer->Resume(&finished)).ok()) return s;
+  if (!op->zone_database_note().empty()) Warn(op->zone_database_note());
   time->Restored();
   *resumed = true;
   if (!finished) return Status::Ok();

@@ -118,6 +118,17 @@ Status WindowOperator::Load(std::string_view data, uint32_t version, const Windo
   }
   if (!Restore(rows, &r, w) || !r.ok() || !r.at_end())
     return Status::Corruption("a window row or the operator's section does not decode");
+  // Both versions known and different, and no window moved: said, as the answers of windows
+  // opened from now may differ from those the old database would have given.
+  if (has_zone_ && !saved.zone_db.empty() && !zone_db_.empty() && saved.zone_db != zone_db_) {
+    zone_db_note_ = fmt::format(
+        "the state was saved with zone database {} and this system has zone database {}; its "
+        "rules for {} give the {} open window{} the bounds {} saved with, so the job goes on, "
+        "and windows opened from now follow zone database {}",
+        ZoneDbName(saved.zone_db), ZoneDbName(zone_db_), QuoteForMessage(zone_name_),
+        saved.windows.size(), saved.windows.size() == 1 ? "" : "s",
+        saved.windows.size() == 1 ? "it was" : "they were", ZoneDbName(zone_db_));
+  }
   return Status::Ok();
 }
 

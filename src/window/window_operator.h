@@ -143,6 +143,10 @@ class WindowOperator : public WindowLogComponent {
   // when the bytes are damaged; Refused, naming both zone database versions and a window,
   // when the saved open windows do not have the bounds the zone's rules give them now.
   Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
+  // After a Load under another zone database version than the state's, whose rules gave every
+  // open window its saved bounds: a warning that says so (the job goes on, and windows opened
+  // from now follow this system's rules). Empty otherwise.
+  const std::string& zone_database_note() const { return zone_db_note_; }
 
   // Adds one event at the current watermark to each of its windows that is not late, and
   // returns how many windows it has and how many of them were late. When all were, the event
@@ -259,6 +263,7 @@ class WindowOperator : public WindowLogComponent {
   // --tz: the zone's name and the zone database version of this run (Create).
   bool has_zone_ = false;
   std::string zone_name_, zone_db_;
+  std::string zone_db_note_;  // zone_database_note()
 };
 
 // The zone block of a saved "windows" section, for `logtide inspect`.

@@ -57,8 +57,10 @@ check "the refused state is unchanged" cmp -s s.db s.good
 check "the refused run wrote nothing" cmp -s out.ndjson out.good
 
 # Another version with the same rules for the open windows: resumes, records the new version.
-TZDIR=$PWD/db-b "$bin" "${Q[@]}" --state s.db --hold -o out.ndjson b.ndjson
+TZDIR=$PWD/db-b "$bin" "${Q[@]:1}" --state s.db --hold -o out.ndjson b.ndjson 2> err.txt  # not -q
 check "the same rules under another version: resumed" [ $? = 0 ]
+check "the same rules under another version: a warning names both versions and the window count" \
+  grep -qF 'warning: the state was saved with zone database "2001a" and this system has zone database "2002b"; its rules for "Europe/Berlin" give the 1 open window the bounds it was saved with' err.txt
 "$bin" inspect s.db > inspect.json
 check "the resumed run recorded its zone database" grep -q '"zone_database":"2002b"' inspect.json
 TZDIR=$PWD/db-b "$bin" "${Q[@]}" --state s.db -o out.ndjson b.ndjson
