@@ -138,25 +138,25 @@ TEST_CASE("CalendarWallClockWindowHoldsTheRepeatedHour") {
   CHECK(b.end == At("2024-10-27T03:00:00Z"));
 }
 
+// Consecutive windows meet, and every time is in the window found for it, over a year of
+// `zone` in steps of 17 minutes.
+void CheckTilesAYear(const char* spec, const char* zone) {
+  WindowSpec w = Zoned(spec, zone);
+  Nanos prev_end = 0;
+  for (Nanos t = At("2024-01-01T00:00:00Z"); t < At("2025-01-01T00:00:00Z"); t += 17 * 60 * kS) {
+    const WindowSpec::Bounds b = w.Window(t);
+    INFO(zone << " " << spec << " at " << FormatRfc3339(t));
+    REQUIRE(b.start <= t);
+    REQUIRE(t < b.end);
+    if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start) REQUIRE(b.start == prev_end);
+    prev_end = b.end;
+  }
+}
+
 TEST_CASE("CalendarWindowsTileTime") {
-  // Consecutive windows meet, and every time is in the window found for it, over a year of
-  // Berlin, Santiago and Lord Howe in steps of 17 minutes.
   for (const char* zone : {"Europe/Berlin", "America/Santiago", "Australia/Lord_Howe"}) {
-    for (const char* size : {"1d", "6h", "90m", "1h", "30m", "1w", "1mo"}) {
-      std::string spec = std::string("tumbling:") + size;
-      WindowSpec w = Zoned(spec.c_str(), zone);
-      Nanos prev_end = 0;
-      for (Nanos t = At("2024-01-01T00:00:00Z"); t < At("2025-01-01T00:00:00Z");
-           t += 17 * 60 * kS) {
-        const WindowSpec::Bounds b = w.Window(t);
-        INFO(zone << " " << size << " at " << FormatRfc3339(t));
-        REQUIRE(b.start <= t);
-        REQUIRE(t < b.end);
-        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start)
-          REQUIRE(b.start == prev_end);
-        prev_end = b.end;
-      }
-    }
+    for (const char* size : {"1d", "6h", "90m", "1h", "30m", "1w", "1mo"})
+      CheckTilesAYear((std::string("tumbling:") + size).c_str(), zone);
   }
 }
 
@@ -253,20 +253,8 @@ TEST_CASE("calendar windows with offsets tile time") {
   for (const char* zone : {"Europe/Berlin", "America/Santiago", "Australia/Lord_Howe"}) {
     for (const char* spec : {"tumbling:1d:offset=6h", "tumbling:6h:offset=-1h",
                              "tumbling:30m:offset=10m", "tumbling:1w:offset=-1d",
-                             "tumbling:1mo:offset=14d", "tumbling:1mo:offset=-6h"}) {
-      WindowSpec w = Zoned(spec, zone);
-      Nanos prev_end = 0;
-      for (Nanos t = At("2024-01-01T00:00:00Z"); t < At("2025-01-01T00:00:00Z");
-           t += 17 * 60 * kS) {
-        const WindowSpec::Bounds b = w.Window(t);
-        INFO(zone << " " << spec << " at " << FormatRfc3339(t));
-        REQUIRE(b.start <= t);
-        REQUIRE(t < b.end);
-        if (prev_end != 0 && b.start != w.Window(t - 17 * 60 * kS).start)
-          REQUIRE(b.start == prev_end);
-        prev_end = b.end;
-      }
-    }
+                             "tumbling:1mo:offset=14d", "tumbling:1mo:offset=-6h"})
+      CheckTilesAYear(spec, zone);
   }
 }
 
