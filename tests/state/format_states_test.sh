@@ -36,9 +36,12 @@ for d in "$data"/*/*/; do
     "$bin" -q "${flags[@]}" --state s.db --hold "${inputs[@]}" app.log >> out.ndjson || exit 11
     tail -n +"$((half + 1))" part2 >> app.log
     "$bin" -q "${flags[@]}" --state s.db "${inputs[@]}" app.log >> out.ndjson || exit 12
+    # A version that wrote "phase" already writes today's update records: compared as they are.
     as_before() {
       case " ${flags[*]} " in
-        *" --emit update "*) sed -e '/"final":true}$/d' -e 's/,"phase":"[a-z_]*","final":false}$/}/' "$1" ;;
+        *" --emit update "*)
+          if grep -q '"phase"' "$d/expected.ndjson"; then cat "$1"; else
+            sed -e '/"final":true}$/d' -e 's/,"phase":"[a-z_]*","final":false}$/}/' "$1"; fi ;;
         *) cat "$1" ;;
       esac
     }

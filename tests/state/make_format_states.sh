@@ -46,6 +46,18 @@ one session 1500 700 "$G" --window session:4s --by user --agg count --agg 'first
 one sketches 1500 1000 "$G" --window tumbling:10s --by service --agg 'p99(latency_ms)' --agg 'approx_count_distinct(user)' --agg 'top_k(path, 3)' --delay 2s
 one where-derived 1500 600 "$G" --window tumbling:5s --by service --by 'class=floor(status / 100)' --where 'status >= 200' --agg count --agg 'errors=count() filter status >= 500' --delay 1s
 one idle-timeout 1500 750 "$G" --window tumbling:5s --by method --agg count --delay 1s --idle-timeout 1000h
+# Shapes of later versions, made where OLD_LOGTIDE has their flags: early records (with the
+# revisions the state keeps), a calendar window in a zone (the zone block), --having.
+knows() { "$old" --help 2>&1 | grep -q -- "$1"; }
+if knows '--early '; then
+  one early-revisions 1500 800 "$G" --window tumbling:10s --by service --agg count --agg 'max(latency_ms)' --delay 1s --early 2s --lateness 5s --emit update
+fi
+if knows '--tz '; then
+  one tz-days 1500 700 "$G" --window tumbling:1d --tz Europe/Berlin --by service --agg count --agg 'sum(bytes)' --delay 1s
+fi
+if knows '--having '; then
+  one having 1500 900 "$G" --window tumbling:5s --by service --agg count --having 'count >= 3' --delay 2s
+fi
 
 # Two inputs, one of them a finished gzip file (old.log.gz, kept as it is), the other growing.
 # Which input a run reads first depends on where the run before it stopped (each run aligns
