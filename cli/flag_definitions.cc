@@ -95,8 +95,10 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
       ->type_name("SIZE");
   app->add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
       ->type_name("FILE");
-  app->add_option("--format", o.format, "Output format: ndjson (default) or csv")
-      ->check(CLI::IsMember({"ndjson", "csv"}))
+  app->add_option("--format", o.format,
+                  "Output format: ndjson (default), csv, or table (aligned columns, as for a "
+                  "terminal or a report)")
+      ->check(CLI::IsMember({"ndjson", "csv", "table"}))
       ->type_name("FORMAT");
   app->add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
   app->add_flag("--progress", f->progress,
