@@ -12,7 +12,8 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
   app->set_version_flag("--version", std::string("logtide ") + kVersion + " (state format " +
                                          std::to_string(StateStore::kFormat) + ")");
   app->add_option("--config", f->config_path,
-                  "Read options from a TOML file: keys are long flag names, and inputs")
+                  "Read options from a TOML file: its keys are the long flag names without their "
+                  "dashes, and inputs for the input files; the command line wins")
       ->type_name("FILE");
 
   app->add_option("FILE", o.files, "Input files; none or '-' reads standard input");
