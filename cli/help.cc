@@ -11,8 +11,8 @@
 namespace logtide {
 
 const std::vector<std::string> kHelpGroups = {
-    "General",        "Input and time",  "Windows", "Aggregates and expressions", "Output",
-    "State and cron", "Live",
+    "General", "Input and time", "Windows", "Aggregates and expressions",
+    "Output",  "State and cron", "Live",
 };
 
 namespace {

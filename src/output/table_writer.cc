@@ -50,9 +50,8 @@ bool IsJsonNumber(std::string_view s) {
 }
 
 bool NeedsQuotes(std::string_view s) {
-  if (s.empty() || s == "null" || s == "true" || s == "false" || s[0] == '"' ||
-      s.front() == ' ' || s.back() == ' ' || s.find("  ") != std::string_view::npos ||
-      IsJsonNumber(s))
+  if (s.empty() || s == "null" || s == "true" || s == "false" || s[0] == '"' || s.front() == ' ' ||
+      s.back() == ' ' || s.find("  ") != std::string_view::npos || IsJsonNumber(s))
     return true;
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -99,13 +98,27 @@ void AppendTableString(std::string_view s, std::string* out) {
     if (c < 0x80) {
       ++i;
       switch (c) {
-        case '"': out->append("\\\""); break;
-        case '\\': out->append("\\\\"); break;
-        case '\b': out->append("\\b"); break;
-        case '\f': out->append("\\f"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
+        case '"':
+          out->append("\\\"");
+          break;
+        case '\\':
+          out->append("\\\\");
+          break;
+        case '\b':
+          out->append("\\b");
+          break;
+        case '\f':
+          out->append("\\f");
+          break;
+        case '\n':
+          out->append("\\n");
+          break;
+        case '\r':
+          out->append("\\r");
+          break;
+        case '\t':
+          out->append("\\t");
+          break;
         default:
           if (c < 0x20 || c == 0x7f) {
             AppendUnicodeEscape(c, out);

@@ -87,16 +87,15 @@ TEST_CASE("table: per firing, each firing is a table of its own, aligned alone")
   TableWriter w({"k"}, {"v"}, false, true, &out);
   Row(&w, "a", ValueRef::Int(100));
   w.EndFiring();
-  const std::string first = std::string("window_start          window_end            k    v\n") +
-                            kBounds + "a  100\n\n";
+  const std::string first =
+      std::string("window_start          window_end            k    v\n") + kBounds + "a  100\n\n";
   CHECK(*out.buffer() == first);
   Row(&w, "bb", ValueRef::String("x"));  // text: this table's v is aligned left
   Row(&w, "c", ValueRef::Int(1));
   w.EndFiring();
   w.EndFiring();  // a firing with no records writes nothing
   w.Finish();
-  CHECK(*out.buffer() == first +
-                             "window_start          window_end            k   v\n" + kBounds +
+  CHECK(*out.buffer() == first + "window_start          window_end            k   v\n" + kBounds +
                              "bb  x\n" + kBounds + "c   1\n\n");
 }
 
@@ -117,9 +116,9 @@ TEST_CASE("table: wide characters take two columns, combining marks none") {
   Row(&w, "\xe6\x97\xa5\xe6\x9c\xac", ValueRef::Int(1));  // 日本: 4 columns
   Row(&w, "e\xcc\x81", ValueRef::Int(22));                // e + U+0301: 1 column
   w.Finish();
-  CHECK(*out.buffer() ==
-        std::string("window_start          window_end            k      n\n") + kBounds +
-            "\xe6\x97\xa5\xe6\x9c\xac   1\n" + kBounds + "e\xcc\x81     22\n\n");
+  CHECK(*out.buffer() == std::string("window_start          window_end            k      n\n") +
+                             kBounds + "\xe6\x97\xa5\xe6\x9c\xac   1\n" + kBounds +
+                             "e\xcc\x81     22\n\n");
 }
 
 TEST_CASE("table: a table ends after kMaxRows rows, and the next one has its header") {
@@ -189,10 +188,14 @@ TEST_CASE("table: control characters, separators, overrides and bad bytes are es
   CHECK(Str("\x1b[31mred") == "\"\\u001b[31mred\"");
   CHECK(Str(std::string_view("a\0b", 3)) == "\"a\\u0000b\"");
   CHECK(Str("\x7f") == "\"\\u007f\"");
-  CHECK(Str("\xc2\x9b" "2J") == "\"\\u009b2J\"");         // C1 CSI
-  CHECK(Str("abc\xe2\x80\xae" "def") == "\"abc\\u202edef\"");  // right-to-left override
-  CHECK(Str("a\xe2\x80\xa8" "b") == "\"a\\u2028b\"");         // line separator
-  CHECK(Str("a\xff" "b") == "\"a\\xffb\"");
+  CHECK(Str("\xc2\x9b"
+            "2J") == "\"\\u009b2J\"");  // C1 CSI
+  CHECK(Str("abc\xe2\x80\xae"
+            "def") == "\"abc\\u202edef\"");  // right-to-left override
+  CHECK(Str("a\xe2\x80\xa8"
+            "b") == "\"a\\u2028b\"");  // line separator
+  CHECK(Str("a\xff"
+            "b") == "\"a\\xffb\"");
   CHECK(Str("\xc3") == "\"\\xc3\"");  // cut short
 }
 
@@ -206,14 +209,15 @@ TEST_CASE("table: objects and arrays keep their JSON text, with no control byte"
 TEST_CASE("table: display width counts terminal columns") {
   CHECK(DisplayWidth("") == 0);
   CHECK(DisplayWidth("abc") == 3);
-  CHECK(DisplayWidth("\xc3\xbc") == 1);                    // ü
-  CHECK(DisplayWidth("\xe6\x97\xa5\xe6\x9c\xac") == 4);    // 日本
-  CHECK(DisplayWidth("\xea\xb0\x80") == 2);                // 가 (Hangul)
-  CHECK(DisplayWidth("\xef\xbc\xa1") == 2);                // Ａ (fullwidth)
-  CHECK(DisplayWidth("\xf0\x9f\x98\x80") == 2);            // 😀
-  CHECK(DisplayWidth("e\xcc\x81") == 1);                   // e + combining acute
-  CHECK(DisplayWidth("a\xe2\x80\x8b" "b") == 2);           // zero-width space
-  CHECK(DisplayWidth("\xff\xfe") == 2);                    // not UTF-8: a column a byte
+  CHECK(DisplayWidth("\xc3\xbc") == 1);                  // ü
+  CHECK(DisplayWidth("\xe6\x97\xa5\xe6\x9c\xac") == 4);  // 日本
+  CHECK(DisplayWidth("\xea\xb0\x80") == 2);              // 가 (Hangul)
+  CHECK(DisplayWidth("\xef\xbc\xa1") == 2);              // Ａ (fullwidth)
+  CHECK(DisplayWidth("\xf0\x9f\x98\x80") == 2);          // 😀
+  CHECK(DisplayWidth("e\xcc\x81") == 1);                 // e + combining acute
+  CHECK(DisplayWidth("a\xe2\x80\x8b"
+                     "b") == 2);         // zero-width space
+  CHECK(DisplayWidth("\xff\xfe") == 2);  // not UTF-8: a column a byte
 }
 
 }  // namespace
