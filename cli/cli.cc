@@ -23,6 +23,7 @@
 #include "explain.h"
 #include "flag_definitions.h"
 #include "flags.h"
+#include "help.h"
 #include "inspect.h"
 #include "plan/query_plan.h"
 #include "progress.h"
@@ -184,6 +185,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   Options& o = flags.options;
   CLI::App app{"Event-time windowed aggregation over newline-delimited JSON logs.", "logtide"};
   DefineFlags(&app, &flags);
+  SetUpHelp(&app);
   const bool& progress = flags.progress;
   std::string& explain = flags.explain;
   const std::string& inspect_path = flags.inspect_path;

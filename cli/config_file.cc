@@ -93,8 +93,8 @@ Status ConfigArgs(const std::string& path, const std::vector<FlagInfo>& flags,
       const size_t inputs_distance = EditDistance(name, "inputs");
       if (inputs_distance < best_distance) best_distance = inputs_distance, best = "inputs";
       return Status::InvalidArgument(fmt::format(
-          "--config {}: unknown key \"{}\"{}; keys are long flag names without their dashes, "
-          "and inputs",
+          "--config {}: unknown key \"{}\"{}; the keys are the long flag names without their "
+          "dashes, and inputs for the input files",
           at, name,
           best_distance <= std::max<size_t>(2, name.size() / 3)
               ? fmt::format(" (did you mean \"{}\"?)", best)

@@ -311,7 +311,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
   }
   fmt::format_to(
       out, "Output: {} to {}.\n",
-      c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
+      c.format == OutputFormat::kCsv ? "CSV with a header row"
+      : c.format != OutputFormat::kTable ? "one JSON object per line"
+      : !c.state_path.empty() || c.follow
+          ? "aligned text tables, one for the windows of each firing,"
+          : "an aligned text table, written at the end of the run",
       c.output == "-" ? "standard output" : c.output);
   // Each line as visible text: a control character in a name cannot act on a terminal.
   std::string visible;

@@ -12,7 +12,8 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
   app->set_version_flag("--version", std::string("logtide ") + kVersion + " (state format " +
                                          std::to_string(StateStore::kFormat) + ")");
   app->add_option("--config", f->config_path,
-                  "Read options from a TOML file: keys are long flag names, and inputs")
+                  "Read options from a TOML file: its keys are the long flag names without their "
+                  "dashes, and inputs for the input files; the command line wins")
       ->type_name("FILE");
 
   app->add_option("FILE", o.files, "Input files; none or '-' reads standard input");
@@ -99,8 +100,10 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
       ->type_name("SIZE");
   app->add_option("-o,--output", o.output, "Write results to FILE instead of standard output")
       ->type_name("FILE");
-  app->add_option("--format", o.format, "Output format: ndjson (default) or csv")
-      ->check(CLI::IsMember({"ndjson", "csv"}))
+  app->add_option("--format", o.format,
+                  "Output format: ndjson (default), csv, or table (aligned columns, as for a "
+                  "terminal or a report)")
+      ->check(CLI::IsMember({"ndjson", "csv", "table"}))
       ->type_name("FORMAT");
   app->add_flag("--stats", o.stats, "Print a JSON summary on standard error at exit");
   app->add_flag("--progress", f->progress,

@@ -178,7 +178,9 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;
   c->output = o.output;
-  c->format = o.format == "csv" ? OutputFormat::kCsv : OutputFormat::kNdjson;
+  c->format = o.format == "csv"     ? OutputFormat::kCsv
+              : o.format == "table" ? OutputFormat::kTable
+                                    : OutputFormat::kNdjson;
   c->late_output = o.late_output;
   c->errors_output = o.errors;
   c->quiet = o.quiet;

@@ -118,7 +118,7 @@ _logtide() {
     --emit) _logtide_words_of "final update"; return ;;
     --tz) _logtide_words_of "local UTC"; return ;;
     --on-error) _logtide_words_of "skip fail"; return ;;
-    --format) _logtide_words_of "ndjson csv"; return ;;
+    --format) _logtide_words_of "ndjson csv table"; return ;;
     --time-format)
       _logtide_words_of "auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns"
       return ;;

@@ -66,7 +66,7 @@ complete -c logtide -n $main -l max-bad-ratio -x -d 'Fail when more than this sh
 complete -c logtide -n $main -l errors -r -F -d 'Write bad lines to FILE as NDJSON'
 complete -c logtide -n $main -l max-line-length -x -a '64K 1M 16M 64M 1G' -d 'A longer line is a bad line, dropped as it is read (default 16M)'
 complete -c logtide -n $main -s o -l output -r -F -d 'Write results to FILE instead of standard output'
-complete -c logtide -n $main -l format -x -a 'ndjson csv' -d 'Output format'
+complete -c logtide -n $main -l format -x -a 'ndjson csv table' -d 'Output format'
 complete -c logtide -n $main -l stats -d 'Print a JSON summary on standard error at exit'
 complete -c logtide -n $main -l progress -d 'Show progress on standard error even when not a terminal'
 # The mode only after '=' (--explain=sql:duckdb): `--explain FILE` reads FILE.

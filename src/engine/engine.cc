@@ -27,6 +27,7 @@
 #include "output/having_filter.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
+#include "output/table_writer.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
 #include "watermark/idleness.h"
@@ -60,9 +61,10 @@ struct Engine::Impl {
   std::unique_ptr<CorrectionStats> corrections;
   OutputSet outputs;
   RunReport report;  // writes bad lines and late events to `outputs`
-  std::unique_ptr<RecordWriter> writer;
-  std::unique_ptr<HavingFilter> having;  // --having: in front of `writer`
-  RecordSink* records = nullptr;         // where records go: `having` or `writer`
+  std::unique_ptr<RecordWriter> writer;  // NDJSON or CSV
+  std::unique_ptr<TableWriter> table;    // --format table, instead of `writer`
+  std::unique_ptr<HavingFilter> having;  // --having: in front of `writer` or `table`
+  RecordSink* records = nullptr;         // where records go: `having`, `writer` or `table`
   // With worker threads: writes the records through `writer` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
@@ -172,17 +174,26 @@ Status Engine::Impl::Open() {
     write_budget = config.faults.fail_writes_after;
     outputs.set_write_budget(&write_budget);
   }
-  writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
-                                          Revised(config), &outputs.results());
-  records = writer.get();
+  if (config.format == OutputFormat::kTable) {
+    // A job that checkpoints or never ends writes a table per firing, so that a checkpoint
+    // never falls inside one; a run that ends writes one table, at its end.
+    table = std::make_unique<TableWriter>(KeyNames(config), AggNames(config), Revised(config),
+                                          config.follow || !config.state_path.empty(),
+                                          &outputs.results());
+    records = table.get();
+  } else {
+    writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
+                                            Revised(config), &outputs.results());
+    records = writer.get();
+  }
   if (!config.having.empty()) {
-    if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), writer.get(), &having))
+    if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), records, &having))
              .ok())
       return s;
     records = having.get();
   }
   sink.set_writer(records);
-  if (outputs.results().bytes_written() == 0) writer->WriteHeader();
+  if (writer != nullptr && outputs.results().bytes_written() == 0) writer->WriteHeader();
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
   // to, say), instead of starting a new job after output it already wrote.
@@ -420,6 +431,7 @@ Status Engine::Impl::ReadAll() {
 Status Engine::Impl::Finish() {
   if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
+  if (table != nullptr) table->Finish();
   return outputs.Close();
 }
 

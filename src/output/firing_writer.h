@@ -29,7 +29,7 @@ class FiringWriter {
   // Writes the records added since Clear to `sink`, in ResultOrder: for each record i,
   // BeginRecord, one Key per key field, then results(i, sink), which gives `sink` record i's
   // aggregates (one ValueSink call each) and returns its RecordRevision, and EndRecord with
-  // that revision.
+  // that revision; then EndFiring.
   template <class Results>
   void Write(RecordSink* sink, Results&& results);
 
@@ -52,6 +52,7 @@ void FiringWriter::Write(RecordSink* sink, Results&& results) {
     const RecordRevision revision = results(r, static_cast<ValueSink*>(sink));
     sink->EndRecord(revision);
   }
+  sink->EndFiring();
 }
 
 }  // namespace logtide

@@ -41,6 +41,9 @@ class HavingFilter final : public RecordSink {
   void BeginRecord(Nanos start, Nanos end) override;
   void Key(const ValueRef& v) override;
   void EndRecord(const RecordRevision& revision) override;
+  void EndFiring() override {
+    if (next_ != nullptr) next_->EndFiring();
+  }
   void Null() override;
   void Int(__int128 v) override;
   void Double(double v) override;

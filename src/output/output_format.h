@@ -3,6 +3,6 @@
 
 namespace logtide {
 
-enum class OutputFormat { kNdjson, kCsv };
+enum class OutputFormat { kNdjson, kCsv, kTable };
 
 }  // namespace logtide

@@ -1,4 +1,4 @@
-// Result records in NDJSON or CSV. A record is: window_start, window_end, the key fields in
+// Result records in NDJSON or CSV (tables: output/table_writer.h). A record is: window_start, window_end, the key fields in
 // --by order, the aggregates in --agg order, and with revisions (update mode or --early) the
 // revision, the phase and whether it is the window's last record.
 //   NDJSON: {"window_start":"...","window_end":"...","host":"a","count":3}
@@ -26,12 +26,14 @@ struct RecordRevision {
 };
 
 // Where records go, one at a time: BeginRecord, one Key per key field, one ValueSink call per
-// aggregate, EndRecord (with the revision: number -1 when records have none).
+// aggregate, EndRecord (with the revision: number -1 when records have none); EndFiring after
+// the last record of a firing (FiringWriter::Write).
 class RecordSink : public ValueSink {
  public:
   virtual void BeginRecord(Nanos start, Nanos end) = 0;
   virtual void Key(const ValueRef& v) = 0;
   virtual void EndRecord(const RecordRevision& revision) = 0;
+  virtual void EndFiring() {}
 };
 
 class RecordWriter final : public RecordSink {

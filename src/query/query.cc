@@ -62,7 +62,9 @@ std::string QueryText(const Query& c) {
       "}",
       c.window.ToString(), c.time_field, c.time_format, by, aggs, FormatDuration(c.delay),
       FormatDuration(c.lateness), c.emit == EmitMode::kUpdate ? "update" : "final",
-      c.format == OutputFormat::kCsv ? "csv" : "ndjson");
+      c.format == OutputFormat::kCsv     ? "csv"
+      : c.format == OutputFormat::kTable ? "table"
+                                         : "ndjson");
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.window.has_zone) text += "\ntz=" + c.window.zone.name();

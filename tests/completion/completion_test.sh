@@ -69,7 +69,7 @@ expect "aggregates" "count count( count_distinct(" logtide --agg count
 expect "quantiles" "p90( p95( p99( p999(" logtide --agg p9
 expect "emit modes" "final update" logtide --emit ""
 expect "on-error" "fail skip" logtide --on-error ""
-expect "formats" "csv ndjson" logtide --format ""
+expect "formats" "csv ndjson table" logtide --format ""
 expect "time formats" "epoch_ms epoch_ns epoch_s epoch_us" logtide --time-format epoch
 expect "file names for inputs" "app.log app.log.1" logtide --window tumbling:1m app
 for flag in -o --output --state --errors --late-output --config; do

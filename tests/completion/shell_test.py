@@ -157,7 +157,7 @@ def main():
     if shell == "zsh":
         offered("window kinds", "logtide --window ", ["tumbling", "sliding", "session"])
         offered("units after tumbling:1", "logtide --window tumbling:1", ["ms", "s", "m", "h", "d"])
-        offered("formats", "logtide --format ", ["ndjson", "csv"])
+        offered("formats", "logtide --format ", ["ndjson", "csv", "table"])
         offered("time formats", "logtide --time-format epoch_", ["epoch_s", "epoch_ms", "epoch_us", "epoch_ns"])
         offered("aggregates", "logtide --agg count", ["count", "count(", "count_distinct("])
         offered("inspect or a file first", "logtide ", ["inspect", "app.log", "host.log", "logs", "my file.toml"])
