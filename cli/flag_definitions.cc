@@ -24,7 +24,8 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
          "auto (default), rfc3339, epoch_s, epoch_ms, epoch_us, epoch_ns, or a strptime pattern")
       ->type_name("FORMAT");
   app->add_option("--window", o.window,
-                  "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required)")
+                  "tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP (required); tumbling and "
+                  "sliding take :offset=DUR to move their grid")
       ->type_name("SPEC");
   app->add_option("--tz", o.tz,
                   "Time zone of the windows: an IANA name (Europe/Berlin) or local; tumbling "
