@@ -97,7 +97,8 @@ CorrectionStats::Change CorrectionStats::change(size_t agg) const {
 namespace {
 
 std::string Percent(double v) {
-  return v >= 100 ? fmt::format("{:.0f}%", v * 100) : fmt::format("{:.3g}%", v * 100);
+  // Three significant digits, never in exponent form: 1.25%, 12.5%, 125%, 1900%.
+  return v * 100 >= 1000 ? fmt::format("{:.0f}%", v * 100) : fmt::format("{:.3g}%", v * 100);
 }
 
 }  // namespace

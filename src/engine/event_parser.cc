@@ -39,7 +39,7 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
   std::vector<std::pair<std::string, int>> expr_fields;  // for the absent-field check
   auto compile = [&](const std::string& text, const char* flag, Expr* e) -> Status {
     Status st = Expr::Parse(text, e);
-    if (!st.ok()) return Status::InvalidArgument(fmt::format("{} \"{}\": {}", flag, text, st.message()));
+    if (!st.ok()) return Status::InvalidArgument(fmt::format("{} {}: {}", flag, QuoteForMessage(text, /*backslash_quotes=*/true), st.message()));
     std::vector<int> slots;
     for (const std::string& path : e->paths()) {
       int slot;

@@ -37,6 +37,17 @@ Status ValidateConfig(EngineConfig* config) {
         "start + k*{} before its end",
         FormatDuration(c.early), FormatDuration(c.window.size), FormatDuration(c.early)));
   }
+  // Windows, delay and lateness so long that no event time has finite windows, firing and
+  // cleanup times: every line would be a bad line.
+  Nanos lo = 0, hi = 0;
+  c.window.WindowableRange(c.delay, c.lateness, &lo, &hi);
+  if (lo > hi) {
+    return Status::InvalidArgument(fmt::format(
+        "--window {} with --delay {} and --lateness {}: no event time has windows that end "
+        "within the times logtide holds (about 1677 to 2262); use shorter windows, delay or "
+        "lateness",
+        c.window.ToString(), FormatDuration(c.delay), FormatDuration(c.lateness)));
+  }
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (names[i] == names[j]) {

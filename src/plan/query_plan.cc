@@ -7,6 +7,7 @@
 #include "plan/sql_text.h"
 #include "plan/time_pattern.h"
 #include "time/duration.h"
+#include "util/quote.h"
 
 namespace logtide {
 namespace {
@@ -218,7 +219,7 @@ Status ExprPlan(std::string_view flag, const std::string& text, std::vector<Sour
                 std::vector<PlanExpr>* out) {
   Expr e;
   if (Status s = Expr::Parse(text, &e); !s.ok())
-    return Status::InvalidArgument(fmt::format("{} \"{}\": {}", flag, text, s.message()));
+    return Status::InvalidArgument(fmt::format("{} {}: {}", flag, QuoteForMessage(text, /*backslash_quotes=*/true), s.message()));
   for (const std::string& path : e.paths()) AddField(fields, SplitPath(path), FieldUse::kAny);
   out->push_back(ToPlan(e, e.root()));
   out->back().text = text;
@@ -353,6 +354,11 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                   ": Flink SQL's " + (c.early_every > 0 ? "early" : "late") +
                   " firing needs its group-window form (TUMBLE and HOP in GROUP BY), which "
                   "takes no offset");
+  }
+  // Flink's times are milliseconds: a finer offset would be another grid there.
+  if (dialect == SqlDialect::kFlink && c.window.offset % 1'000'000 != 0) {
+    out.push_back("--window " + c.window.ToString() +
+                  ": Flink SQL's event times are milliseconds, and this grid offset is not");
   }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +
@@ -585,11 +591,11 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   for (const std::string& h : c.having) {
     Expr e;
     if (!(s = Expr::Parse(h, &e)).ok())
-      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+      return Status::InvalidArgument(fmt::format("--having {}: {}", QuoteForMessage(h, /*backslash_quotes=*/true), s.message()));
     p.having.push_back(ToPlan(e, e.root()));
     p.having.back().text = h;
     if (!(s = ToRecordFields(fields, &p.having.back())).ok())
-      return Status::InvalidArgument(fmt::format("--having \"{}\": {}", h, s.message()));
+      return Status::InvalidArgument(fmt::format("--having {}: {}", QuoteForMessage(h, /*backslash_quotes=*/true), s.message()));
   }
   *out = std::move(p);
   return Status::Ok();

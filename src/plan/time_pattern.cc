@@ -1,4 +1,5 @@
 #include "plan/time_pattern.h"
+#include "util/quote.h"
 
 #include <fmt/format.h>
 
@@ -6,6 +7,13 @@
 #include <cctype>
 
 namespace logtide {
+namespace {
+
+// A byte as QuoteForMessage escapes it (\xNN when it is not printable), without its quotes.
+std::string Unquoted(const std::string& quoted) { return quoted.substr(1, quoted.size() - 2); }
+
+}  // namespace
+
 namespace {
 
 // One conversion specifier logtide's strptime takes (time/time_format.cc), as each dialect
@@ -107,12 +115,14 @@ Status TranslateTimePattern(std::string_view pattern, SqlDialect dialect, SqlTim
     }
     if (++i == pattern.size()) {
       return Status::InvalidArgument(
-          fmt::format("--time-format \"{}\": pattern ends with a lone '%'", pattern));
+          fmt::format("--time-format {}: pattern ends with a lone '%'", QuoteForMessage(pattern, /*backslash_quotes=*/true)));
     }
     const Specifier* s = Find(pattern[i]);
     if (s == nullptr) {
       return Status::InvalidArgument(
-          fmt::format("--time-format \"{}\": unknown directive %{}", pattern, pattern[i]));
+          fmt::format("--time-format {}: unknown directive %{}",
+                      QuoteForMessage(pattern, /*backslash_quotes=*/true),
+                      Unquoted(QuoteForMessage(std::string_view(&pattern[i], 1)))));
     }
     const char* spelling = dialect == SqlDialect::kDuckDb ? s->duckdb : s->java;
     if (spelling == nullptr)

@@ -1,4 +1,5 @@
 #include "time/duration.h"
+#include "util/quote.h"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,8 @@ constexpr Unit kUnits[] = {
 Status ParseDuration(std::string_view text, Nanos* out) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument(
-        fmt::format("bad duration \"{}\": {} (examples: 250ms, 1.5s, 5m, 1h30m, 1d)", text, why));
+        fmt::format("bad duration {}: {} (examples: 250ms, 1.5s, 5m, 1h30m, 1d)",
+                    QuoteForMessage(text, /*backslash_quotes=*/true), why));
   };
   if (text.empty()) return bad("empty");
   if (text == "0") {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "time/duration.h"
+#include "util/quote.h"
 
 namespace logtide {
 
@@ -47,8 +48,10 @@ Status NormalizeOffset(WindowSpec* spec) {
   spec->offset = 0;
   if (written == 0) return Status::Ok();
   auto bad = [&](const std::string& why) {
-    return Status::InvalidArgument(fmt::format("--window {}: offset={}: {}", spec->ToString(),
-                                               FormatSignedDuration(written), why));
+    return Status::InvalidArgument(
+        fmt::format("--window {}: {}",
+                    QuoteForMessage(spec->ToString() + ":offset=" + FormatSignedDuration(written)),
+                    why));
   };
   if (spec->is_session())
     return bad("a session window has no grid to move: it starts at its first event");
@@ -81,9 +84,9 @@ Status NormalizeOffset(WindowSpec* spec) {
 Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
   auto bad = [&](const std::string& why) {
     return Status::InvalidArgument(
-        fmt::format("--window \"{}\": {} (expected tumbling:SIZE, sliding:SIZE:SLIDE or "
+        fmt::format("--window {}: {} (expected tumbling:SIZE, sliding:SIZE:SLIDE or "
                     "session:GAP, e.g. tumbling:5m)",
-                    text, why));
+                    QuoteForMessage(text, /*backslash_quotes=*/true), why));
   };
   std::vector<std::string_view> parts;
   size_t pos = 0;
@@ -183,9 +186,9 @@ Status ParseWindowSpec(std::string_view text, WindowSpec* out) {
     // Flink's HOP (a "hopping" window in Kafka Streams and ksqlDB) is what logtide calls
     // sliding: a fixed size that advances by a slide.
     if (parts[0] == "hopping" || parts[0] == "hop")
-      return bad(fmt::format("unknown window kind \"{}\": a window of a size that advances by a "
-                             "slide is sliding:SIZE:SLIDE here", parts[0]));
-    return bad(fmt::format("unknown window kind \"{}\"", parts[0]));
+      return bad(fmt::format("unknown window kind {}: a window of a size that advances by a "
+                             "slide is sliding:SIZE:SLIDE here", QuoteForMessage(parts[0])));
+    return bad(fmt::format("unknown window kind {}", QuoteForMessage(parts[0])));
   }
   if (!(st = NormalizeOffset(&spec)).ok()) return st;
   *out = spec;
@@ -340,10 +343,13 @@ void WindowSpec::WindowableRange(Nanos delay, Nanos lateness, Nanos* lo, Nanos* 
   // A window reaches at most its length, plus one step of alignment, on either side of the
   // event; the watermark is the event time less the delay; cleanup is the end plus lateness.
   // (A calendar window's size and slide are its longest length; its bounds are found in the
-  // zone one day around the event, so add two days; an offset moves them by up to its size.)
+  // zone one day around the event, so add two days, and a calendar offset, which moves them
+  // by up to its size. A fixed grid's offset is within one slide: the alignment step holds it.)
+  const __int128 calendar_offset =
+      !is_calendar() ? 0 : (offset < 0 ? -static_cast<__int128>(offset) : offset);
   const __int128 reach = static_cast<__int128>(is_session() ? gap : size) +
                          (is_session() ? gap : slide) + 1 + (is_calendar() ? 2 * kDay : 0) +
-                         (offset < 0 ? -static_cast<__int128>(offset) : offset);
+                         calendar_offset;
   const __int128 l = static_cast<__int128>(kMinusInfinity) + reach + delay;
   const __int128 h = static_cast<__int128>(kPlusInfinity) - reach - lateness;
   *lo = l > kPlusInfinity ? kPlusInfinity : static_cast<Nanos>(l);

@@ -124,3 +124,22 @@ TEST_CASE("corrections: pairs held at the end are settled with their last record
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+// Changes of 1000% and more are whole percents, never in exponent form (1.9e+03%).
+TEST_CASE("corrections: large changes are written as whole percents") {
+  Fixture f;
+  const uint32_t a = f.Key("a"), slot = f.Slot({1});
+  f.Record(a, slot, RecordPhase::kOnTime, false);  // count 1, sum 1
+  for (int i = 0; i < 19; ++i) f.Add(slot, 1);
+  f.Record(a, slot, RecordPhase::kLate, true);  // count 20, sum 20: +1900% each
+  f.stats.Finish();
+  const std::string s = f.stats.Summary({"count", "sum_x"});
+  CHECK_THAT(s, Catch::Contains("count by a median of 1900% (largest 1900%)"));
+  CHECK_THAT(s, !Catch::Contains("e+"));
+}
+
+}  // namespace
+}  // namespace logtide

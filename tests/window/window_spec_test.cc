@@ -260,3 +260,22 @@ TEST_CASE("calendar windows with offsets tile time") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+// A fixed grid's offset stays within one slide: it does not narrow the times a query can window
+// (tumbling:36500d:offset=-1d took no event at all when it did).
+TEST_CASE("a fixed grid's offset keeps the windowable range") {
+  for (const char* spec : {"tumbling:36500d", "tumbling:36500d:offset=-1d",
+                           "tumbling:20000d:offset=19999d"}) {
+    INFO(spec);
+    Nanos lo = 0, hi = 0;
+    Parse(spec).WindowableRange(0, 0, &lo, &hi);
+    CHECK(lo <= At("1970-01-01T00:00:00Z"));
+    CHECK(hi >= At("2024-01-01T00:00:00Z"));
+  }
+}
+
+}  // namespace
+}  // namespace logtide
