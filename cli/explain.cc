@@ -313,6 +313,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
       out, "Output: {} to {}.\n",
       c.format == OutputFormat::kCsv ? "CSV with a header row" : "one JSON object per line",
       c.output == "-" ? "standard output" : c.output);
+  if (c.local_times)
+    fmt::format_to(out,
+                   "Window bounds (--local-times): window_start and window_end in the local time "
+                   "of {} with its UTC offset (2024-03-31T00:00:00+01:00), not in UTC.\n",
+                   c.window.zone.name());
   // Each line as visible text: a control character in a name cannot act on a terminal.
   std::string visible;
   for (size_t pos = 0; pos < s.size();) {

@@ -174,11 +174,13 @@ Status Engine::Impl::Open() {
   }
   writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
                                           Revised(config), &outputs.results());
+  if (config.local_times) writer->set_local_zone(&config.window.zone);
   records = writer.get();
   if (!config.having.empty()) {
     if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), writer.get(), &having))
              .ok())
       return s;
+    if (config.local_times) having->set_local_zone(&config.window.zone);
     records = having.get();
   }
   sink.set_writer(records);

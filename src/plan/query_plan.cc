@@ -287,6 +287,7 @@ bool HasExpressions(const QueryPlan& p) {
 std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.window.has_zone) s += " --tz " + ShellWord(c.window.zone.name());
+  if (c.local_times) s += " --local-times";
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -353,6 +354,10 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                   ": Flink SQL's " + (c.early_every > 0 ? "early" : "late") +
                   " firing needs its group-window form (TUMBLE and HOP in GROUP BY), which "
                   "takes no offset");
+  }
+  if (c.local_times) {
+    out.push_back("--local-times: the rendering writes window_start and window_end as UTC "
+                  "instants, not in the zone's local time with its offset");
   }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +
