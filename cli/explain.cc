@@ -317,6 +317,11 @@ Status Explain(const EngineConfig& c, std::string* result) {
           ? "aligned text tables, one for the windows of each firing,"
           : "an aligned text table, written at the end of the run",
       c.output == "-" ? "standard output" : c.output);
+  if (c.local_times)
+    fmt::format_to(out,
+                   "Window bounds (--local-times): window_start and window_end in the local time "
+                   "of {} with its UTC offset (2024-03-31T00:00:00+01:00), not in UTC.\n",
+                   c.window.zone.name());
   // Each line as visible text: a control character in a name cannot act on a terminal.
   std::string visible;
   for (size_t pos = 0; pos < s.size();) {

@@ -32,6 +32,9 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "windows of days, weeks (1w), months (1mo) and sizes dividing a day follow its "
                   "local calendar and wall clock")
       ->type_name("ZONE");
+  app->add_flag("--local-times", o.local_times,
+                "Write window_start and window_end in the --tz zone's local time with its UTC "
+                "offset (2024-03-31T00:00:00+01:00), not in UTC; needs --tz");
   app->add_option("--by", o.by,
                   "Group key: a field path (req.method, .\"log.level\", tags[0]), or NAME=EXPR for "
                   "a derived key; several separated by commas, or --by again")

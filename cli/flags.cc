@@ -110,6 +110,12 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
     if (!(s = TimeZone::Load(o.tz, &zone)).ok()) return s;
     if (!(s = SetWindowZone(zone, &c->window)).ok()) return s;
   }
+  if (o.local_times && o.tz.empty()) {
+    return Status::InvalidArgument(
+        "--local-times needs --tz ZONE: it writes window bounds in that zone's local time "
+        "(without --tz they are UTC instants, written with Z)");
+  }
+  c->local_times = o.local_times;
   for (const std::string& list : o.by) {
     for (std::string_view b : SplitTopLevel(list)) {
       if (!(s = ParseKey(b, c)).ok()) return s;

@@ -30,6 +30,7 @@ struct Options {
   std::string time_format = "auto";
   std::string window;
   std::string tz;  // --tz ZONE: empty when not given
+  bool local_times = false;  // --local-times: window bounds in the --tz zone's local time
   std::vector<std::string> by;
   std::vector<std::string> aggs;
   std::vector<std::string> where;

@@ -39,6 +39,7 @@ const std::map<std::string, std::string>& FlagGroups() {
       {"max-line-length", "Input and time"},
       {"window", "Windows"},
       {"tz", "Windows"},
+      {"local-times", "Windows"},
       {"lateness", "Windows"},
       {"emit", "Windows"},
       {"early", "Windows"},

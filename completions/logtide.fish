@@ -48,6 +48,7 @@ complete -c logtide -n $main -l time -x -d 'Event-time field, a dotted path (def
 complete -c logtide -n $main -l time-format -x -a 'auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns' -d 'How event times are written (or a strptime pattern)'
 complete -c logtide -n $main -l window -x -a '(__logtide_window)' -d 'tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP'
 complete -c logtide -n $main -l tz -x -a 'local UTC' -d 'Time zone of the windows: an IANA name or local'
+complete -c logtide -n $main -l local-times -d 'With --tz: window bounds in local time with offset'
 complete -c logtide -n $main -l by -x -d 'Group key: dotted paths or NAME=EXPR, several separated by commas'
 complete -c logtide -n $main -l agg -x -a '(__logtide_aggs)' -d 'Aggregates, several separated by commas (default count)'
 complete -c logtide -n $main -l where -x -d 'Only events for which EXPR is true'

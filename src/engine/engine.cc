@@ -180,16 +180,19 @@ Status Engine::Impl::Open() {
     table = std::make_unique<TableWriter>(KeyNames(config), AggNames(config), Revised(config),
                                           config.follow || !config.state_path.empty(),
                                           &outputs.results());
+    if (config.local_times) table->set_local_zone(&config.window.zone);
     records = table.get();
   } else {
     writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
                                             Revised(config), &outputs.results());
+    if (config.local_times) writer->set_local_zone(&config.window.zone);
     records = writer.get();
   }
   if (!config.having.empty()) {
     if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), records, &having))
              .ok())
       return s;
+    if (config.local_times) having->set_local_zone(&config.window.zone);
     records = having.get();
   }
   sink.set_writer(records);

@@ -122,7 +122,11 @@ void HavingFilter::EndRecord(const RecordRevision& revision) {
       for (int b = 0; b < 2; ++b) {
         Column& c = columns_[b];
         c.text.clear();
-        AppendRfc3339(b == 0 ? start_ : end_, &c.text);
+        if (local_zone_ != nullptr) {
+          local_zone_->AppendLocalRfc3339(b == 0 ? start_ : end_, &c.text);
+        } else {
+          AppendRfc3339(b == 0 ? start_ : end_, &c.text);
+        }
         c.v = ValueRef::String(c.text);
       }
     }

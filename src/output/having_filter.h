@@ -38,6 +38,10 @@ class HavingFilter final : public RecordSink {
   static Status Create(const std::vector<std::string>& exprs, const RecordFields& fields,
                        RecordSink* next, std::unique_ptr<HavingFilter>* out);
 
+  // --local-times: window_start and window_end are compared as they are written, in `zone`'s
+  // local time with its offset. `zone` must outlive the filter.
+  void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+
   void BeginRecord(Nanos start, Nanos end) override;
   void Key(const ValueRef& v) override;
   void EndRecord(const RecordRevision& revision) override;
@@ -81,6 +85,7 @@ class HavingFilter final : public RecordSink {
   RecordSink* next_ = nullptr;
   bool with_revision_ = false;
   bool bounds_used_ = false;  // an expression reads window_start or window_end
+  const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
   Nanos start_ = 0, end_ = 0;
   std::vector<Column> columns_;  // one per field; revision fields filled at EndRecord
   std::vector<ValueRef> values_;

@@ -65,7 +65,11 @@ void RecordWriter::BeginRecord(Nanos start, Nanos end) {
       } else if (!last_bounds_.empty()) {
         last_bounds_.push_back(',');
       }
-      AppendRfc3339(t, &last_bounds_);
+      if (local_zone_ != nullptr) {
+        local_zone_->AppendLocalRfc3339(t, &last_bounds_);
+      } else {
+        AppendRfc3339(t, &last_bounds_);
+      }
       if (format_ == OutputFormat::kNdjson) last_bounds_.push_back('"');
     }
     last_start_ = start;

@@ -12,6 +12,7 @@
 #include "agg/accumulators.h"
 #include "output/output_file.h"
 #include "output/output_format.h"
+#include "time/time_zone.h"
 #include "time/timestamp.h"
 #include "window/emit_mode.h"
 
@@ -42,6 +43,10 @@ class RecordWriter final : public RecordSink {
   RecordWriter(OutputFormat format, std::vector<std::string> key_names,
                std::vector<std::string> agg_names, bool with_revision, OutputFile* out);
 
+  // --local-times: window bounds in `zone`'s local time with its offset, not UTC with Z.
+  // `zone` must outlive the writer.
+  void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+
   // Writes the CSV header row; nothing for NDJSON.
   void WriteHeader();
   void BeginRecord(Nanos start, Nanos end) override;
@@ -59,6 +64,7 @@ class RecordWriter final : public RecordSink {
   void AppendCsvField(std::string_view s);
 
   OutputFormat format_;
+  const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
   std::vector<std::string> names_;        // all column names in order
   std::vector<std::string> json_prefix_;  // ,"name": per column, pre-escaped
   bool with_revision_;

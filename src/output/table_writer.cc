@@ -219,10 +219,18 @@ void TableWriter::EndCell(Kind kind) {
   cells_.push_back(Cell{text_.size(), DisplayWidth(std::string_view(text_).substr(begin)), kind});
 }
 
+void TableWriter::AppendBound(Nanos t) {
+  if (local_zone_ != nullptr) {
+    local_zone_->AppendLocalRfc3339(t, &text_);
+  } else {
+    AppendRfc3339(t, &text_);
+  }
+}
+
 void TableWriter::BeginRecord(Nanos start, Nanos end) {
-  AppendRfc3339(start, &text_);
+  AppendBound(start);
   EndCell(Kind::kText);
-  AppendRfc3339(end, &text_);
+  AppendBound(end);
   EndCell(Kind::kText);
 }
 

@@ -36,6 +36,7 @@
 
 #include "output/output_file.h"
 #include "output/record_writer.h"
+#include "time/time_zone.h"
 #include "time/timestamp.h"
 
 namespace logtide {
@@ -79,6 +80,8 @@ class TableWriter final : public RecordSink {
   void EndFiring() override;
   // Writes the rows not written yet as a table (nothing when there are none).
   void Finish();
+  // --local-times: window bounds in this zone's local time with its offset (RecordWriter's).
+  void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
 
   void Null() override;
   void Int(__int128 v) override;
@@ -87,6 +90,8 @@ class TableWriter final : public RecordSink {
 
  private:
   enum class Kind : uint8_t { kNull, kNumber, kText };
+  void AppendBound(Nanos t);
+  const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
   struct Cell {
     size_t end;    // in text_, just past the cell's bytes
     size_t width;  // display columns

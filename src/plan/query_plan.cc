@@ -288,6 +288,7 @@ bool HasExpressions(const QueryPlan& p) {
 std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.window.has_zone) s += " --tz " + ShellWord(c.window.zone.name());
+  if (c.local_times) s += " --local-times";
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -359,6 +360,10 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   if (dialect == SqlDialect::kFlink && c.window.offset % 1'000'000 != 0) {
     out.push_back("--window " + c.window.ToString() +
                   ": Flink SQL's event times are milliseconds, and this grid offset is not");
+  }
+  if (c.local_times) {
+    out.push_back("--local-times: the rendering writes window_start and window_end as UTC "
+                  "instants, not in the zone's local time with its offset");
   }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +

@@ -68,6 +68,7 @@ std::string QueryText(const Query& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.window.has_zone) text += "\ntz=" + c.window.zone.name();
+  if (c.local_times) text += "\nlocal-times=true";
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
   if (c.early > 0) text += "\nearly=" + FormatDuration(c.early);
   if (c.early_every > 0) text += "\nearly-every=" + FormatDuration(c.early_every);

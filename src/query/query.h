@@ -51,6 +51,9 @@ struct Query {
   // processing time (the wall clock), for live input only (the engine refuses it otherwise).
   Nanos early_every = 0;
   OutputFormat format = OutputFormat::kNdjson;
+  // --local-times: window_start and window_end written in window.zone's local time with its
+  // UTC offset (TimeZone::AppendLocalRfc3339), not as UTC instants. REQUIRES: window.has_zone.
+  bool local_times = false;
   // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
   size_t max_line_length = kDefaultMaxLineLength;
 };

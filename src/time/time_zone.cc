@@ -95,4 +95,15 @@ std::string ZoneDatabaseVersion() {
   return std::string(s);
 }
 
+void TimeZone::AppendLocalRfc3339(Nanos t, std::string* out) const {
+  const absl::Time at = absl::FromUnixNanos(t);
+  out->append(absl::FormatTime("%Y-%m-%dT%H:%M:%S", at, zone_));
+  // The fraction does not depend on the zone (offsets are whole seconds): AppendRfc3339's,
+  // between the seconds and its Z.
+  char utc[48];
+  const size_t n = FormatRfc3339(t).copy(utc, sizeof utc);
+  if (n > 20) out->append(utc + 19, n - 20);
+  out->append(absl::FormatTime("%Ez", at, zone_));
+}
+
 }  // namespace logtide

@@ -44,6 +44,11 @@ class TimeZone {
   // of its two instants; where it is skipped (spring forward), fails saying so.
   Status LocalToInstant(const absl::CivilSecond& c, int64_t subsecond_nanos, Nanos* out) const;
 
+  // Appends instant t as the zone's local time with its UTC offset, RFC 3339
+  // ("2024-03-31T00:00:00+01:00"; "+00:00" in UTC), the fraction of a second written as
+  // AppendRfc3339 writes it. The civil time and the offset come from absl::FormatTime.
+  void AppendLocalRfc3339(Nanos t, std::string* out) const;
+
   const absl::TimeZone& zone() const { return zone_; }
 
  private:

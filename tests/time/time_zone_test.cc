@@ -56,6 +56,27 @@ TEST_CASE("LocalToInstantRefusesASkippedTime") {
   CHECK(t == Utc("2024-10-27T00:30:00.250Z"));
 }
 
+TEST_CASE("AppendLocalRfc3339WritesTheOffsetInForce") {
+  const TimeZone berlin = Zone("Europe/Berlin");
+  auto local = [&](const TimeZone& z, const char* utc) {
+    std::string out = "x";  // appended to, not replaced
+    z.AppendLocalRfc3339(Utc(utc), &out);
+    return out;
+  };
+  // CET (+01:00) before 2024-03-31T01:00Z, CEST (+02:00) from then until 2024-10-27T01:00Z.
+  CHECK(local(berlin, "2024-03-31T00:59:59Z") == "x2024-03-31T01:59:59+01:00");
+  CHECK(local(berlin, "2024-03-31T01:00:00Z") == "x2024-03-31T03:00:00+02:00");
+  CHECK(local(berlin, "2024-10-27T00:30:00Z") == "x2024-10-27T02:30:00+02:00");
+  CHECK(local(berlin, "2024-10-27T01:30:00Z") == "x2024-10-27T02:30:00+01:00");
+  // Fractions as AppendRfc3339 writes them: groups of 3 digits.
+  CHECK(local(berlin, "2024-01-01T00:00:00.5Z") == "x2024-01-01T01:00:00.500+01:00");
+  CHECK(local(berlin, "2024-01-01T00:00:00.000001Z") == "x2024-01-01T01:00:00.000001+01:00");
+  CHECK(local(Zone("Asia/Kolkata"), "2024-01-01T00:00:00Z") == "x2024-01-01T05:30:00+05:30");
+  CHECK(local(Zone("UTC"), "2024-01-01T00:00:00Z") == "x2024-01-01T00:00:00+00:00");
+  // Before 1970: the fraction of a negative instant.
+  CHECK(local(berlin, "1969-12-31T23:59:59.25Z") == "x1970-01-01T00:59:59.250+01:00");
+}
+
 TEST_CASE("UnknownZoneIsRefusedByName") {
   TimeZone z;
   Status s = TimeZone::Load("Mars/Olympus", &z);
