@@ -10,6 +10,8 @@
 #include "output/output_set.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
+#include "watermark/input_times.h"
+#include "watermark/watermark.h"
 #include "window/window_operator.h"
 
 namespace logtide {
@@ -48,16 +50,24 @@ Status InspectState(const std::string& path, std::string* json) {
   const Section* out = cp.Find("outputs");
   // A job whose first checkpoint never committed (killed at once) has its query only.
   const bool empty = cp.checkpoints == 0 && cp.sections.empty();
-  if (!empty && (in == nullptr || in->version != InputSet::kVersion || out == nullptr ||
-                 out->version != OutputSet::kVersion)) {
+  if (!empty && (in == nullptr || (in->version != 3 && in->version != InputSet::kVersion) ||
+                 out == nullptr || out->version != OutputSet::kVersion)) {
     return Status::Refused(fmt::format(
         "state file {}: its inputs or outputs section is missing or in a format this version "
         "does not read",
         path));
   }
-  if (!empty &&
-      (!DecodeInputPositions(in->data, &inputs) || !DecodeOutputPositions(out->data, &outputs)))
+  if (!empty && (!DecodeInputPositions(in->data, in->version, &inputs) ||
+                 !DecodeOutputPositions(out->data, &outputs)))
     return Status::Corruption(fmt::format("state file {}: its positions are damaged", path));
+  // Since version 4 of the inputs' section, their largest event times are the watermark's.
+  const Section* wm = cp.Find("watermark");
+  if (!empty && in->version == InputSet::kVersion) {
+    InputTimes times;
+    if (wm == nullptr || wm->version != 2 || !DecodeWatermarkTimes(wm->data, &times))
+      return Status::Corruption(fmt::format("state file {}: its watermark is damaged", path));
+    for (InputPosition& p : inputs) p.max_time = FindInputTime(times, p.id, INT64_MIN);
+  }
   // The counters from their section (the meta row "info.counters" has only the first five).
   const Section* counters = cp.Find("counters");
   SavedCounters saved;

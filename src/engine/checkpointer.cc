@@ -33,6 +33,7 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
   for (const Part& p : components_) {
     const SectionFormat* c = p.format;
     const Section* s = cp.Find(c->section());
+    if (s == nullptr && c->ReadsAbsent()) continue;  // a state from before the section
     if (s == nullptr) {
       return Status::Corruption(
           fmt::format("state file {} has no \"{}\" section: it is damaged; it was not changed",
@@ -50,8 +51,10 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
   for (const Part& p : components_) {
     const SectionFormat* c = p.format;
     const Section* s = cp.Find(c->section());
-    Status st = p.plain != nullptr ? p.plain->Load(s->data, s->version)
-                                   : p.windows->Load(s->data, s->version, cp.windows);
+    const std::string_view data = s != nullptr ? std::string_view(s->data) : std::string_view();
+    const uint32_t version = s != nullptr ? s->version : 0;  // 0: absent (ReadsAbsent)
+    Status st = p.plain != nullptr ? p.plain->Load(data, version)
+                                   : p.windows->Load(data, version, cp.windows);
     if (st.code() == Status::Code::kCorruption) {
       return Status::Corruption(
           fmt::format("state file {}: its \"{}\" section is damaged ({}); it was not changed",
@@ -75,9 +78,9 @@ Status Checkpointer::Commit(Checkpoint* cp) {
   return store_->Commit(*cp);
 }
 
-// The components were registered in this order: the counters, the watermark, the inputs, the
-// window operator (which saves the watermark its timers were set at, checked here against the
-// watermark's own), the outputs.
+// The components were registered in this order: the counters, the inputs, the watermark and
+// idleness (which keep their times by the inputs' ids), the window operator (which saves the
+// watermark its timers were set at, checked here against the watermark's own), the outputs.
 Status Checkpointer::Resume(bool* finished) {
   Checkpoint cp;
   Status s = store_->Load(&cp);
@@ -88,12 +91,6 @@ Status Checkpointer::Resume(bool* finished) {
         "state file {}: its window operator and its watermark disagree on the watermark: it is "
         "damaged; it was not changed",
         store_->path()));
-  }
-  const Nanos now = deps_.clock->Now();
-  for (size_t i = 0; i < deps_.inputs->size(); ++i) {
-    deps_.tracker->Observe(static_cast<int>(i), deps_.inputs->restored_max_time(i));
-    if (deps_.inputs->restored_quiet_since(i) != INT64_MIN)
-      deps_.idleness->Restore(static_cast<int>(i), deps_.inputs->restored_quiet_since(i), now);
   }
   window_log_rows_ = cp.window_log_rows;
   checkpoints_ = cp.checkpoints;

@@ -146,8 +146,6 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
 
 Status Engine::Impl::Open() {
   InputSet::Options opts = InputOptions(config, [this](const std::string& m) { Warn(m); });
-  opts.max_time = [this](int i) { return tracker.max_time(i); };
-  opts.quiet_since = [this](int i) { return idleness.quiet_since(i); };
   Status s = InputSet::Open(config.inputs, std::move(opts), &inputs);
   if (!s.ok()) return s;
   // Before the state is opened: a refused run makes no state file.
@@ -213,9 +211,12 @@ Status Engine::Impl::OpenState(bool* resumed) {
   checkpointer = std::make_unique<Checkpointer>(
       store.get(), &config,
       CheckpointDeps{inputs.get(), &outputs, op.get(), &tracker, &idleness, &clock, stats});
+  tracker.set_input_ids(inputs.get());
+  idleness.set_input_ids(inputs.get());
   checkpointer->Add(&counters);
-  checkpointer->Add(&tracker);
   checkpointer->Add(inputs.get());
+  checkpointer->Add(&tracker);
+  checkpointer->Add(&idleness);
   checkpointer->Add(op.get());
   checkpointer->Add(&outputs);
   if (store->is_new()) return Status::Ok();

@@ -207,10 +207,13 @@ std::string_view InputSet::Track::Tail() const {
   return std::string_view(tail + tail_size - n, n);
 }
 
-// Section "inputs", version 3: u32 inputs, per input: bytes name, bytes kind, bytes
-// fingerprint, u64 fingerprint_len, u64 offset, u64 line, i64 max_time, bytes tail_hash,
-// u64 dev, u64 ino, u8 rotated, u64 size, bytes path, i64 quiet_since.
-bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out) {
+// Section "inputs", version 4: u32 inputs, per input: bytes name, bytes kind, bytes
+// fingerprint, u64 fingerprint_len, u64 offset, u64 line, u64 id, bytes tail_hash, u64 dev,
+// u64 ino, u8 rotated, u64 size, bytes path. Version 3 had i64 max_time where version 4 has
+// the id, and i64 quiet_since at the end; its ids are the inputs' places, from 1.
+bool DecodeInputPositions(std::string_view data, uint32_t version,
+                          std::vector<InputPosition>* out) {
+  if (version != 3 && version != InputSet::kVersion) return false;
   ByteReader r(data);
   const uint32_t n = r.U32();
   out->clear();
@@ -222,7 +225,12 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
     p.fingerprint_len = r.U64();
     p.offset = r.U64();
     p.line = r.U64();
-    p.max_time = r.I64();
+    if (version == 3) {
+      p.max_time = r.I64();
+      p.id = i + 1;
+    } else {
+      p.id = r.U64();
+    }
     p.tail_hash = r.Bytes();
     p.dev = r.U64();
     p.ino = r.U64();
@@ -231,8 +239,12 @@ bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out
     if (rotated > 1) return false;
     p.rotated = rotated == 1;
     p.path = r.Bytes();
-    p.quiet_since = r.I64();
+    if (version == 3) p.quiet_since = r.I64();
     if (p.kind != "file" && p.kind != "stdin") return false;
+    if (p.id == 0) return false;
+    for (const InputPosition& q : *out) {
+      if (q.id == p.id) return false;
+    }
     out->push_back(std::move(p));
   }
   return r.ok() && r.at_end();
@@ -341,6 +353,7 @@ void InputSet::TrackForCheckpoints() {
     if (!readers_[i]->is_stdin() && !tracks_[i].vanished) files.push_back(i);
   }
   DropCopies(files);
+  AssignIds();
 }
 
 void InputSet::DropCopies(const std::vector<size_t>& fresh) {
@@ -414,14 +427,13 @@ void EncodeInputPosition(const InputPosition& p, ByteWriter* w) {
   w->U64(p.fingerprint_len);
   w->U64(p.offset);
   w->U64(p.line);
-  w->I64(p.max_time);
+  w->U64(p.id);
   w->Bytes(p.tail_hash);
   w->U64(p.dev);
   w->U64(p.ino);
   w->U8(p.rotated ? 1 : 0);
   w->U64(p.size);
   w->Bytes(p.path);
-  w->I64(p.quiet_since);
 }
 
 }  // namespace
@@ -433,8 +445,7 @@ Status InputSet::PositionOf(size_t i, InputPosition* out) {
   p.name = paths_[i];
   p.offset = t.offset;
   p.line = t.line;
-  p.max_time = options_.max_time ? options_.max_time(static_cast<int>(i)) : INT64_MIN;
-  p.quiet_since = options_.quiet_since ? options_.quiet_since(static_cast<int>(i)) : INT64_MIN;
+  p.id = t.id;
   if (r.is_stdin()) {
     p.kind = "stdin";
     p.fingerprint = HashHex(XXH64_digest(t.hash));
@@ -475,9 +486,11 @@ void InputSet::FollowedRotation(size_t i) {
   } else {
     p.rotated = true;
     p.size = p.offset;
+    p.origin = static_cast<int>(i);
     carried_.push_back(std::move(p));
   }
   Track& t = tracks_[i];
+  t.id = next_id_++;  // the file at its path now is another input
   t.offset = 0;
   t.line = 0;
   t.rotated = false;
@@ -504,9 +517,47 @@ Status InputSet::Save(std::string* data) {
   return Status::Ok();
 }
 
-Status InputSet::Load(std::string_view data, uint32_t) {
+uint64_t InputSet::id(int input) const {
+  const Track& t = tracks_[static_cast<size_t>(input)];
+  return t.duplicate || t.vanished ? 0 : t.id;
+}
+
+// In the order Save writes them.
+void InputSet::SavedIds(std::vector<Saved>* out) const {
+  out->clear();
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    if (tracks_[i].duplicate || tracks_[i].vanished) continue;
+    out->push_back({tracks_[i].id, static_cast<int>(i)});
+  }
+  for (const InputPosition& p : carried_) out->push_back({p.id, p.origin});
+}
+
+bool InputSet::LegacyTimes(uint64_t id, int64_t* max_time, int64_t* quiet_since) const {
+  for (const InputPosition& p : legacy_) {
+    if (p.id != id) continue;
+    *max_time = p.max_time;
+    *quiet_since = p.quiet_since;
+    return true;
+  }
+  return false;
+}
+
+// Every input without an id (new to the state) gets the next one.
+void InputSet::AssignIds() {
+  for (Track& t : tracks_) {
+    if (t.id == 0) t.id = next_id_++;
+  }
+}
+
+Status InputSet::Load(std::string_view data, uint32_t version) {
   std::vector<InputPosition> saved;
-  if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
+  if (!DecodeInputPositions(data, version, &saved))
+    return Status::Corruption("it does not decode");
+  legacy_.clear();
+  if (version < kVersion) legacy_ = saved;
+  next_id_ = 1;
+  for (const InputPosition& p : saved) next_id_ = std::max(next_id_, p.id + 1);
+  for (Track& t : tracks_) t.id = 0;
   std::vector<bool> used(saved.size(), false);
   std::vector<size_t> fresh;  // inputs that match no saved one
   // The copies TrackForCheckpoints marked as a new state would see them: decided again below,
@@ -531,8 +582,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
     Track& t = tracks_[i];
     t.offset = t.start_offset = t.short_copy_size != Track::kNoSize ? t.short_copy_size : p.offset;
     t.line = p.line;
-    t.restored_max_time = p.max_time;
-    t.restored_quiet_since = p.quiet_since;
+    t.id = p.id;
     t.rotated = p.kind == "file" && (p.rotated || RenamedAway(i, p));
   }
   MarkGenerations();
@@ -597,6 +647,7 @@ Status InputSet::Load(std::string_view data, uint32_t) {
   // Otherwise the run fails as it would have at opening the file: before any warning about
   // the saved files.
   if (Status s = VanishedError(); !s.ok()) return s;
+  AssignIds();
   carried_.clear();
   for (size_t k = 0; k < saved.size(); ++k) {
     if (used[k]) continue;

@@ -43,7 +43,7 @@ struct InputPosition {
   uint64_t fingerprint_len = 0;
   uint64_t offset = 0;           // byte offset just past the last processed line
   uint64_t line = 0;             // lines processed
-  int64_t max_time = INT64_MIN;  // largest event time read (INT64_MIN: none)
+  uint64_t id = 0;               // stays with the input across runs (InputIds); version 4
   std::string tail_hash;         // files: hash of the bytes just before `offset`, as read
   uint64_t dev = 0;              // files: device and inode, a hint when several files match
   uint64_t ino = 0;
@@ -51,14 +51,21 @@ struct InputPosition {
   uint64_t size = 0;             // files: the file's size when saved (decompressed; compressed
                                  // files: kUnknownSize unless read to their end)
   static constexpr uint64_t kUnknownSize = UINT64_MAX;
-  int64_t quiet_since = INT64_MIN;  // wall-clock time of its last line, or when it was first
-                                    // read without one (watermark/idleness.h); INT64_MIN: none
+  // Up to version 3 only (now in the "watermark" and "idleness" sections): the largest event
+  // time read, and the wall-clock time of its last line or since it was first read without
+  // one (INT64_MIN: none).
+  int64_t max_time = INT64_MIN;
+  int64_t quiet_since = INT64_MIN;
+  // In this run only, not saved: the input it was (a followed file rotated away), or -1.
+  int origin = -1;
 };
 
-// Decodes an "inputs" section (version InputSet::kVersion). Returns false when it is damaged.
-bool DecodeInputPositions(std::string_view data, std::vector<InputPosition>* out);
+// Decodes an "inputs" section of `version` (3 or 4; in version 3, an input's id is its place in
+// the section, from 1). Returns false when it is damaged.
+bool DecodeInputPositions(std::string_view data, uint32_t version,
+                          std::vector<InputPosition>* out);
 
-class InputSet final : public CheckpointComponent {
+class InputSet final : public CheckpointComponent, public InputIds {
  public:
   struct Options {
     size_t buffer_size = 1 << 20;
@@ -72,10 +79,6 @@ class InputSet final : public CheckpointComponent {
     std::string state_path;        // for messages
     // Receives warnings (an input read again from its start).
     std::function<void(const std::string&)> warn;
-    // The largest event time read from input i, saved with its position.
-    std::function<int64_t(int)> max_time;
-    // The wall-clock time since which input i produced no line (watermark/idleness.h).
-    std::function<int64_t(int)> quiet_since;
   };
 
   // Opens every path ("-" is standard input). A log named with a generation of it is opened
@@ -115,12 +118,6 @@ class InputSet final : public CheckpointComponent {
   void Consumed(size_t i, const Line& line);
   // Where input i started in this run (its restored offset, or 0).
   uint64_t start_offset(size_t i) const { return tracks_[i].start_offset; }
-  // After Load: the largest event time read from input i in earlier runs (INT64_MIN: none, or
-  // a new input).
-  int64_t restored_max_time(size_t i) const { return tracks_[i].restored_max_time; }
-  // After Load: since when input i produced no line, as an earlier run saved it (INT64_MIN:
-  // not known).
-  int64_t restored_quiet_since(size_t i) const { return tracks_[i].restored_quiet_since; }
   // After Load: input i was renamed away by a rotation (see above): once read to its end it no
   // longer holds the watermark back, even under --hold.
   bool rotated(size_t i) const { return tracks_[i].rotated; }
@@ -130,12 +127,20 @@ class InputSet final : public CheckpointComponent {
   // dropped, an input matching none is new and read from its start. Refused (nothing read or
   // written) when an input was truncated or rewritten before its offset, unless
   // reread_replaced.
-  // Version 2 added each file's `rotated` flag and size; version 3 each input's quiet_since.
-  static constexpr uint32_t kVersion = 3;
+  // Version 2 added each file's `rotated` flag and size; version 3 each input's quiet_since;
+  // version 4 each input's id, and moved its largest event time and quiet-since time to the
+  // sections of the watermark and of idleness, which key them by that id.
+  static constexpr uint32_t kVersion = 4;
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return kVersion; }
+  bool Reads(uint32_t version) const override { return version >= 3 && version <= kVersion; }
   Status Save(std::string* data) override;
   Status Load(std::string_view data, uint32_t version) override;
+
+  // InputIds.
+  uint64_t id(int input) const override;
+  void SavedIds(std::vector<Saved>* out) const override;
+  bool LegacyTimes(uint64_t id, int64_t* max_time, int64_t* quiet_since) const override;
 
  private:
   struct Track {
@@ -143,8 +148,7 @@ class InputSet final : public CheckpointComponent {
     uint64_t line = 0;
     uint64_t start_offset = 0;      // where this run began
     XXH64_state_s* hash = nullptr;  // stdin: hash of all bytes consumed so far
-    int64_t restored_max_time = INT64_MIN;
-    int64_t restored_quiet_since = INT64_MIN;
+    uint64_t id = 0;                // InputIds; 0 until TrackForCheckpoints or Load
     bool rotated = false;
     bool ended = false;  // read to its end in this run
     bool duplicate = false;  // a copy of the content another input continues: not read, not saved
@@ -188,6 +192,7 @@ class InputSet final : public CheckpointComponent {
   // that is not a generation of another input (the live log), then the first named. A file
   // whose first bytes cannot be read is not taken as a copy.
   void DropCopies(const std::vector<size_t>& fresh);
+  void AssignIds();
   // Opens every path, the job's inputs as named (Open lists the families among them first).
   static Status OpenNames(const std::vector<std::string>& paths, Options& options,
                           std::unique_ptr<InputSet>* out);
@@ -225,6 +230,9 @@ class InputSet final : public CheckpointComponent {
   std::vector<std::unique_ptr<LineReader>> readers_;
   std::vector<Track> tracks_;
   std::vector<InputPosition> carried_;  // saved files this run does not read, still kept
+  uint64_t next_id_ = 1;                // the id the next new input gets
+  // Loaded from a version 3 section: the saved inputs, with the times it held (LegacyTimes).
+  std::vector<InputPosition> legacy_;
   // Load: an input the glob named was gone at open (a rotation under way since the glob).
   bool racing_rotation_ = false;
 };

@@ -46,6 +46,33 @@ class SectionFormat {
   // Whether Load reads a section saved in `version`: the one Save writes, and the older ones
   // a component migrates (their missing fields take the values a new job starts with).
   virtual bool Reads(uint32_t version) const { return version == this->version(); }
+  // Whether a state saved before this section existed is read: Load then gets version 0 and
+  // no bytes, and migrates what older sections held.
+  virtual bool ReadsAbsent() const { return false; }
+};
+
+// How the job's inputs are known across runs, for the components that keep something per
+// input (the watermark's largest event times, idleness): the inputs' component
+// (input/input_set.h) matches this run's inputs to the saved ones, which may come in another
+// order, under other names, or not at all; each saved input has an id that stays with it.
+class InputIds {
+ public:
+  // An input the next checkpoint saves: its id and this run's input it stands for, or -1 (one
+  // this run does not read, kept from an earlier run), or, for a followed file rotated away in
+  // this run, the input that goes on at its path.
+  struct Saved {
+    uint64_t id;
+    int input;
+  };
+  virtual ~InputIds() = default;
+  // After the inputs' Load: the id of this run's input i; 0 when it is not saved (a copy of
+  // another input's content).
+  virtual uint64_t id(int input) const = 0;
+  // The inputs the next checkpoint saves, in the order it saves them.
+  virtual void SavedIds(std::vector<Saved>* out) const = 0;
+  // Migration: the largest event time and the quiet-since time the inputs' section saved with
+  // input `id` up to its version 3 (INT64_MIN when not known). False when it held none.
+  virtual bool LegacyTimes(uint64_t id, int64_t* max_time, int64_t* quiet_since) const = 0;
 };
 
 // A stateful part of the job whose state is its section alone.

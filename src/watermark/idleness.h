@@ -4,22 +4,27 @@
 // until it produces a line again. When every input that holds the watermark is idle, event
 // time goes on at wall-clock speed from the last line read (WallClockWatermark). Times come
 // from a Clock (time/clock.h); this class never reads one. The quiet-since times are saved
-// with the inputs' positions (input/input_set.h), so idleness carries across runs.
+// (section "idleness", by the inputs' ids: state/checkpoint.h InputIds), so idleness carries
+// across runs.
 #pragma once
 
 #include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "state/checkpoint.h"
 #include "time/timestamp.h"
 #include "util/time_math.h"
 
 namespace logtide {
 
-class Idleness {
+class Idleness final : public CheckpointComponent {
  public:
   // `timeout` 0: no input is ever idle. Every input counts as quiet since `start`.
   Idleness(int inputs, Nanos timeout, Nanos start)
-      : since_(inputs, start), touched_(inputs, 0), timeout_(timeout) {}
+      : since_(inputs, start), touched_(inputs, 0), timeout_(timeout), start_(start) {}
 
   bool enabled() const { return timeout_ > 0; }
   Nanos timeout() const { return timeout_; }
@@ -35,9 +40,6 @@ class Idleness {
       touched_[i] = 0;
     }
   }
-  // Input i has been quiet since `since` (restored from an earlier run). A time in the future
-  // (the clock was set back) counts from now.
-  void Restore(int input, Nanos since, Nanos now) { since_[input] = std::min(since, now); }
   Nanos quiet_since(int input) const { return since_[input]; }
 
   // Whether input i, waited on at `now`, is idle.
@@ -55,10 +57,30 @@ class Idleness {
     return SatAdd(top, std::max<Nanos>(0, SatSub(now, last)));
   }
 
+  // Where the inputs' ids come from. REQUIRES: before Save or Load; Load after the inputs'.
+  void set_input_ids(const InputIds* ids) { ids_ = ids; }
+
+  // Section "idleness", version 1: u32 inputs, per input saved (in the inputs' order): u64
+  // its id, i64 since when it produced no line (INT64_MIN: not known). A state from before
+  // the section has the times in its inputs' section (InputIds::LegacyTimes). A restored time
+  // in the future (the clock was set back) counts from the start of this run.
+  std::string_view section() const override { return "idleness"; }
+  uint32_t version() const override { return 1; }
+  bool ReadsAbsent() const override { return true; }
+  Status Save(std::string* data) override;
+  Status Load(std::string_view data, uint32_t version) override;
+
  private:
+  // The quiet-since time an earlier run saved for the input `id` (INT64_MIN: none).
+  Nanos RestoredSince(uint64_t id) const;
+
   std::vector<Nanos> since_;
   std::vector<char> touched_;
   Nanos timeout_;
+  Nanos start_;
+  const InputIds* ids_ = nullptr;
+  std::vector<std::pair<uint64_t, Nanos>> restored_;  // by id, from the section
+  bool legacy_ = false;                               // restored from the inputs' section
 };
 
 }  // namespace logtide

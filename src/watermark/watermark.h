@@ -5,14 +5,15 @@
 // then at most the largest event time read from any input minus the delay. An idle input
 // (watermark/idleness.h) holds nothing back either, but while every unfinished input is idle
 // the watermark moves only by Raise (wall-clock progress), never to +infinity.
-// The watermark is checkpointed (section "watermark"); the inputs' largest
-// event times are saved with their positions (input/input_set.h), as inputs may come in
-// another order in the next run.
+// The watermark and each input's largest event time are checkpointed (section "watermark"),
+// the times by the ids the inputs' component gives the inputs (state/checkpoint.h InputIds),
+// as inputs may come in another order, or under other names, in the next run.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "state/checkpoint.h"
@@ -21,6 +22,10 @@
 #include "util/time_math.h"
 
 namespace logtide {
+
+// Decodes the inputs' largest event times from a "watermark" section of version 2 (for
+// `logtide inspect`). False when it is damaged.
+bool DecodeWatermarkTimes(std::string_view data, std::vector<std::pair<uint64_t, int64_t>>* out);
 
 class WatermarkTracker final : public CheckpointComponent {
  public:
@@ -88,21 +93,25 @@ class WatermarkTracker final : public CheckpointComponent {
   }
   Nanos current() const { return current_; }
 
-  // Section "watermark", version 1: i64 the watermark. Once restored it only grows from there.
+  // Where the inputs' ids come from. REQUIRES: before Save or Load; Load after the inputs'.
+  void set_input_ids(const InputIds* ids) { ids_ = ids; }
+
+  // Section "watermark", version 2: i64 the watermark, u32 inputs, per input saved (in the
+  // inputs' order): u64 its id, i64 its largest event time. Version 1 had the watermark
+  // alone, the times being in the inputs' section (InputIds::LegacyTimes). Once restored the
+  // watermark only grows from there.
   std::string_view section() const override { return "watermark"; }
-  uint32_t version() const override { return 1; }
-  Status Save(std::string* data) override {
-    ByteWriter(data).I64(current_);
-    return Status::Ok();
-  }
-  Status Load(std::string_view data, uint32_t) override {
-    ByteReader r(data);
-    current_ = r.I64();
-    if (!r.ok() || !r.at_end()) return Status::Corruption("it does not decode");
-    return Status::Ok();
-  }
+  uint32_t version() const override { return 2; }
+  bool Reads(uint32_t version) const override { return version == 1 || version == 2; }
+  Status Save(std::string* data) override;
+  Status Load(std::string_view data, uint32_t version) override;
 
  private:
+  // The largest event time an earlier run saved for the input `id` (kMinusInfinity: none).
+  Nanos RestoredMax(uint64_t id) const;
+
+  const InputIds* ids_ = nullptr;
+  std::vector<std::pair<uint64_t, Nanos>> restored_;  // by id, from a version 2 section
   std::vector<Nanos> max_;
   std::vector<bool> finished_;
   std::vector<bool> idle_;

@@ -5,8 +5,8 @@
 // Input, either of:
 //  - sections: byte 0 picks a query of state_queries.txt (modulo their number); then records,
 //    each a tag byte, a u32 length (little-endian; one past the end takes what is left) and that
-//    many bytes: 'c', 'w', 'i', 'o', 'W' the "counters", "watermark", "inputs", "outputs" and
-//    "windows" sections; 'r' one window-log row: u32 key length, key, value (the rest).
+//    many bytes: 'c', 'i', 'w', 'I', 'o', 'W' the "counters", "inputs", "watermark",
+//    "idleness", "outputs" and "windows" sections; 'r' one window-log row: u32 key length, key, value (the rest).
 //  - a state file: an SQLite database ("SQLite format 3" and a 0 byte first), opened, checked
 //    against each query and loaded as a run does, through the Checkpointer.
 // Checked:
@@ -51,6 +51,7 @@
 #include "state/state_store.h"
 #include "time/duration.h"
 #include "util/bytes.h"
+#include "watermark/idleness.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
 #include "window/window_spec.h"
@@ -128,14 +129,13 @@ std::string EncodeInputs(const std::vector<InputPosition>& in) {
     w.U64(p.fingerprint_len);
     w.U64(p.offset);
     w.U64(p.line);
-    w.I64(p.max_time);
+    w.U64(p.id);
     w.Bytes(p.tail_hash);
     w.U64(p.dev);
     w.U64(p.ino);
     w.U8(p.rotated);
     w.U64(p.size);
     w.Bytes(p.path);
-    w.I64(p.quiet_since);
   }
   return out;
 }
@@ -163,7 +163,8 @@ class DecodedInputs final : public CheckpointComponent {
   Status Save(std::string*) override { return Status::Ok(); }
   Status Load(std::string_view data, uint32_t) override {
     std::vector<InputPosition> saved;
-    if (!DecodeInputPositions(data, &saved)) return Status::Corruption("it does not decode");
+    if (!DecodeInputPositions(data, InputSet::kVersion, &saved))
+      return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeInputs(saved) == data, "inputs section decodes to other fields");
     return Status::Ok();
   }
@@ -214,6 +215,7 @@ struct Job {
   ResultSink sink;
   std::unique_ptr<WindowOperator> op;
   WatermarkTracker tracker;
+  Idleness idleness;
   CountersState counters;
   DecodedInputs inputs;
   DecodedOutputs outputs;
@@ -224,6 +226,7 @@ struct Job {
         writer(OutputFormat::kNdjson, c.by, AggNames(c), Revised(c), &out),
         sink(&keys, &acc, &stats.windows_emitted),
         tracker(1, c.delay),
+        idleness(1, c.idle_timeout, 0),
         counters(&stats, &seq, &reported) {
     stats.ignored_values.assign(c.aggs.size(), 0);
     sink.set_writer(&writer);
@@ -240,7 +243,8 @@ struct Job {
   }
   // In the engine's order of restoring; the window operator is the window log's component.
   std::vector<Part> components() {
-    return {Part(&counters), Part(&tracker), Part(&inputs), Part(op.get()), Part(&outputs)};
+    return {Part(&counters), Part(&inputs),  Part(&tracker),
+            Part(&idleness), Part(op.get()), Part(&outputs)};
   }
 };
 
@@ -328,8 +332,9 @@ void FuzzSections(const uint8_t* data, size_t size) {
 
   Job job(q.config);
   const std::pair<char, Part> order[] = {{'c', Part(&job.counters)},
-                                         {'w', Part(&job.tracker)},
                                          {'i', Part(&job.inputs)},
+                                         {'w', Part(&job.tracker)},
+                                         {'I', Part(&job.idleness)},
                                          {'W', Part(job.op.get())},
                                          {'o', Part(&job.outputs)}};
   for (const auto& [tag, c] : order) {

@@ -143,7 +143,8 @@ def sections_seed(query_number, db):
     """The state in `db` as a fuzz_state sections input."""
     con = sqlite3.connect(db)
     out = bytearray([query_number])
-    tags = {"counters": b"c", "watermark": b"w", "inputs": b"i", "outputs": b"o", "windows": b"W"}
+    tags = {"counters": b"c", "watermark": b"w", "idleness": b"I", "inputs": b"i", "outputs": b"o",
+            "windows": b"W"}
     for name, data in con.execute("SELECT name, data FROM sections ORDER BY name"):
         out += tags[name] + struct.pack("<I", len(data)) + data
     live = {}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
 #include <cmath>
 #include <vector>
 #include <set>
@@ -163,12 +165,122 @@ TEST_CASE("idleness: quiet for the timeout; wall-clock progress from the last li
   CHECK(idle.WallClockWatermark(kMinusInfinity, 1010 * s) == kMinusInfinity);
   // A clock set back: no negative progress, and a saved time in the future counts from now.
   CHECK(idle.WallClockWatermark(50 * s, 900 * s) == 50 * s);
-  idle.Restore(1, 2000 * s, 1010 * s);
-  CHECK(idle.quiet_since(1) == 1010 * s);
   Idleness never(1, 0, 0);
   CHECK_FALSE(never.IdleAt(0, kPlusInfinity - 1));
 }
 
+
+namespace {
+
+// The inputs' ids as a test sets them: ids[i] is input i's; `saved` what a checkpoint saves;
+// `legacy` the times an "inputs" section of version 3 held, by id.
+struct FakeInputIds final : InputIds {
+  std::vector<uint64_t> ids;
+  std::vector<Saved> saved;
+  std::map<uint64_t, std::pair<int64_t, int64_t>> legacy;
+  uint64_t id(int input) const override { return ids[static_cast<size_t>(input)]; }
+  void SavedIds(std::vector<Saved>* out) const override { *out = saved; }
+  bool LegacyTimes(uint64_t id, int64_t* max_time, int64_t* quiet_since) const override {
+    auto it = legacy.find(id);
+    if (it == legacy.end()) return false;
+    *max_time = it->second.first;
+    *quiet_since = it->second.second;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("watermark and idleness sections: times follow the inputs' ids, not their places") {
+  const Nanos s = kNanosPerSecond;
+  // Run 1: inputs a (id 1) and b (id 2), and c (id 3) kept from an earlier run; b's file was
+  // rotated away while followed: saved as id 4, from input 1.
+  FakeInputIds first;
+  first.ids = {1, 2};
+  first.saved = {{1, 0}, {2, 1}, {4, 1}};
+  WatermarkTracker w1(2, 0);
+  w1.set_input_ids(&first);
+  w1.Observe(0, 10 * s);
+  w1.Observe(1, 20 * s);
+  w1.Update();
+  Idleness i1(2, 5 * s, 100 * s);
+  i1.set_input_ids(&first);
+  i1.LineRead(0, 150 * s);
+  std::string wm, idle;
+  REQUIRE(w1.Save(&wm).ok());
+  REQUIRE(i1.Save(&idle).ok());
+  std::vector<std::pair<uint64_t, int64_t>> times;
+  REQUIRE(DecodeWatermarkTimes(wm, &times));
+  CHECK(times == std::vector<std::pair<uint64_t, int64_t>>{{1, 10 * s}, {2, 20 * s}, {4, 20 * s}});
+
+  // Run 2 names them in another order (b first) and a new input d, at 120 s: a saved quiet
+  // time after this run's start (a clock set back) counts from its start.
+  FakeInputIds second;
+  second.ids = {2, 5, 1};
+  WatermarkTracker w2(3, 0);
+  w2.set_input_ids(&second);
+  REQUIRE(w2.Load(wm, 2).ok());
+  CHECK(w2.current() == 10 * s);
+  CHECK(w2.max_time(0) == 20 * s);
+  CHECK(w2.max_time(1) == kMinusInfinity);
+  CHECK(w2.max_time(2) == 10 * s);
+  Idleness i2(3, 5 * s, 120 * s);
+  i2.set_input_ids(&second);
+  REQUIRE(i2.Load(idle, 1).ok());
+  CHECK(i2.quiet_since(0) == 100 * s);
+  CHECK(i2.quiet_since(1) == 120 * s);
+  CHECK(i2.quiet_since(2) == 120 * s);
+  // An input the second run does not read (id 4) keeps its times.
+  second.saved = {{2, 0}, {5, 1}, {1, 2}, {4, -1}};
+  std::string wm2, idle2;
+  REQUIRE(w2.Save(&wm2).ok());
+  REQUIRE(i2.Save(&idle2).ok());
+  REQUIRE(DecodeWatermarkTimes(wm2, &times));
+  CHECK(times.back() == std::pair<uint64_t, int64_t>{4, 20 * s});
+
+  // A damaged section: an id twice, or id 0.
+  std::string twice = wm2;
+  twice.replace(8 + 4 + 16, 8, wm2.substr(8 + 4, 8));
+  CHECK(w2.Load(twice, 2).code() == Status::Code::kCorruption);
+  CHECK(i2.Load("", 1).code() == Status::Code::kCorruption);
+}
+
+TEST_CASE("watermark and idleness sections: a state whose inputs' section held the times") {
+  const Nanos s = kNanosPerSecond;
+  FakeInputIds ids;
+  ids.ids = {2, 3};  // input 1 is new
+  ids.legacy = {{1, {5 * s, 90 * s}}, {2, {7 * s, 80 * s}}};
+  ids.saved = {{2, 0}, {3, 1}, {1, -1}};
+  std::string v1;
+  ByteWriter(&v1).I64(4 * s);  // version 1: the watermark alone
+  WatermarkTracker w(2, 0);
+  w.set_input_ids(&ids);
+  REQUIRE(w.Load(v1, 1).ok());
+  CHECK(w.current() == 4 * s);
+  CHECK(w.max_time(0) == 7 * s);
+  CHECK(w.max_time(1) == kMinusInfinity);
+  Idleness idle(2, 5 * s, 100 * s);
+  idle.set_input_ids(&ids);
+  REQUIRE(idle.Load("", 0).ok());  // no "idleness" section
+  CHECK(idle.quiet_since(0) == 80 * s);
+  CHECK(idle.quiet_since(1) == 100 * s);
+  // Saved again, in the new sections, the kept input's times too.
+  std::string wm, q;
+  REQUIRE(w.Save(&wm).ok());
+  REQUIRE(idle.Save(&q).ok());
+  std::vector<std::pair<uint64_t, int64_t>> times;
+  REQUIRE(DecodeWatermarkTimes(wm, &times));
+  CHECK(times ==
+        std::vector<std::pair<uint64_t, int64_t>>{{2, 7 * s}, {3, kMinusInfinity}, {1, 5 * s}});
+  FakeInputIds none;
+  none.ids = {1, 2, 3};
+  Idleness again(3, 5 * s, 200 * s);
+  again.set_input_ids(&none);
+  REQUIRE(again.Load(q, 1).ok());
+  CHECK(again.quiet_since(0) == 90 * s);
+  CHECK(again.quiet_since(1) == 80 * s);
+  CHECK(again.quiet_since(2) == 100 * s);
+}
 
 TEST_CASE("lateness summary: exact max, median within 1/32, bounded") {
   LatenessSummary l;
