@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "state/window_rows.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -23,8 +24,6 @@ struct StateOp {
   std::string value;  // kPut only
 };
 
-// The live rows of the window log, sorted by key.
-using WindowRows = std::vector<std::pair<std::string, std::string>>;
 
 // One component's saved state.
 struct Section {

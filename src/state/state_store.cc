@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -136,6 +137,13 @@ class Stmt {
     int n = sqlite3_column_bytes(stmt_, i);
     return p == nullptr ? std::string()
                         : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
+  }
+  // The column's bytes, valid until the next Step.
+  std::string_view ColView(int i) {
+    const void* p = sqlite3_column_blob(stmt_, i);
+    int n = sqlite3_column_bytes(stmt_, i);
+    return p == nullptr ? std::string_view()
+                        : std::string_view(static_cast<const char*>(p), static_cast<size_t>(n));
   }
   int64_t ColInt(int i) { return sqlite3_column_int64(stmt_, i); }
 
@@ -422,6 +430,57 @@ Status StateStore::CheckQuery(const std::string& query) {
                   path_, diff));
 }
 
+namespace {
+
+// A row of the window log as Load read it: its key (and a put's value) in the rows' buffer.
+struct LogRow {
+  uint64_t at;
+  uint32_t key_size;
+  uint32_t value_size;
+  uint8_t op;  // StateOp::Kind
+};
+
+// Adds to *rows, sorted by key, the rows `log` (in the log's order) leaves live: a key's last
+// change is a put, and no erase of a prefix of it came after that put.
+void LiveRows(std::vector<LogRow> log, WindowRows* rows) {
+  const std::string_view bytes(*rows->bytes());
+  const auto key = [&](const LogRow& r) { return bytes.substr(r.at, r.key_size); };
+  // Each key's changes, by key and, for one key, in the log's order.
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> prefixes;  // the erases of a prefix, in the log's order
+  for (uint32_t i = 0; i < log.size(); ++i) {
+    (log[i].op == StateOp::kErasePrefix ? prefixes : order).push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return key(log[a]) < key(log[b]); });
+  // The last change of each key, when it is a put: the candidates, sorted by key.
+  std::vector<uint32_t> live;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const bool last = i + 1 == order.size() || key(log[order[i]]) != key(log[order[i + 1]]);
+    if (last && log[order[i]].op == StateOp::kPut) live.push_back(order[i]);
+  }
+  std::vector<uint32_t>().swap(order);
+  // An erase of a prefix takes the puts before it of the keys that start with it: a run of
+  // the candidates.
+  std::vector<char> erased(live.size(), 0);
+  for (uint32_t e : prefixes) {
+    const std::string_view p = key(log[e]);
+    size_t i = static_cast<size_t>(
+        std::lower_bound(live.begin(), live.end(), p,
+                         [&](uint32_t r, std::string_view k) { return key(log[r]) < k; }) -
+        live.begin());
+    for (; i < live.size() && key(log[live[i]]).substr(0, p.size()) == p; ++i) {
+      if (live[i] < e) erased[i] = 1;
+    }
+  }
+  for (size_t i = 0; i < live.size(); ++i) {
+    const LogRow& r = log[live[i]];
+    if (!erased[i]) rows->AddHeld(r.at, r.key_size, r.value_size);
+  }
+}
+
+}  // namespace
+
 Status StateStore::Load(Checkpoint* c) {
   Status s = LoadRows(c, true);
   // A state that passed the integrity check but cannot be read as our schema was damaged.
@@ -486,15 +545,19 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
-  // Replay the log: later changes win. (Loading is not a hot path: an ordered map is fine.)
+  // Replay the log: later changes win. Its rows' bytes go to the buffer of c->windows as they
+  // are read, in the log's order; the live rows are found among them once all are read
+  // (LiveRows), so a large state is held once, as bytes, never as a tree of strings.
   // Peek checks every row the same way, and counts and measures them instead.
-  std::map<std::string, std::string> live;
+  c->windows.clear();
+  std::string* bytes = c->windows.bytes();
+  std::vector<LogRow> log;
   Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
   if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
     ++c->window_log_rows;
     int64_t op = win.ColInt(0);
-    std::string k = win.ColText(1), value = win.ColText(2);
+    const std::string_view k = win.ColView(1), value = win.ColView(2);
     if (win.ColInt(3) != RowSum({OpName(op), k, value})) return Damaged(path_, "a window row");
     log_digest += BindTerm(job, static_cast<uint64_t>(win.ColInt(4)), win.ColInt(3));
     if (op != StateOp::kPut && op != StateOp::kErase && op != StateOp::kErasePrefix) {
@@ -503,14 +566,13 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     }
     if (!replay) {
       c->window_log_bytes += k.size() + value.size();
-    } else if (op == StateOp::kPut) {
-      live[k] = std::move(value);
-    } else if (op == StateOp::kErase) {
-      live.erase(k);
-    } else {
-      auto it = live.lower_bound(k);
-      while (it != live.end() && it->first.compare(0, k.size(), k) == 0) it = live.erase(it);
+      continue;
     }
+    log.push_back(LogRow{bytes->size(), static_cast<uint32_t>(k.size()),
+                         static_cast<uint32_t>(op == StateOp::kPut ? value.size() : 0),
+                         static_cast<uint8_t>(op)});
+    bytes->append(k);
+    if (op == StateOp::kPut) bytes->append(value);
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
   if (bound) {
@@ -550,7 +612,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   log_rows_ = c->window_log_rows;
   log_digest_ = log_digest;
   log_known_ = true;
-  c->windows.assign(live.begin(), live.end());
+  LiveRows(std::move(log), &c->windows);
   return Status::Ok();
 }
 

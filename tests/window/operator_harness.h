@@ -77,7 +77,9 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
     return s;
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
-  bool Load(const Saved& s) { return op_->Load(s.meta, op_->version(), s.rows).ok(); }
+  bool Load(const Saved& s) {
+    return op_->Load(s.meta, op_->version(), WindowRows(s.rows.begin(), s.rows.end())).ok();
+  }
   size_t pending_timers() const { return op_->pending_timers(); }
 
   // The most records handed over in one EmitWindows call so far.
