@@ -4,8 +4,8 @@
 // they registered. The procedure around the loop lives here too: when a checkpoint is due
 // (--checkpoint-every, --checkpoint-interval), what must hold before one commits (compressed
 // inputs checked, records written and synced, idleness settled), when the window log is
-// rewritten whole, the facts `inspect` shows, and what a resumed run fixes up after the
-// sections are loaded.
+// rewritten whole, the facts `inspect` shows, and the check of a resumed state (the window
+// operator and the watermark agree).
 #pragma once
 
 #include <algorithm>
@@ -69,9 +69,8 @@ class Checkpointer {
   // whole window state) and commits it. The caller sets cp's other fields.
   Status Commit(Checkpoint* cp);
 
-  // Loads the saved checkpoint and restores every component (Restore), then what the sections
-  // imply beyond themselves: the watermark's per-input maxima and each input's quiet time (saved
-  // with the inputs), the window log's length and the number of checkpoints. Sets *finished
+  // Loads the saved checkpoint and restores every component (Restore), then the window log's
+  // length and the number of checkpoints. Sets *finished
   // when the saved job's stream had ended. Errors: those of Load and Restore; Corruption when
   // the window operator and the watermark disagree.
   Status Resume(bool* finished);
