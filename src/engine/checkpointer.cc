@@ -85,6 +85,8 @@ Status Checkpointer::Resume(bool* finished) {
   Checkpoint cp;
   Status s = store_->Load(&cp);
   if (!s.ok()) return s;
+  // The window operator reads the rows once, in order: their bytes go as it restores them.
+  cp.windows.set_release_as_read();
   if (!(s = Restore(cp)).ok()) return s;
   if (deps_.op->watermark() != deps_.tracker->current()) {
     return Status::Corruption(fmt::format(

@@ -432,50 +432,41 @@ Status StateStore::CheckQuery(const std::string& query) {
 
 namespace {
 
-// A row of the window log as Load read it: its key (and a put's value) in the rows' buffer.
-struct LogRow {
-  uint64_t at;
-  uint32_t key_size;
-  uint32_t value_size;
-  uint8_t op;  // StateOp::Kind
-};
-
-// Adds to *rows, sorted by key, the rows `log` (in the log's order) leaves live: a key's last
-// change is a put, and no erase of a prefix of it came after that put.
-void LiveRows(std::vector<LogRow> log, WindowRows* rows) {
-  const std::string_view bytes(*rows->bytes());
-  const auto key = [&](const LogRow& r) { return bytes.substr(r.at, r.key_size); };
+// Adds to *rows, sorted by key, the rows of the window log `log` (puts with their values,
+// erases with none, in the log's order; `ops` their kinds) leaves live: a key's last change is
+// a put, and no erase of a prefix of it came after that put.
+void LiveRows(const WindowRows& log, const std::vector<uint8_t>& ops, WindowRows* rows) {
+  const auto key = [&](uint32_t i) { return log[i].first; };
   // Each key's changes, by key and, for one key, in the log's order.
   std::vector<uint32_t> order;
   std::vector<uint32_t> prefixes;  // the erases of a prefix, in the log's order
-  for (uint32_t i = 0; i < log.size(); ++i) {
-    (log[i].op == StateOp::kErasePrefix ? prefixes : order).push_back(i);
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    (ops[i] == StateOp::kErasePrefix ? prefixes : order).push_back(i);
   }
   std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return key(log[a]) < key(log[b]); });
+                   [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
   // The last change of each key, when it is a put: the candidates, sorted by key.
   std::vector<uint32_t> live;
   for (size_t i = 0; i < order.size(); ++i) {
-    const bool last = i + 1 == order.size() || key(log[order[i]]) != key(log[order[i + 1]]);
-    if (last && log[order[i]].op == StateOp::kPut) live.push_back(order[i]);
+    const bool last = i + 1 == order.size() || key(order[i]) != key(order[i + 1]);
+    if (last && ops[order[i]] == StateOp::kPut) live.push_back(order[i]);
   }
   std::vector<uint32_t>().swap(order);
   // An erase of a prefix takes the puts before it of the keys that start with it: a run of
   // the candidates.
   std::vector<char> erased(live.size(), 0);
   for (uint32_t e : prefixes) {
-    const std::string_view p = key(log[e]);
+    const std::string_view p = key(e);
     size_t i = static_cast<size_t>(
         std::lower_bound(live.begin(), live.end(), p,
-                         [&](uint32_t r, std::string_view k) { return key(log[r]) < k; }) -
+                         [&](uint32_t r, std::string_view k) { return key(r) < k; }) -
         live.begin());
-    for (; i < live.size() && key(log[live[i]]).substr(0, p.size()) == p; ++i) {
+    for (; i < live.size() && key(live[i]).substr(0, p.size()) == p; ++i) {
       if (live[i] < e) erased[i] = 1;
     }
   }
   for (size_t i = 0; i < live.size(); ++i) {
-    const LogRow& r = log[live[i]];
-    if (!erased[i]) rows->AddHeld(r.at, r.key_size, r.value_size);
+    if (!erased[i]) rows->Add(log[live[i]].first, log[live[i]].second);
   }
 }
 
@@ -545,13 +536,12 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
-  // Replay the log: later changes win. Its rows' bytes go to the buffer of c->windows as they
-  // are read, in the log's order; the live rows are found among them once all are read
-  // (LiveRows), so a large state is held once, as bytes, never as a tree of strings.
+  // Replay the log: later changes win. Its rows are kept as they are read, in the log's order,
+  // as bytes (WindowRows), and the live rows taken from them once all are read (LiveRows), so a
+  // large state is held as its bytes, never as a tree of strings.
   // Peek checks every row the same way, and counts and measures them instead.
-  c->windows.clear();
-  std::string* bytes = c->windows.bytes();
-  std::vector<LogRow> log;
+  WindowRows log;
+  std::vector<uint8_t> ops;
   Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
   if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
@@ -568,11 +558,8 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
       c->window_log_bytes += k.size() + value.size();
       continue;
     }
-    log.push_back(LogRow{bytes->size(), static_cast<uint32_t>(k.size()),
-                         static_cast<uint32_t>(op == StateOp::kPut ? value.size() : 0),
-                         static_cast<uint8_t>(op)});
-    bytes->append(k);
-    if (op == StateOp::kPut) bytes->append(value);
+    log.Add(k, op == StateOp::kPut ? value : std::string_view());
+    ops.push_back(static_cast<uint8_t>(op));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
   if (bound) {
@@ -612,7 +599,8 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   log_rows_ = c->window_log_rows;
   log_digest_ = log_digest;
   log_known_ = true;
-  LiveRows(std::move(log), &c->windows);
+  c->windows.clear();
+  LiveRows(log, ops, &c->windows);
   return Status::Ok();
 }
 

@@ -1,9 +1,10 @@
 // The live rows of the window log, as a resumed run restores them: (key, value) pairs sorted by
-// key, their bytes in one buffer, so that the rows of a large state cost their bytes and 16
-// more each, not two strings and a tree node (a state with 10 million open windows is
-// restored beside them). Rows are read as pairs of string_views into that buffer.
+// key, their bytes in chunks of a megabyte, so that the rows of a large state cost their bytes
+// and 16 more each, not two strings and a tree node, and can be freed as they are restored
+// (set_release_as_read). Rows are read as pairs of string_views into the chunks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -19,7 +20,7 @@ class WindowRows {
 
   class Iterator {
    public:
-    using iterator_category = std::forward_iterator_tag;
+    using iterator_category = std::input_iterator_tag;
     using value_type = Row;
     using difference_type = std::ptrdiff_t;
     using pointer = void;
@@ -28,6 +29,7 @@ class WindowRows {
     Row operator*() const { return (*rows_)[i_]; }
     Iterator& operator++() {
       ++i_;
+      if (rows_->release_as_read_) rows_->ReleaseBefore(i_);
       return *this;
     }
     bool operator==(const Iterator& o) const { return i_ == o.i_; }
@@ -39,6 +41,8 @@ class WindowRows {
   };
 
   WindowRows() = default;
+  WindowRows(WindowRows&&) = default;
+  WindowRows& operator=(WindowRows&&) = default;
   // The pairs of [first, last) (each with .first and .second viewable as strings), in order.
   template <typename It>
   WindowRows(It first, It last) {
@@ -52,28 +56,33 @@ class WindowRows {
 
   // Appends a row. The rows are in the order they were added: the store adds them by key.
   void Add(std::string_view key, std::string_view value) {
-    rows_.push_back({bytes_.size(), static_cast<uint32_t>(key.size()),
-                     static_cast<uint32_t>(value.size())});
-    bytes_.append(key);
-    bytes_.append(value);
+    const size_t n = key.size() + value.size();
+    if (chunks_.empty() || chunks_.back().size() + n > chunks_.back().capacity()) {
+      chunks_.emplace_back();
+      chunks_.back().reserve(std::max(n, kChunkBytes));
+    }
+    std::string& c = chunks_.back();
+    rows_.push_back({static_cast<uint32_t>(chunks_.size() - 1), static_cast<uint32_t>(c.size()),
+                     static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
+    c.append(key);
+    c.append(value);
   }
-  // A row whose key and value are already in the buffer at `at` (the store's replay keeps the
-  // log's bytes and takes the live rows from them).
-  void AddHeld(uint64_t at, uint32_t key_size, uint32_t value_size) {
-    rows_.push_back({at, key_size, value_size});
-  }
-  // The buffer, for a store that fills it before adding rows with AddHeld.
-  std::string* bytes() { return &bytes_; }
+
+  // Rows read once, in order (a resumed run's restore): the bytes of the rows before the one
+  // an iterator has reached are freed as it moves on, so that the rows of a large state are not
+  // held beside all of the windows restored from them. Reading a row behind it then is an
+  // error. REQUIRES: before any iteration.
+  void set_release_as_read() { release_as_read_ = true; }
 
   void clear() {
     rows_.clear();
-    bytes_.clear();
+    chunks_.clear();
   }
   size_t size() const { return rows_.size(); }
   bool empty() const { return rows_.empty(); }
   Row operator[](size_t i) const {
     const Entry& e = rows_[i];
-    const std::string_view all(bytes_);
+    const std::string_view all(chunks_[e.chunk]);
     return {all.substr(e.at, e.key_size), all.substr(e.at + e.key_size, e.value_size)};
   }
   Iterator begin() const { return Iterator(this, 0); }
@@ -98,13 +107,25 @@ class WindowRows {
   }
 
  private:
+  static constexpr size_t kChunkBytes = 1 << 20;
   struct Entry {
-    uint64_t at;  // the key's first byte in bytes_; the value follows it
+    uint32_t chunk;  // the row's key and then its value are at `at` in chunks_[chunk]
+    uint32_t at;
     uint32_t key_size;
     uint32_t value_size;
   };
-  std::string bytes_;
+  // Frees the chunks that hold only rows before row i (set_release_as_read).
+  void ReleaseBefore(size_t i) const {
+    const size_t keep = i < rows_.size() ? rows_[i].chunk : chunks_.size();
+    for (; released_ < keep; ++released_) std::string().swap(chunks_[released_]);
+  }
+
   std::vector<Entry> rows_;
+  // The rows' bytes in the order they were added, in chunks of about kChunkBytes. Mutable:
+  // reading rows once frees them behind the reader (set_release_as_read).
+  mutable std::vector<std::string> chunks_;
+  mutable size_t released_ = 0;
+  bool release_as_read_ = false;
 };
 
 }  // namespace logtide
