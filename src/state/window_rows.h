@@ -1,5 +1,5 @@
 // The live rows of the window log, as a resumed run restores them: (key, value) pairs sorted by
-// key, their bytes in chunks of a megabyte, so that the rows of a large state cost their bytes
+// key, their bytes in chunks of up to 64 MiB, so that the rows of a large state cost their bytes
 // and 16 more each, not two strings and a tree node, and can be freed as they are restored
 // (set_release_as_read). Rows are read as pairs of string_views into the chunks.
 #pragma once
@@ -58,8 +58,9 @@ class WindowRows {
   void Add(std::string_view key, std::string_view value) {
     const size_t n = key.size() + value.size();
     if (chunks_.empty() || chunks_.back().size() + n > chunks_.back().capacity()) {
+      const size_t last = chunks_.empty() ? kFirstChunk / 2 : chunks_.back().capacity();
       chunks_.emplace_back();
-      chunks_.back().reserve(std::max(n, kChunkBytes));
+      chunks_.back().reserve(std::max(n, std::min(2 * last, kLargestChunk)));
     }
     std::string& c = chunks_.back();
     rows_.push_back({static_cast<uint32_t>(chunks_.size() - 1), static_cast<uint32_t>(c.size()),
@@ -107,7 +108,11 @@ class WindowRows {
   }
 
  private:
-  static constexpr size_t kChunkBytes = 1 << 20;
+  // Chunks double from 64 KiB to 64 MiB: a small state takes little, and a large one's chunks
+  // are mapped pages of their own (above malloc's largest mmap threshold, 32 MiB), which go
+  // back to the system when freed.
+  static constexpr size_t kFirstChunk = size_t{64} << 10;
+  static constexpr size_t kLargestChunk = size_t{64} << 20;
   struct Entry {
     uint32_t chunk;  // the row's key and then its value are at `at` in chunks_[chunk]
     uint32_t at;
@@ -121,7 +126,7 @@ class WindowRows {
   }
 
   std::vector<Entry> rows_;
-  // The rows' bytes in the order they were added, in chunks of about kChunkBytes. Mutable:
+  // The rows' bytes in the order they were added, in chunks (kFirstChunk...). Mutable:
   // reading rows once frees them behind the reader (set_release_as_read).
   mutable std::vector<std::string> chunks_;
   mutable size_t released_ = 0;
