@@ -20,6 +20,13 @@ def key_of(r):
     return json.dumps([[k, v] for k, v in r.items() if k not in META and k not in AGGS])
 
 
+def instant(t):
+    """An RFC 3339 UTC time ("...T10:01:01Z", "...T10:01:01.937Z") as a sortable tuple: the text
+    alone does not sort ("Z" > ".")."""
+    whole, _, frac = t.rstrip("Z").partition(".")
+    return whole, frac.ljust(9, "0")
+
+
 def text(r):
     return json.dumps(r, separators=(",", ":"), ensure_ascii=False)
 
@@ -35,12 +42,13 @@ def main():
     for line in sys.stdin:
         r = json.loads(line)
         k = key_of(r)
-        s, e = r["window_start"], r["window_end"]  # RFC 3339 UTC text: compares as time
+        s, e = r["window_start"], r["window_end"]
         if sessions:
-            before = [p for p in kept if key_of(p) == k and s <= p["window_start"] and p["window_end"] <= e]
+            before = [p for p in kept if key_of(p) == k and instant(s) <= instant(p["window_start"])
+                      and instant(p["window_end"]) <= instant(e)]
         else:
             before = [p for p in kept if key_of(p) == k and p["window_start"] == s and p["window_end"] == e]
-        before.sort(key=lambda p: p["window_start"])
+        before.sort(key=lambda p: instant(p["window_start"]))
         write = having is None or eval(having, {}, {"r": r})
         same = [p for p in before if write and p["window_start"] == s and p["window_end"] == e]
         if fmt == "retract":
