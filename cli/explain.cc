@@ -283,6 +283,28 @@ Status Explain(const EngineConfig& c, std::string* result) {
                      late, late);
     }
   }
+  if (c.changes == ChangeFormat::kRetract) {
+    s += "Changes (--changes retract): a window and key's first result is written with "
+         "\"op\":\"+\"; each later one right after its previous result written again with "
+         "\"op\":\"-\"";
+    s += c.window.is_session() ? ", and so are the last results of the sessions a session "
+                                 "grew from or swallowed in a merge"
+                               : "";
+    s += c.having.empty() ? ".\n"
+                          : "; --having tests every result: one that stops matching takes "
+                            "the last matching one back, one that starts matching is an "
+                            "insert.\n";
+  } else if (c.changes == ChangeFormat::kDebezium) {
+    s += "Changes (--changes debezium): each result is an envelope {\"op\",\"before\","
+         "\"after\"}: \"c\" for a window and key's first result, \"u\" with the previous "
+         "result as before for each later one, \"d\" for a result taken back";
+    s += c.window.is_session() ? " (the sessions a session grew from or swallowed: a d for "
+                                 "each, then a c, since their bounds changed)"
+                               : "";
+    s += c.having.empty() ? ".\n"
+                          : "; --having tests every result: one that stops matching is a d "
+                            "of the last matching one, one that starts matching a c.\n";
+  }
   s += Revised(c) ? "Order: results written at one moment are sorted by the time they became due "
                     "(an early time, a window's end, or its end + the lateness), then window end, "
                     "window start, then key.\n"

@@ -86,6 +86,12 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "Live input (a pipe, a terminal, --follow): while a window is open, every DUR "
                   "of wall-clock time, a provisional record of each key changed since its last one")
       ->type_name("DUR");
+  app->add_option("--changes", o.changes,
+                  "How revisions are written: snapshot (default: the whole record), retract "
+                  "(the previous record with op -, then the new one with op +) or debezium "
+                  "(op c/u/d envelopes with before and after)")
+      ->check(CLI::IsMember({"snapshot", "retract", "debezium"}))
+      ->type_name("FORMAT");
   app->add_option("--late-output", o.late_output, "Write events dropped as late to FILE as NDJSON")
       ->type_name("FILE");
   app->add_option("--on-error", o.on_error,

@@ -181,6 +181,9 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       return Status::InvalidArgument(
           "--early-every must be longer than 0 (leave it out for none)");
   }
+  c->changes = o.changes == "retract"    ? ChangeFormat::kRetract
+                : o.changes == "debezium" ? ChangeFormat::kDebezium
+                                          : ChangeFormat::kSnapshot;
   c->on_error = o.on_error == "fail" ? OnError::kFail : OnError::kSkip;
   c->max_bad_ratio = o.max_bad_ratio;
   c->output = o.output;

@@ -43,6 +43,7 @@ struct Options {
   std::string emit = "final";
   std::string early;
   std::string early_every;
+  std::string changes = "snapshot";
   std::string late_output;
   std::string on_error = "skip";
   double max_bad_ratio = 1;

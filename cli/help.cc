@@ -44,6 +44,7 @@ const std::map<std::string, std::string>& FlagGroups() {
       {"emit", "Windows"},
       {"early", "Windows"},
       {"early-every", "Windows"},
+      {"changes", "Windows"},
       {"late-output", "Windows"},
       {"by", "Aggregates and expressions"},
       {"agg", "Aggregates and expressions"},

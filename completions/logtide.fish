@@ -61,6 +61,7 @@ complete -c logtide -n $main -s f -l follow -d 'Keep reading files as they grow,
 complete -c logtide -n $main -l emit -x -a "final\t'one record per window and key' update\t'revisions'" -d 'When to write results'
 complete -c logtide -n $main -l early -x -a '(__logtide_duration)' -d 'Provisional records while a window is open, every DUR of event time'
 complete -c logtide -n $main -l early-every -x -a '(__logtide_duration)' -d 'Live input: provisional records while a window is open, every DUR of wall-clock time'
+complete -c logtide -n $main -l changes -x -a "snapshot\t'the whole record' retract\t'op - then op +' debezium\t'op c/u/d with before and after'" -d 'How revisions are written'
 complete -c logtide -n $main -l late-output -r -F -d 'Write events dropped as late to FILE as NDJSON'
 complete -c logtide -n $main -l on-error -x -a "skip\t'count and report' fail\t'stop, exit 3'" -d 'What a bad line does'
 complete -c logtide -n $main -l max-bad-ratio -x -d 'Fail when more than this share of lines are bad, 0 to 1'

@@ -24,6 +24,7 @@
 #include "input/line_reader.h"
 #include "json/json_checker.h"
 #include "keys/key_table.h"
+#include "output/change_writer.h"
 #include "output/having_filter.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
@@ -63,8 +64,9 @@ struct Engine::Impl {
   RunReport report;  // writes bad lines and late events to `outputs`
   std::unique_ptr<RecordWriter> writer;  // NDJSON or CSV
   std::unique_ptr<TableWriter> table;    // --format table, instead of `writer`
+  std::unique_ptr<ChangeWriter> changes;  // --changes retract|debezium: in front of `writer`
   std::unique_ptr<HavingFilter> having;  // --having: in front of `writer` or `table`
-  RecordSink* records = nullptr;         // where records go: `having`, `writer` or `table`
+  RecordSink* records = nullptr;  // where records go: `having`, `changes`, `writer` or `table`
   // With worker threads: writes the records through `writer` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
@@ -138,6 +140,8 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
     m.corrections = std::make_unique<CorrectionStats>(&m.acc);
     m.sink.set_corrections(m.corrections.get());
   }
+  if (c.changes != ChangeFormat::kSnapshot)
+    m.changes = std::make_unique<ChangeWriter>(c.changes, c.format, c.window.is_session());
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
   m.idle = std::make_unique<IdleInputs>(&m.idleness, m.time.get());
   *out = std::move(e);
@@ -185,16 +189,27 @@ Status Engine::Impl::Open() {
                                             Revised(config), &outputs.results());
     if (config.local_times) writer->set_local_zone(&config.window.zone);
     records = writer.get();
+    if (changes != nullptr) {
+      changes->set_writer(writer.get(), &outputs.results());
+      records = changes.get();
+    }
   }
   if (!config.having.empty()) {
     if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), records, &having))
              .ok())
       return s;
     if (config.local_times) having->set_local_zone(&config.window.zone);
+    having->set_every_record(changes != nullptr);
     records = having.get();
   }
   sink.set_writer(records);
-  if (writer != nullptr && outputs.results().bytes_written() == 0) writer->WriteHeader();
+  if (writer != nullptr && outputs.results().bytes_written() == 0) {
+    if (changes != nullptr) {
+      changes->WriteHeader();
+    } else {
+      writer->WriteHeader();
+    }
+  }
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
   // to, say), instead of starting a new job after output it already wrote.
@@ -219,6 +234,7 @@ Status Engine::Impl::OpenState(bool* resumed) {
   checkpointer->Add(&idleness);
   checkpointer->Add(op.get());
   checkpointer->Add(&outputs);
+  if (changes != nullptr) checkpointer->Add(changes.get());
   if (store->is_new()) return Status::Ok();
   bool finished = false;
   if (!(s = checkpointer->Resume(&finished)).ok()) return s;

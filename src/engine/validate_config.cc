@@ -27,6 +27,26 @@ Status ValidateConfig(EngineConfig* config) {
   for (const std::string& k : KeyNames(c)) names.push_back(k);
   for (const AggSpec& a : c.aggs) names.push_back(a.name);
   if (Revised(c)) names.insert(names.end(), {"revision", "phase", "final"});
+  if (c.changes == ChangeFormat::kRetract) names.insert(names.begin(), "op");
+  if (c.changes != ChangeFormat::kSnapshot) {
+    const std::string flag = "--changes " + std::string(ChangeFormatName(c.changes));
+    if (!Revised(c)) {
+      return Status::InvalidArgument(
+          flag + " writes revisions as changes, and --emit final without --early has none (one "
+                 "record per window and key, nothing to take back): add --emit update or "
+                 "--early DUR, or leave --changes out");
+    }
+    if (c.format == OutputFormat::kTable) {
+      return Status::InvalidArgument(
+          flag + " cannot be written as --format table (a table has no rows taken back): use "
+                 "--format ndjson, or csv for retract");
+    }
+    if (c.format == OutputFormat::kCsv && c.changes == ChangeFormat::kDebezium) {
+      return Status::InvalidArgument(
+          "--changes debezium writes nested before and after records, which --format csv "
+          "cannot hold: use --format ndjson, or --changes retract (an op column)");
+    }
+  }
   if (c.early < 0)
     return Status::InvalidArgument("--early must be longer than 0 (leave it out for none)");
   if (c.early_every < 0)

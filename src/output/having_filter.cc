@@ -111,7 +111,7 @@ void HavingFilter::Value(const ValueRef& v) {
 
 void HavingFilter::EndRecord(const RecordRevision& revision) {
   const size_t data_end = column_;
-  bool pass = !with_revision_ || revision.final;
+  bool pass = !with_revision_ || every_record_ || revision.final;
   if (pass) {
     if (with_revision_) {
       columns_[data_end].v = ValueRef::Int(revision.number);
@@ -140,9 +140,10 @@ void HavingFilter::EndRecord(const RecordRevision& revision) {
   }
   if (!pass) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
-    return;
+    if (!every_record_) return;
+  } else {
+    kept_.fetch_add(1, std::memory_order_relaxed);
   }
-  kept_.fetch_add(1, std::memory_order_relaxed);
   next_->BeginRecord(start_, end_);
   for (size_t j = 2; j < data_end; ++j) {
     const Column& c = columns_[j];
@@ -164,7 +165,9 @@ void HavingFilter::EndRecord(const RecordRevision& revision) {
         break;
     }
   }
-  next_->EndRecord(revision);
+  RecordRevision passed = revision;
+  passed.withheld = !pass;
+  next_->EndRecord(passed);
 }
 
 }  // namespace logtide

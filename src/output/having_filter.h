@@ -9,7 +9,10 @@
 //
 // With revisions (--emit update, --early) only records with "final":true are tested, and the
 // others are not written: a consumer never holds a provisional row that a later revision of
-// the same window and key would stop matching (man/logtide.1, --having).
+// the same window and key would stop matching (man/logtide.1, --having). Under --changes
+// retract|debezium (set_every_record) every record is tested, since a change can be taken
+// back: one that does not match is passed on withheld (RecordRevision::withheld), for the
+// ChangeWriter to take back its window and key's earlier record.
 #pragma once
 
 #include <atomic>
@@ -41,6 +44,9 @@ class HavingFilter final : public RecordSink {
   // --local-times: window_start and window_end are compared as they are written, in `zone`'s
   // local time with its offset. `zone` must outlive the filter.
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // --changes retract|debezium: tests every record, and passes on those that do not match
+  // withheld (the next sink must be a ChangeWriter).
+  void set_every_record(bool every) { every_record_ = every; }
 
   void BeginRecord(Nanos start, Nanos end) override;
   void Key(const ValueRef& v) override;
@@ -84,6 +90,7 @@ class HavingFilter final : public RecordSink {
   std::vector<Expr> exprs_;
   RecordSink* next_ = nullptr;
   bool with_revision_ = false;
+  bool every_record_ = false;
   bool bounds_used_ = false;  // an expression reads window_start or window_end
   const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
   Nanos start_ = 0, end_ = 0;

@@ -93,7 +93,7 @@ void RecordWriter::EndRecord(const RecordRevision& revision) {
     b->append(revision.final ? "true" : "false");
   }
   out_->buffer()->append(format_ == OutputFormat::kNdjson ? "}\n" : "\n");
-  out_->MaybeFlush();
+  if (flush_each_record_) out_->MaybeFlush();
 }
 
 void RecordWriter::Null() {

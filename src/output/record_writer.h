@@ -24,6 +24,9 @@ struct RecordRevision {
   int64_t number = -1;
   RecordPhase phase = RecordPhase::kOnTime;
   bool final = false;
+  // --having under --changes retract|debezium: the record does not match, so it is not
+  // written; its window and key's earlier record is taken back (output/change_writer.h).
+  bool withheld = false;
 };
 
 // Where records go, one at a time: BeginRecord, one Key per key field, one ValueSink call per
@@ -46,6 +49,9 @@ class RecordWriter final : public RecordSink {
   // --local-times: window bounds in `zone`'s local time with its offset, not UTC with Z.
   // `zone` must outlive the writer.
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // Without `flush`, EndRecord leaves a record in the output's buffer (for ChangeWriter, which
+  // takes it out again); the caller flushes. Default: flush.
+  void set_flush_each_record(bool flush) { flush_each_record_ = flush; }
 
   // Writes the CSV header row; nothing for NDJSON.
   void WriteHeader();
@@ -68,6 +74,7 @@ class RecordWriter final : public RecordSink {
   std::vector<std::string> names_;        // all column names in order
   std::vector<std::string> json_prefix_;  // ,"name": per column, pre-escaped
   bool with_revision_;
+  bool flush_each_record_ = true;
   OutputFile* out_;
   size_t column_ = 0;
   // The last window's bounds, formatted: consecutive records mostly share them.

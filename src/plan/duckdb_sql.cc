@@ -625,6 +625,12 @@ std::string Renderer::Render() {
                                  : " logtide also closes each window with one more record "
                                    "(\"final\":true) when the watermark passes its end + "
                                    "--lateness, which this query does not give.")
+           : "") +
+      (p_.changes != ChangeFormat::kSnapshot
+           ? std::string(" logtide writes these records as changes (--changes ") +
+                 std::string(ChangeFormatName(p_.changes)) +
+                 "): when no event is dropped as late, this query's rows hold the values of "
+                 "the table a consumer has once it applied them all."
            : ""));
   s += "\n";
   for (const Macro& m : kMacros) {

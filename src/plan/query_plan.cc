@@ -305,6 +305,10 @@ std::string CommandLine(const Query& c) {
   if (c.emit == EmitMode::kUpdate) s += " --emit update";
   if (c.early > 0) s += " --early " + FormatDuration(c.early);
   if (c.early_every > 0) s += " --early-every " + FormatDuration(c.early_every);
+  if (c.changes != ChangeFormat::kSnapshot) {
+    s += " --changes ";
+    s += ChangeFormatName(c.changes);
+  }
   for (const std::string& in : c.inputs) s += " " + ShellWord(in);
   return s;
 }
@@ -329,6 +333,15 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                          "before a window's end"
                        : ": Flink SQL's early firing (table.exec.emit.early-fire) is refused "
                          "for session windows"));
+  }
+  // Flink writes an updating result as its sink's changelog, in the sink's format: the twin's
+  // upsert sink keeps a window and key's latest row, which is the snapshot records' table.
+  if (dialect == SqlDialect::kFlink && c.changes != ChangeFormat::kSnapshot) {
+    out.push_back("--changes " + std::string(ChangeFormatName(c.changes)) +
+                  ": Flink SQL writes a window's revisions as its sink's changelog (update "
+                  "retractions and new rows, in the sink's own format, without logtide's "
+                  "revision, phase and final); the twin's upsert sink holds the table that "
+                  "applying the changes gives: render it without --changes");
   }
   // Calendar windows (--tz, weeks, months): neither rendering computes their bounds yet.
   if (c.window.is_calendar()) {
@@ -547,6 +560,7 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   p.delay = c.delay;
   p.lateness = c.lateness;
   p.early_every = c.early_every;
+  p.changes = c.changes;
   p.idle_timeout = c.idle_timeout;
   p.window = c.window;
   p.emit = c.emit;

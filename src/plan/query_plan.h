@@ -95,6 +95,8 @@ struct QueryPlan {
   Nanos lateness = 0;
   // --early-every: provisional records every this much wall-clock time (0: none).
   Nanos early_every = 0;
+  // --changes: how logtide writes revisions (the twins render the records, not the changes).
+  ChangeFormat changes = ChangeFormat::kSnapshot;
   Nanos idle_timeout = 0;
   WindowSpec window;
   std::vector<std::string> keys;     // output names: a path's FieldPathName, or a derived key's

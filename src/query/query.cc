@@ -72,6 +72,10 @@ std::string QueryText(const Query& c) {
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
   if (c.early > 0) text += "\nearly=" + FormatDuration(c.early);
   if (c.early_every > 0) text += "\nearly-every=" + FormatDuration(c.early_every);
+  if (c.changes != ChangeFormat::kSnapshot) {
+    text += "\nchanges=";
+    text += ChangeFormatName(c.changes);
+  }
   if (c.max_line_length != kDefaultMaxLineLength)
     text += "\nmax-line-length=" + std::to_string(c.max_line_length);
   for (const std::string& w : c.where) text += "\nwhere=" + w;

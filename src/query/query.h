@@ -10,6 +10,7 @@
 
 #include "agg/agg_spec.h"
 #include "input/line_limits.h"
+#include "output/change_format.h"
 #include "output/output_format.h"
 #include "time/timestamp.h"
 #include "window/emit_mode.h"
@@ -51,6 +52,9 @@ struct Query {
   // processing time (the wall clock), for live input only (the engine refuses it otherwise).
   Nanos early_every = 0;
   OutputFormat format = OutputFormat::kNdjson;
+  // --changes: how a revision is written (output/change_writer.h). REQUIRES (ValidateConfig):
+  // kSnapshot unless records have revisions.
+  ChangeFormat changes = ChangeFormat::kSnapshot;
   // --local-times: window_start and window_end written in window.zone's local time with its
   // UTC offset (TimeZone::AppendLocalRfc3339), not as UTC instants. REQUIRES: window.has_zone.
   bool local_times = false;

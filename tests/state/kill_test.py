@@ -8,7 +8,7 @@
                                              between the output write and the commit, after the commit;
                                              for every query shape, with a file and with a pipe
 
-The queries include early records (--early, issue 29), the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
+The queries include early records (--early, issue 29), the change formats (--changes), the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
 expressions: --where (whose fields are read first), a filter aggregate and a derived key.
 Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
 --late-output), and the state file must pass PRAGMA integrity_check after every kill.
@@ -42,6 +42,13 @@ QUERIES = [
      "--early", "3s", "--emit", "update", "--lateness", "4s", "--delay", "1s"],
     ["--window", "session:2s", "--by", "host", "--agg", "count", "--agg", "sum(bytes)", "--early", "500ms",
      "--delay", "1s"],
+    # Issue 29 item 4: the change formats keep each window and key's last record in the state
+    # (section "changes"): sessions merging under retract, and debezium with --having, whose
+    # records that stop matching are taken back.
+    ["--window", "session:2s", "--by", "host", "--agg", "count", "--agg", "max(latency_ms)", "--emit", "update",
+     "--lateness", "3s", "--delay", "1s", "--early", "700ms", "--changes", "retract"],
+    ["--window", "tumbling:10s", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--early", "3s",
+     "--emit", "update", "--lateness", "5s", "--delay", "2s", "--changes", "debezium", "--having", "count >= 3"],
 ]
 
 
