@@ -24,11 +24,8 @@
 #include "input/line_reader.h"
 #include "json/json_checker.h"
 #include "keys/key_table.h"
-#include "output/change_writer.h"
-#include "output/having_filter.h"
 #include "output/output_set.h"
-#include "output/record_writer.h"
-#include "output/table_writer.h"
+#include "output/record_chain.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
 #include "watermark/idleness.h"
@@ -62,11 +59,7 @@ struct Engine::Impl {
   std::unique_ptr<CorrectionStats> corrections;
   OutputSet outputs;
   RunReport report;  // writes bad lines and late events to `outputs`
-  std::unique_ptr<RecordWriter> writer;  // NDJSON or CSV
-  std::unique_ptr<TableWriter> table;    // --format table, instead of `writer`
-  std::unique_ptr<ChangeWriter> changes;  // --changes retract|debezium: in front of `writer`
-  std::unique_ptr<HavingFilter> having;  // --having: in front of `writer` or `table`
-  RecordSink* records = nullptr;  // where records go: `having`, `changes`, `writer` or `table`
+  std::unique_ptr<RecordChain> records;  // where records go
   // With worker threads: writes the records through `writer` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
@@ -140,8 +133,7 @@ Status Engine::Create(const EngineConfig& config, std::unique_ptr<Engine>* out) 
     m.corrections = std::make_unique<CorrectionStats>(&m.acc);
     m.sink.set_corrections(m.corrections.get());
   }
-  if (c.changes != ChangeFormat::kSnapshot)
-    m.changes = std::make_unique<ChangeWriter>(c.changes, c.format, c.window.is_session());
+  m.records = std::make_unique<RecordChain>(c);
   m.time = std::make_unique<EventTime>(&m.tracker, m.op.get());
   m.idle = std::make_unique<IdleInputs>(&m.idleness, m.time.get());
   *out = std::move(e);
@@ -176,40 +168,11 @@ Status Engine::Impl::Open() {
     write_budget = config.faults.fail_writes_after;
     outputs.set_write_budget(&write_budget);
   }
-  if (config.format == OutputFormat::kTable) {
-    // A job that checkpoints or never ends writes a table per firing, so that a checkpoint
-    // never falls inside one; a run that ends writes one table, at its end.
-    table = std::make_unique<TableWriter>(KeyNames(config), AggNames(config), Revised(config),
-                                          config.follow || !config.state_path.empty(),
-                                          &outputs.results());
-    if (config.local_times) table->set_local_zone(&config.window.zone);
-    records = table.get();
-  } else {
-    writer = std::make_unique<RecordWriter>(config.format, KeyNames(config), AggNames(config),
-                                            Revised(config), &outputs.results());
-    if (config.local_times) writer->set_local_zone(&config.window.zone);
-    records = writer.get();
-    if (changes != nullptr) {
-      changes->set_writer(writer.get(), &outputs.results());
-      records = changes.get();
-    }
-  }
-  if (!config.having.empty()) {
-    if (!(s = HavingFilter::Create(config.having, RecordFieldsOf(config), records, &having))
-             .ok())
-      return s;
-    if (config.local_times) having->set_local_zone(&config.window.zone);
-    having->set_every_record(changes != nullptr);
-    records = having.get();
-  }
-  sink.set_writer(records);
-  if (writer != nullptr && outputs.results().bytes_written() == 0) {
-    if (changes != nullptr) {
-      changes->WriteHeader();
-    } else {
-      writer->WriteHeader();
-    }
-  }
+  // A job that checkpoints or never ends writes a table per firing, so that a checkpoint
+  // never falls inside one; a run that ends writes one table, at its end.
+  if (!(s = records->Open(config.follow || !config.state_path.empty(), &outputs.results())).ok())
+    return s;
+  sink.set_writer(records->front());
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
   // to, say), instead of starting a new job after output it already wrote.
@@ -234,7 +197,7 @@ Status Engine::Impl::OpenState(bool* resumed) {
   checkpointer->Add(&idleness);
   checkpointer->Add(op.get());
   checkpointer->Add(&outputs);
-  if (changes != nullptr) checkpointer->Add(changes.get());
+  if (records->changes() != nullptr) checkpointer->Add(records->changes());
   if (store->is_new()) return Status::Ok();
   bool finished = false;
   if (!(s = checkpointer->Resume(&finished)).ok()) return s;
@@ -346,7 +309,7 @@ Status Engine::Impl::ReadAll() {
   if (threads) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
-    output_thread = std::make_unique<OutputThread>(records, acc.num_aggs(),
+    output_thread = std::make_unique<OutputThread>(records->front(), acc.num_aggs(),
                                                    [this] { (void)outputs.results().Flush(); });
     sink.set_output_thread(output_thread.get());
     if (checkpointer != nullptr) checkpointer->set_output_thread(output_thread.get());
@@ -451,7 +414,7 @@ Status Engine::Impl::ReadAll() {
 Status Engine::Impl::Finish() {
   if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
-  if (table != nullptr) table->Finish();
+  records->Finish();
   return outputs.Close();
 }
 
@@ -473,9 +436,9 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (s.ok()) s = f;
   if (m.corrections != nullptr) m.corrections->Finish();
   // The records are all written: what --having's expressions met is known.
-  if (m.having != nullptr) {
-    const std::vector<uint64_t> mismatches = m.having->type_errors();
-    const std::vector<uint64_t> misses = m.having->literal_kind_misses();
+  if (const HavingFilter* having = m.records->having(); having != nullptr) {
+    const std::vector<uint64_t> mismatches = having->type_errors();
+    const std::vector<uint64_t> misses = having->literal_kind_misses();
     for (size_t i = 0; i < mismatches.size(); ++i)
       m.report.NoteExpression(HavingLabel(config_, i), mismatches[i], misses[i]);
   }
@@ -505,7 +468,8 @@ void Engine::InstallStopHandlers() { logtide::InstallStopHandlers(); }
 int Engine::stopped_by_signal() const { return impl_->stopped_by; }
 
 uint64_t Engine::having_matched() const {
-  return impl_ != nullptr && impl_->having != nullptr ? impl_->having->kept() : 0;
+  return impl_ != nullptr && impl_->records->having() != nullptr ? impl_->records->having()->kept()
+                                                                 : 0;
 }
 
 }  // namespace logtide
