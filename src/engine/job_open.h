@@ -1,12 +1,14 @@
 // What a run decides about its job when it opens, before the first line: how its inputs are
 // opened, whether a new job may write to its outputs, whether a resumed job whose stream ended
-// has anything to do, which inputs are followed, and whether lines are parsed on threads.
+// has anything to do, which inputs are followed, and whether and how lines are parsed on threads.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "engine/config.h"
+#include "engine/parse_pool.h"
 #include "input/input_set.h"
 #include "util/status.h"
 
@@ -39,5 +41,10 @@ Status CheckLiveInput(const EngineConfig& config, InputSet* inputs);
 // Whether worker threads parse ahead. Sets *live when an input may keep coming (a pipe, a
 // followed file): then what was decided goes out at a deadline.
 bool ParseOnThreads(const EngineConfig& config, InputSet* inputs, bool idleness, bool* live);
+
+// Starts the pool that reads and parses every input: `workers` worker threads (0: the
+// engine's thread alone), stopping at a non-zero *stop. Errors: ParsePool::Start's.
+Status StartParsing(const EngineConfig& config, InputSet* inputs, int workers,
+                    const volatile int* stop, std::unique_ptr<ParsePool>* pool);
 
 }  // namespace logtide

@@ -1,12 +1,15 @@
 #include "engine/loop_tick.h"
 
 #include <array>
+#include <chrono>
+#include <thread>
 
 #include "engine/checkpointer.h"
 #include "engine/idle_inputs.h"
 #include "engine/output_thread.h"
 #include "engine/progress.h"
 #include "output/output_set.h"
+#include "time/clock.h"
 #include "window/window_operator.h"
 
 namespace logtide {
@@ -46,6 +49,20 @@ bool LoopTick::Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
   // What a job decided (an --early-every firing) goes out now too, not a wait later.
   if (waiting) FlushWhileWaiting(now);
   return wait;
+}
+
+bool LoopTick::Tick(bool waiting, ParsePool* pool, int waiting_on, const std::vector<bool>& done) {
+  return Tick(deps_.clock->Now(), waiting, pool, waiting_on, done);
+}
+
+void LoopTick::WaitForAny(ParsePool* pool, const std::vector<bool>& done,
+                          const volatile int* stop) {
+  while (*stop == 0 && status_.ok()) {
+    if (deps_.idle->Rejoin(pool, deps_.clock->Now())) return;
+    Tick(true, pool, -1, done);
+    if (deps_.idle->Rejoin(pool, deps_.clock->Now())) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void LoopTick::FlushWhileWaiting(Nanos now) {

@@ -19,6 +19,7 @@
 namespace logtide {
 
 class Checkpointer;
+class Clock;
 class IdleInputs;
 class OutputSet;
 class OutputThread;
@@ -39,6 +40,7 @@ class LoopTick {
     Checkpointer* checkpointer;                     // null without --state
     std::function<void()> progress;                 // empty without a progress listener
     Nanos checkpoint_interval;
+    const Clock* clock;                             // the loop's processing time
   };
   // REQUIRES: the deps outlive this.
   explicit LoopTick(Deps deps) : deps_(std::move(deps)) {}
@@ -57,6 +59,12 @@ class LoopTick {
   // stop waiting on it (IdleInputs::WhileWaiting). Errors wait in status().
   bool Tick(Nanos now, bool waiting, ParsePool* pool, int waiting_on,
             const std::vector<bool>& done);
+  // A tick at the clock's time, while the loop waits on input `waiting_on` or (-1) on any.
+  bool Tick(bool waiting, ParsePool* pool, int waiting_on, const std::vector<bool>& done);
+  // Every unfinished input is idle: ticks (every 10 ms) until one has lines ready in `pool`,
+  // *stop is non-zero (a stop signal) or a tick failed.
+  void WaitForAny(ParsePool* pool, const std::vector<bool>& done, const volatile int* stop);
+  // The first error of a tick; the loop stops with it.
   const Status& status() const { return status_; }
 
  private:

@@ -10,6 +10,7 @@
 #include "time/duration.h"
 #include "util/diag.h"
 #include "util/time_math.h"
+#include "output/having_filter.h"
 
 namespace logtide {
 
@@ -250,10 +251,14 @@ void RunReport::NoteFields(const ParsePool& pool) {
   }
 }
 
-void RunReport::NoteExpression(const std::string& label, uint64_t mismatches,
-                               uint64_t literal_misses) {
-  if (mismatches > 0) mismatches_.emplace_back(label, mismatches);
-  if (literal_misses > 0) literal_misses_.emplace_back(label, literal_misses);
+void RunReport::NoteHaving(const HavingFilter& having) {
+  const std::vector<uint64_t> mismatches = having.type_errors();
+  const std::vector<uint64_t> misses = having.literal_kind_misses();
+  for (size_t i = 0; i < mismatches.size(); ++i) {
+    const std::string label = HavingLabel(config_, i);
+    if (mismatches[i] > 0) mismatches_.emplace_back(label, mismatches[i]);
+    if (misses[i] > 0) literal_misses_.emplace_back(label, misses[i]);
+  }
 }
 
 }  // namespace logtide

@@ -23,6 +23,8 @@
 
 namespace logtide {
 
+class HavingFilter;
+
 class OutputSet;
 class ProgressListener;
 
@@ -75,10 +77,10 @@ class RunReport {
   // and the expressions that met operands of the wrong type.
   // REQUIRES: the pool's workers are stopped.
   void NoteFields(const ParsePool& pool);
-  // The same for an expression evaluated elsewhere (--having, on the records): `label` names it
-  // in the warnings, with its operands of the wrong type and its number-against-string-literal
-  // comparisons over the run.
-  void NoteExpression(const std::string& label, uint64_t mismatches, uint64_t literal_misses);
+  // The same for --having's expressions, evaluated on the records: their operands of the wrong
+  // type and their number-against-string-literal comparisons over the run.
+  // REQUIRES: every record was written.
+  void NoteHaving(const HavingFilter& having);
 
   // A warning, unless --quiet.
   void Warn(std::string_view message);

@@ -118,6 +118,17 @@ class InputSet final : public CheckpointComponent, public InputIds {
   void Consumed(size_t i, const Line& line);
   // Where input i started in this run (its restored offset, or 0).
   uint64_t start_offset(size_t i) const { return tracks_[i].start_offset; }
+  // The bytes this run read of every input (rotated-away files included) up to `ends`, per
+  // input the end of the last line processed; with no `ends`, up to what each reader consumed.
+  // REQUIRES: with no `ends`, no ParsePool reads the inputs any more.
+  uint64_t BytesRead(const std::vector<uint64_t>* ends = nullptr) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < readers_.size(); ++i) {
+      const uint64_t end = ends != nullptr ? (*ends)[i] : readers_[i]->bytes_consumed();
+      sum += readers_[i]->earlier_files_bytes() + end - tracks_[i].start_offset;
+    }
+    return sum;
+  }
   // After Load: input i was renamed away by a rotation (see above): once read to its end it no
   // longer holds the watermark back, even under --hold.
   bool rotated(size_t i) const { return tracks_[i].rotated; }
