@@ -8,7 +8,8 @@
                                              between the output write and the commit, after the commit;
                                              for every query shape, with a file and with a pipe
 
-The queries include early records (--early, issue 29), the change formats (--changes), the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
+The queries include early records (--early, issue 29), the change formats (--changes), local
+calendars (--tz with --local-times, across a daylight-saving change, issue 31), the sketches (quantiles, approx_count_distinct, top_k) in each window kind, and
 expressions: --where (whose fields are read first), a filter aggregate and a derived key.
 Every interrupted job must end with outputs byte-identical to an uninterrupted run (results and
 --late-output), and the state file must pass PRAGMA integrity_check after every kill.
@@ -49,7 +50,39 @@ QUERIES = [
      "--lateness", "3s", "--delay", "1s", "--early", "700ms", "--changes", "retract"],
     ["--window", "tumbling:10s", "--by", "service", "--agg", "count", "--agg", "sum(bytes)", "--early", "3s",
      "--emit", "update", "--lateness", "5s", "--delay", "2s", "--changes", "debezium", "--having", "count >= 3"],
+    # Issue 31: local calendars. Six-hour windows of Europe/Berlin's local clock across the
+    # spring change (2024-03-31, 02:00 local is skipped: that day's 00:00-06:00 window is five
+    # hours long), written in local time with the offsets of each side; its input, at a slower
+    # rate, covers the change (ZONE_INPUT).
+    ["--window", "tumbling:6h", "--tz", "Europe/Berlin", "--local-times", "--by", "service", "--agg", "count",
+     "--agg", "sum(bytes)", "--agg", "p50(latency_ms)", "--emit", "update", "--lateness", "20s", "--delay", "2s"],
 ]
+# The queries with --tz read an input that spans Europe/Berlin's spring change of 2024-03-31
+# (01:00 UTC) instead: per mode, logtide_gen's start (UTC seconds) and rate, for the mode's
+# number of lines (200000 lines from 12:00 UTC the day before; 30000 from 20:00).
+ZONE_INPUT = {"random": ["--start", "1711800000", "--rate-per-s", "2"],
+              "points": ["--start", "1711828800", "--rate-per-s", "0.5"]}
+
+
+def input_for(query, mode, default, gen, args, work):
+    """The input a query of `mode` reads: `default`, or for a --tz query the one across the change
+    (made once, from logtide_gen's `args` with ZONE_INPUT's start and rate)."""
+    if "--tz" not in query:
+        return default
+    path = os.path.join(work, "zone-in.ndjson")
+    if not os.path.exists(path):
+        extra = ZONE_INPUT[mode]
+        kept = []
+        i = 0
+        while i < len(args):
+            if args[i] in extra[::2]:
+                i += 2
+                continue
+            kept.append(args[i])
+            i += 1
+        with open(path, "wb") as f:
+            subprocess.run([gen] + kept + extra, stdout=f, check=True)
+    return path
 
 
 THREADS = random.Random(5)
@@ -135,9 +168,10 @@ def random_kills(binary, gen, rng, work, min_kills):
     """Returns a list of failure messages."""
     failures = []
     input_path = os.path.join(work, "in.ndjson")
+    gen_args = ["--lines", "200000", "--seed", "7", "--rate-per-s", "400", "--users", "500",
+                "--disorder-ms", "3000", "--late-fraction", "0.01"]
     with open(input_path, "wb") as f:
-        subprocess.run([gen, "--lines", "200000", "--seed", "7", "--rate-per-s", "400", "--users", "500",
-                        "--disorder-ms", "3000", "--late-fraction", "0.01"], stdout=f, check=True)
+        subprocess.run([gen] + gen_args, stdout=f, check=True)
     starts = []
     for _ in range(3):
         t0 = time.perf_counter()
@@ -153,7 +187,7 @@ def random_kills(binary, gen, rng, work, min_kills):
         if rounds > 200:
             failures.append("could not reach %d kills per input kind: %r" % (min_kills, kills_by_kind))
             break
-        job = Job(binary, work, query, input_path, use_stdin)
+        job = Job(binary, work, query, input_for(query, "random", input_path, gen, gen_args, work), use_stdin)
         job.clean()
         t0 = time.perf_counter()
         want_out, want_late = job.reference()
@@ -204,11 +238,12 @@ def random_kills(binary, gen, rng, work, min_kills):
 def kill_points(binary, gen, work):
     failures = []
     input_path = os.path.join(work, "in.ndjson")
+    gen_args = ["--lines", "30000", "--seed", "11", "--rate-per-s", "300", "--disorder-ms", "2000",
+                "--late-fraction", "0.02"]
     with open(input_path, "wb") as f:
-        subprocess.run([gen, "--lines", "30000", "--seed", "11", "--rate-per-s", "300", "--disorder-ms", "2000",
-                        "--late-fraction", "0.02"], stdout=f, check=True)
+        subprocess.run([gen] + gen_args, stdout=f, check=True)
     for query, use_stdin in [(q, s) for q in QUERIES for s in (False, True)]:
-        job = Job(binary, work, query, input_path, use_stdin)
+        job = Job(binary, work, query, input_for(query, "points", input_path, gen, gen_args, work), use_stdin)
         job.clean()
         want = job.reference()
         for point in ("before-flush", "before-commit", "after-commit"):
