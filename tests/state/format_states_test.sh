@@ -10,13 +10,22 @@
 # the closing records left out (its cases here have lateness: their final records are the
 # closing ones) and those two fields taken off, the rest byte for byte.
 #
-# Usage: format_states_test.sh LOGTIDE TESTDATA_DIR
+# With LOGTIDE_FAULTS (the test build's logtide_faults), each case is also killed by SIGKILL at
+# points of the first checkpoint after the migration (before its commit: the old format stays
+# and is migrated again; after it: the new format, outputs cut back on resuming) and resumed:
+# the same bytes.
+#
+# Usage: format_states_test.sh LOGTIDE TESTDATA_DIR [LOGTIDE_FAULTS]
 set -u
 bin=$(realpath "$1") data=$(realpath "$2")/state-formats
+faults=${3:+$(realpath "$3")}
 . "$(dirname "$0")/../lib/checks.sh"
 
 cases=0
+runs=("")
+[ -n "$faults" ] && runs+=(before-commit after-commit)
 for d in "$data"/*/*/; do
+ for kill_at in "${runs[@]}"; do
   d=${d%/}
   name="$(basename "$(dirname "$d")")/$(basename "$d")"
   cases=$((cases + 1))
@@ -33,6 +42,14 @@ for d in "$data"/*/*/; do
     cp "$d/out.ndjson" out.ndjson
     half=$(( $(wc -l < part2) / 2 ))
     head -n "$half" part2 >> app.log
+    if [ -n "$kill_at" ]; then
+      # Checkpoints count over the job's runs: the next is the first after the migration.
+      n=$("$bin" inspect s.db | sed -n 's/.*"checkpoints":\([0-9]*\).*/\1/p')
+      [ -n "$n" ] || exit 9
+      LOGTIDE_TEST_KILL_AT="$kill_at:$((n + 1))" "$faults" -q "${flags[@]}" --state s.db --hold "${inputs[@]}" \
+        app.log >> out.ndjson
+      [ $? = 137 ] || exit 10
+    fi
     "$bin" -q "${flags[@]}" --state s.db --hold "${inputs[@]}" app.log >> out.ndjson || exit 11
     tail -n +"$((half + 1))" part2 >> app.log
     "$bin" -q "${flags[@]}" --state s.db "${inputs[@]}" app.log >> out.ndjson || exit 12
@@ -46,12 +63,16 @@ for d in "$data"/*/*/; do
       esac
     }
     cmp -s <(as_before out.ndjson) "$d/expected.ndjson" || exit 13
+    [ -n "$kill_at" ] && exit 0
     "$bin" -q "${flags[@]}" "${inputs[@]}" app.log > one-run.ndjson || exit 14
     cmp -s <(as_before one-run.ndjson) "$d/expected.ndjson" || exit 15
   )
   rc=$?
+  [ -n "$kill_at" ] && name="$name, killed $kill_at the first checkpoint after the migration"
   case $rc in
     0) ok ;;
+    9) fail "$name: inspect gave no checkpoint count" ;;
+    10) fail "$name: the kill hook did not fire" ;;
     11) fail "$name: the --hold run resumed from the old state failed" ;;
     12) fail "$name: the last run failed" ;;
     13) fail "$name: resumed output differs from the uninterrupted run of the version that wrote the state" ;;
@@ -59,6 +80,7 @@ for d in "$data"/*/*/; do
     15) fail "$name: one run of this logtide differs from one run of the version that wrote the state" ;;
     *) fail "$name: exit $rc" ;;
   esac
+ done
 done
 check "at least one state format case was found" [ "$cases" -gt 0 ]
 finish
