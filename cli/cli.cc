@@ -25,6 +25,7 @@
 #include "flags.h"
 #include "help.h"
 #include "inspect.h"
+#include "state_command.h"
 #include "plan/query_plan.h"
 #include "progress.h"
 #include "state/state_store.h"
@@ -247,6 +248,8 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
     if (!WriteStdout(json + "\n")) return kExitIoError;
     return kExitOk;
   }
+
+  if (flags.state_export->parsed() || flags.state_import->parsed()) return StateCommand(flags);
 
   if (explain == "true") explain = "words";
   if (explain == "false") explain.clear();

@@ -161,6 +161,15 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                 "position is kept) instead of refusing");
   f->inspect = app->add_subcommand("inspect", "Print what a --state file holds, as JSON");
   f->inspect->add_option("STATE", f->inspect_path, "The state file")->required();
+  f->state = app->add_subcommand("state", "Savepoints: a state file as text, and back");
+  f->state->require_subcommand(1);
+  f->state_export = f->state->add_subcommand(
+      "export", "Print a state file's last checkpoint as a savepoint (NDJSON)");
+  f->state_export->add_option("STATE", f->state_path, "The state file")->required();
+  f->state_import = f->state->add_subcommand(
+      "import", "Make a new state file from a savepoint ('-': standard input)");
+  f->state_import->add_option("SAVEPOINT", f->savepoint_path, "The savepoint")->required();
+  f->state_import->add_option("STATE", f->state_path, "The state file to make")->required();
   // Testing aid, not in --help: the initial input buffer size in bytes.
   app->add_option("--io-buffer", o.io_buffer)
       ->group("")

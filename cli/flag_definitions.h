@@ -22,9 +22,15 @@ struct CommandFlags {
   std::string config_path;   // --config, read before the flags are parsed (ConfigArgs)
   std::string inspect_path;  // the inspect subcommand's STATE
   CLI::App* inspect = nullptr;  // the inspect subcommand, owned by the app
+  // The state subcommand's: `state export STATE`, `state import SAVEPOINT STATE`.
+  std::string state_path, savepoint_path;
+  CLI::App* state = nullptr;
+  CLI::App* state_export = nullptr;
+  CLI::App* state_import = nullptr;
 };
 
-// Defines logtide's flags, its --version and its inspect subcommand on `app`, bound to *f.
+// Defines logtide's flags, its --version and its inspect and state subcommands on `app`,
+// bound to *f.
 // REQUIRES: *f outlives `app`'s parsing.
 void DefineFlags(CLI::App* app, CommandFlags* f);
 

@@ -7,6 +7,7 @@
 
 #include "engine/config.h"
 #include "util/status.h"
+#include "util/version.h"
 
 namespace logtide {
 
@@ -22,7 +23,7 @@ inline constexpr int kExitBadInput = 3;
 inline constexpr int kExitStateBusy = 4;
 inline constexpr int kExitStateRefused = 5;
 
-inline constexpr const char* kVersion = "0.1.0";
+inline constexpr const char* kVersion = kLogtideVersion;
 
 struct Options {
   std::vector<std::string> files;

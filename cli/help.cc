@@ -74,7 +74,9 @@ constexpr const char* kUsage =
     "Usage: logtide --window SPEC [OPTIONS] [FILE...]\n"
     "       logtide --config FILE [OPTIONS] [FILE...]\n"
     "       logtide --explain[=MODE] --window SPEC [OPTIONS] [FILE...]\n"
-    "       logtide inspect STATE\n";
+    "       logtide inspect STATE\n"
+    "       logtide state export STATE > SAVEPOINT\n"
+    "       logtide state import SAVEPOINT STATE\n";
 
 // Each example's lines fit in 80 columns; one ending in \ goes on on the next
 // (tests/cli/help_test.sh runs each example with --explain).

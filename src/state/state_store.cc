@@ -727,6 +727,15 @@ Status StateStore::Commit(const Checkpoint& c) {
 }
 
 Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint* out) {
+  return ReadOnly(path, false, query, out);
+}
+
+Status StateStore::Read(const std::string& path, std::string* query, Checkpoint* out) {
+  return ReadOnly(path, true, query, out);
+}
+
+Status StateStore::ReadOnly(const std::string& path, bool replay, std::string* query,
+                            Checkpoint* out) {
   std::unique_ptr<StateStore> st(new StateStore());
   st->path_ = path;
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
@@ -742,7 +751,7 @@ Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint*
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
   if (!found) query->clear();
-  s = st->LoadRows(out, false);
+  s = st->LoadRows(out, replay);
   if (!s.ok() && s.code() == Status::Code::kIOError)
     return Status::Corruption(s.message() + " (the state file is damaged)");
   if (s.ok()) s = st->Exec("COMMIT");

@@ -119,11 +119,16 @@ class StateStore {
   // (Corruption for a damaged or edited file); the window log is counted and measured, not
   // replayed; out->file says how big the file is and out->binding what was checked.
   static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
+  // The same, with the window log replayed into out->windows (its live rows, by key) as Load
+  // does: what `logtide state export` writes.
+  static Status Read(const std::string& path, std::string* query, Checkpoint* out);
 
  private:
   StateStore() = default;
   Status Exec(const char* sql);
   Status LoadRows(Checkpoint* c, bool replay);
+  static Status ReadOnly(const std::string& path, bool replay, std::string* query,
+                         Checkpoint* out);
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;
   bool is_new_ = true;

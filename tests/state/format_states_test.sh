@@ -10,6 +10,8 @@
 # the closing records left out (its cases here have lateness: their final records are the
 # closing ones) and those two fields taken off, the rest byte for byte.
 #
+# Each case also goes through a savepoint first (state export, then state import as a new state
+# file: issue 33 item 3), and ends with the same bytes.
 # With LOGTIDE_FAULTS (the test build's logtide_faults), each case is also killed by SIGKILL at
 # points of the first checkpoint after the migration (before its commit: the old format stays
 # and is migrated again; after it: the new format, outputs cut back on resuming) and resumed:
@@ -22,7 +24,7 @@ faults=${3:+$(realpath "$3")}
 . "$(dirname "$0")/../lib/checks.sh"
 
 cases=0
-runs=("")
+runs=("" savepoint)
 [ -n "$faults" ] && runs+=(before-commit after-commit)
 for d in "$data"/*/*/; do
  for kill_at in "${runs[@]}"; do
@@ -39,6 +41,13 @@ for d in "$data"/*/*/; do
     gzip -dc "$d/part1.ndjson.gz" > app.log
     gzip -dc "$d/part2.ndjson.gz" > part2
     cp "$d/state.db" s.db
+    if [ "$kill_at" = savepoint ]; then
+      # The state goes through a savepoint first: exported and imported as a new state file.
+      "$bin" state export s.db > s.savepoint || exit 7
+      rm s.db
+      "$bin" state import s.savepoint s.db || exit 8
+      kill_at=
+    fi
     cp "$d/out.ndjson" out.ndjson
     half=$(( $(wc -l < part2) / 2 ))
     head -n "$half" part2 >> app.log
@@ -68,9 +77,14 @@ for d in "$data"/*/*/; do
     cmp -s <(as_before one-run.ndjson) "$d/expected.ndjson" || exit 15
   )
   rc=$?
-  [ -n "$kill_at" ] && name="$name, killed $kill_at the first checkpoint after the migration"
+  case $kill_at in
+    savepoint) name="$name, through a savepoint (state export, state import)" ;;
+    ?*) name="$name, killed $kill_at the first checkpoint after the migration" ;;
+  esac
   case $rc in
     0) ok ;;
+    7) fail "$name: state export failed" ;;
+    8) fail "$name: state import failed" ;;
     9) fail "$name: inspect gave no checkpoint count" ;;
     10) fail "$name: the kill hook did not fire" ;;
     11) fail "$name: the --hold run resumed from the old state failed" ;;

@@ -1,0 +1,355 @@
+#include "state/savepoint.h"
+
+#include <absl/strings/escaping.h>
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "json/json_text.h"
+#include "state/state_store.h"
+#include "util/version.h"
+
+namespace logtide {
+
+namespace {
+
+constexpr std::string_view kSumKey = ",\"sum\":\"";
+constexpr size_t kSumTail = kSumKey.size() + 16 + 2;  // ,"sum":"<16 hex>"}
+
+// Ends `line` (an object without its closing brace) with its sum, chained from *sum.
+void Seal(std::string* line, uint64_t* sum) {
+  *sum = XXH64(line->data(), line->size(), *sum);
+  line->append(fmt::format("{}{:016x}\"}}\n", kSumKey, *sum));
+}
+
+void AppendBase64(std::string_view bytes, std::string* out) {
+  std::string b64;
+  absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()), &b64);
+  out->push_back('"');
+  out->append(b64);
+  out->push_back('"');
+}
+
+Status Write(std::FILE* out, const std::string& line) {
+  if (std::fwrite(line.data(), 1, line.size(), out) != line.size())
+    return Status::IOError(fmt::format("writing the savepoint: {}", std::strerror(errno)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
+  std::string query;
+  Checkpoint c;
+  Status s = StateStore::Read(state_path, &query, &c);
+  if (!s.ok()) return s;
+  if (c.checkpoints == 0) {
+    return Status::Refused(fmt::format(
+        "state file {} holds no checkpoint yet (its job was stopped before its first): there "
+        "is nothing to export",
+        state_path));
+  }
+  uint64_t sum = 0;
+  std::string line = fmt::format("{{\"savepoint\":{},\"logtide\":\"{}\",\"state_format\":{},",
+                                 kSavepointFormat, kLogtideVersion, StateStore::kFormat);
+  line += "\"query\":";
+  AppendJsonString(query, &line);
+  line += fmt::format(",\"finished\":{},\"checkpoints\":{}", c.finished ? "true" : "false",
+                      c.checkpoints);
+  Seal(&line, &sum);
+  if (!(s = Write(out, line)).ok()) return s;
+  for (const Section& sec : c.sections) {
+    line = "{\"section\":";
+    AppendJsonString(sec.name, &line);
+    line += fmt::format(",\"version\":{},\"data\":", sec.version);
+    AppendBase64(sec.data, &line);
+    Seal(&line, &sum);
+    if (!(s = Write(out, line)).ok()) return s;
+  }
+  for (const auto& [name, value] : c.info) {
+    line = "{\"info\":";
+    AppendJsonString(name, &line);
+    line += ",\"value\":";
+    AppendJsonString(value, &line);
+    Seal(&line, &sum);
+    if (!(s = Write(out, line)).ok()) return s;
+  }
+  uint64_t windows = 0;
+  for (const auto& [key, value] : c.windows) {
+    line = "{\"window\":";
+    AppendBase64(key, &line);
+    line += ",\"value\":";
+    AppendBase64(value, &line);
+    Seal(&line, &sum);
+    if (!(s = Write(out, line)).ok()) return s;
+    ++windows;
+  }
+  line = fmt::format("{{\"end\":{{\"sections\":{},\"info\":{},\"windows\":{}}}", c.sections.size(),
+                     c.info.size(), windows);
+  Seal(&line, &sum);
+  if (!(s = Write(out, line)).ok()) return s;
+  if (std::fflush(out) != 0)
+    return Status::IOError(fmt::format("writing the savepoint: {}", std::strerror(errno)));
+  return Status::Ok();
+}
+
+namespace {
+
+// Reads a savepoint line by line, checking each line's sum and parsing its object.
+class SavepointReader {
+ public:
+  SavepointReader(std::FILE* in, const std::string& name) : in_(in), name_(name) {}
+
+  // The next line's object in *obj; *eof at the end of the input (no line).
+  Status Next(simdjson::dom::object* obj, bool* eof) {
+    *eof = false;
+    line_.clear();
+    int ch;
+    while ((ch = std::getc(in_)) != EOF && ch != '\n') line_.push_back(static_cast<char>(ch));
+    if (std::ferror(in_)) {
+      return Status::IOError(fmt::format("reading savepoint {}: {}", name_, std::strerror(errno)));
+    }
+    if (ch == EOF && line_.empty()) {
+      *eof = true;
+      return Status::Ok();
+    }
+    ++number_;
+    // A newer format is refused as such before its sums are checked: they may be made
+    // otherwise there.
+    constexpr std::string_view kHeader = "{\"savepoint\":";
+    if (number_ == 1 && line_.compare(0, kHeader.size(), kHeader) == 0) {
+      uint64_t format = 0;
+      size_t i = kHeader.size();
+      for (; i < line_.size() && i < kHeader.size() + 9 && line_[i] >= '0' && line_[i] <= '9'; ++i)
+        format = format * 10 + static_cast<uint64_t>(line_[i] - '0');
+      if (i > kHeader.size() && format > static_cast<uint64_t>(kSavepointFormat)) {
+        return Status::Refused(fmt::format(
+            "savepoint {} is of format {}, written by a newer logtide; this logtide ({}) reads "
+            "savepoint formats up to {}",
+            name_, format, kLogtideVersion, kSavepointFormat));
+      }
+    }
+    if (ch == EOF) return Error("the last line has no newline (the savepoint was cut short)");
+    if (line_.size() < kSumTail + 1 ||
+        line_.compare(line_.size() - kSumTail, kSumKey.size(), kSumKey) != 0 ||
+        line_.compare(line_.size() - 2, 2, "\"}") != 0) {
+      return Error("the line does not end with its \"sum\"");
+    }
+    const size_t body = line_.size() - kSumTail;
+    uint64_t said = 0;
+    for (size_t i = body + kSumKey.size(); i < line_.size() - 2; ++i) {
+      const char d = line_[i];
+      if (!((d >= '0' && d <= '9') || (d >= 'a' && d <= 'f')))
+        return Error("its \"sum\" is not 16 lowercase hexadecimal digits");
+      said = said * 16 + static_cast<uint64_t>(d <= '9' ? d - '0' : d - 'a' + 10);
+    }
+    const uint64_t sum = XXH64(line_.data(), body, sum_);
+    if (sum != said) {
+      return Error(
+          "its \"sum\" does not match: the line was changed, or lines were added, removed or "
+          "reordered before it");
+    }
+    sum_ = sum;
+    line_.resize(body);
+    line_.push_back('}');
+    simdjson::dom::element doc;
+    if (parser_.parse(line_).get(doc) != simdjson::SUCCESS || doc.get_object().get(*obj)) {
+      return Error("not a JSON object");
+    }
+    return Status::Ok();
+  }
+
+  Status Error(std::string_view reason) const {
+    return Status::Corruption(fmt::format("savepoint {}:{}: {}", name_, number_, reason));
+  }
+
+ private:
+  std::FILE* in_;
+  const std::string& name_;
+  std::string line_;
+  uint64_t number_ = 0;
+  uint64_t sum_ = 0;
+  simdjson::dom::parser parser_;
+};
+
+// The fields of one line's object, each read once by name; Done checks that no other is there.
+class Fields {
+ public:
+  Fields(simdjson::dom::object obj, const SavepointReader& r) : obj_(obj), r_(r) {}
+
+  Status String(const char* key, std::string* out) {
+    std::string_view v;
+    if (obj_[key].get_string().get(v)) return Missing(key, "a string");
+    out->assign(v);
+    ++used_;
+    return Status::Ok();
+  }
+  Status Bytes(const char* key, std::string* out) {
+    std::string b64;
+    if (Status s = String(key, &b64); !s.ok()) return s;
+    if (!absl::Base64Unescape(absl::string_view(b64.data(), b64.size()), out) || !Canonical(b64, *out))
+      return r_.Error(fmt::format("\"{}\" is not base64 as logtide writes it", key));
+    return Status::Ok();
+  }
+  Status Uint(const char* key, uint64_t* out) {
+    if (obj_[key].get_uint64().get(*out)) return Missing(key, "a whole number");
+    ++used_;
+    return Status::Ok();
+  }
+  Status Bool(const char* key, bool* out) {
+    if (obj_[key].get_bool().get(*out)) return Missing(key, "true or false");
+    ++used_;
+    return Status::Ok();
+  }
+  Status Done() const {
+    if (obj_.size() != used_) return r_.Error("the line has fields a savepoint line does not have");
+    return Status::Ok();
+  }
+
+ private:
+  Status Missing(const char* key, const char* what) const {
+    return r_.Error(fmt::format("\"{}\" is missing or not {}", key, what));
+  }
+  // Only the one padded encoding logtide writes: a savepoint has one text per state.
+  static bool Canonical(const std::string& b64, const std::string& bytes) {
+    std::string again;
+    absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()), &again);
+    return again == b64;
+  }
+  simdjson::dom::object obj_;
+  const SavepointReader& r_;
+  size_t used_ = 0;
+};
+
+bool Has(simdjson::dom::object obj, const char* key) {
+  simdjson::dom::element e;
+  return !obj[key].get(e);
+}
+
+}  // namespace
+
+Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string& state_path) {
+  struct stat st;
+  if (::stat(state_path.c_str(), &st) == 0 && st.st_size > 0) {
+    return Status::Refused(fmt::format(
+        "state file {} exists: import makes a new state file (remove it, or name another)",
+        state_path));
+  }
+  SavepointReader r(in, name);
+  simdjson::dom::object obj;
+  bool eof = false;
+  Status s = r.Next(&obj, &eof);
+  if (!s.ok()) return s;
+  if (eof) return Status::Corruption(fmt::format("savepoint {} is empty", name));
+  std::string query, version;
+  uint64_t format = 0, state_format = 0;
+  Checkpoint c;
+  {
+    if (!Has(obj, "savepoint")) return r.Error("the first line is not a savepoint's header");
+    Fields f(obj, r);
+    if (!(s = f.Uint("savepoint", &format)).ok()) return s;
+    if (format != static_cast<uint64_t>(kSavepointFormat))
+      return r.Error("its savepoint format is not one logtide writes");
+    if (!(s = f.String("logtide", &version)).ok() ||
+        !(s = f.Uint("state_format", &state_format)).ok() ||
+        !(s = f.String("query", &query)).ok() || !(s = f.Bool("finished", &c.finished)).ok() ||
+        !(s = f.Uint("checkpoints", &c.checkpoints)).ok() || !(s = f.Done()).ok())
+      return s;
+    if (state_format > static_cast<uint64_t>(StateStore::kFormat)) {
+      return Status::Refused(fmt::format(
+          "savepoint {} holds a state of format {}, written by a newer logtide ({}); this "
+          "logtide {} reads state formats up to {}",
+          name, state_format, version, kLogtideVersion, StateStore::kFormat));
+    }
+    if (c.checkpoints == 0) return r.Error("a savepoint holds a checkpoint: \"checkpoints\" is 0");
+  }
+  // Then the sections, the facts and the window rows, each by name or key, then the counts.
+  enum Part { kSections, kInfo, kWindows } part = kSections;
+  std::string last;  // the previous line's name or key, in its part
+  while (true) {
+    if (!(s = r.Next(&obj, &eof)).ok()) return s;
+    if (eof) return r.Error("the savepoint ends before its \"end\" line (it was cut short)");
+    Fields f(obj, r);
+    std::string key;
+    if (Has(obj, "section")) {
+      if (part != kSections) return r.Error("a section after the info or window lines");
+      Section sec;
+      uint64_t v = 0;
+      if (!(s = f.String("section", &sec.name)).ok() || !(s = f.Uint("version", &v)).ok() ||
+          !(s = f.Bytes("data", &sec.data)).ok() || !(s = f.Done()).ok())
+        return s;
+      if (v > UINT32_MAX) return r.Error("the section's version is out of range");
+      sec.version = static_cast<uint32_t>(v);
+      key = sec.name;
+      if (!c.sections.empty() && key <= last) return r.Error("the sections are not in name order");
+      c.sections.push_back(std::move(sec));
+    } else if (Has(obj, "info")) {
+      if (part == kWindows) return r.Error("an info line after the window lines");
+      if (part == kSections) last.clear();
+      part = kInfo;
+      std::string value;
+      if (!(s = f.String("info", &key)).ok() || !(s = f.String("value", &value)).ok() ||
+          !(s = f.Done()).ok())
+        return s;
+      if (!c.info.empty() && key <= last) return r.Error("the info lines are not in name order");
+      c.info.emplace_back(key, std::move(value));
+    } else if (Has(obj, "window")) {
+      if (part != kWindows) last.clear();
+      const bool first = part != kWindows;
+      part = kWindows;
+      StateOp op{StateOp::kPut, {}, {}};
+      if (!(s = f.Bytes("window", &op.key)).ok() || !(s = f.Bytes("value", &op.value)).ok() ||
+          !(s = f.Done()).ok())
+        return s;
+      key = op.key;
+      if (!first && key <= last) return r.Error("the window rows are not in key order");
+      c.window_ops.push_back(std::move(op));
+    } else if (Has(obj, "end")) {
+      simdjson::dom::object counts;
+      if (obj["end"].get_object().get(counts) || obj.size() != 1)
+        return r.Error("the \"end\" line is not {\"end\":{...}}");
+      Fields e(counts, r);
+      uint64_t sections = 0, info = 0, windows = 0;
+      if (!(s = e.Uint("sections", &sections)).ok() || !(s = e.Uint("info", &info)).ok() ||
+          !(s = e.Uint("windows", &windows)).ok() || !(s = e.Done()).ok())
+        return s;
+      if (sections != c.sections.size() || info != c.info.size() ||
+          windows != c.window_ops.size()) {
+        return r.Error(fmt::format(
+            "the savepoint says it holds {} sections, {} info lines and {} window rows; it "
+            "holds {}, {} and {}",
+            sections, info, windows, c.sections.size(), c.info.size(), c.window_ops.size()));
+      }
+      break;
+    } else {
+      return r.Error("not a savepoint line (section, info, window or end)");
+    }
+    last = std::move(key);
+  }
+  if (!(s = r.Next(&obj, &eof)).ok()) return s;
+  if (!eof) return r.Error("a line after the \"end\" line");
+
+  std::unique_ptr<StateStore> store;
+  if (!(s = StateStore::Open(state_path, true, &store)).ok()) return s;
+  if (!store->is_new()) {
+    return Status::Refused(
+        fmt::format("state file {} holds a job: import makes a new state file", state_path));
+  }
+  c.compact = true;
+  if (!(s = store->CheckQuery(query)).ok() || !(s = store->Commit(c)).ok()) {
+    store.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((state_path + suffix).c_str());
+    return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace logtide
