@@ -82,6 +82,9 @@ class TableWriter final : public RecordSink {
   void Finish();
   // --local-times: window bounds in this zone's local time with its offset (RecordWriter's).
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // --window-label: a window_label column after window_end (RecordWriter's). `label` must
+  // outlive the writer. REQUIRES: before the first record.
+  void set_window_label(const WindowLabel* label);
 
   void Null() override;
   void Int(__int128 v) override;
@@ -92,6 +95,7 @@ class TableWriter final : public RecordSink {
   enum class Kind : uint8_t { kNull, kNumber, kText };
   void AppendBound(Nanos t);
   const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
+  const WindowLabel* label_ = nullptr;    // null: no window_label
   struct Cell {
     size_t end;    // in text_, just past the cell's bytes
     size_t width;  // display columns
