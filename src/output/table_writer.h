@@ -1,7 +1,8 @@
 // Result records as aligned text tables (--format table), for terminals and reports, as
 // `mlr --opprint` prints them. A table is a header row of the record's field names (the same
-// names and order as NDJSON and CSV: window_start, window_end, the keys, the aggregates, and
-// with revisions revision, phase, final), then one row per record, then an empty line:
+// names and order as NDJSON and CSV: window_start, window_end[, window_label], the keys, the
+// aggregates, and with revisions revision, phase, final), then one row per record, then an
+// empty line:
 //
 //   window_start          window_end            service  count
 //   2024-05-01T10:00:00Z  2024-05-01T10:01:00Z  api          4
