@@ -52,7 +52,8 @@ std::string WindowLabel::Describe() const {
   if (format_ == "%G-W%V") return "the ISO week-year and week (2024-W13)";
   if (format_ == "%Y-%m") return "the year and month (2024-03)";
   if (format_ == "%Y-%m-%d") return "the local date (2024-03-31)";
-  if (format_ == "%Y-%m-%dT%H:%M") return "the local date and time to the minute (2024-03-31T06:00)";
+  if (format_ == "%Y-%m-%dT%H:%M")
+    return "the local date and time to the minute (2024-03-31T06:00)";
   return "the local date and time to the second (2024-03-31T06:00:30)";
 }
 

@@ -91,8 +91,7 @@ TEST_CASE("window label: sizes under a day give the local start to the minute") 
 
 TEST_CASE("window label: a grid off whole minutes gives the start to the second") {
   CHECK(LabelOf(Spec("tumbling:90s"), "2024-03-31T06:01:30Z") == "2024-03-31T06:01:30");
-  CHECK(LabelOf(Spec("tumbling:1m:offset=30s"), "2024-03-31T06:00:30Z") ==
-        "2024-03-31T06:00:30");
+  CHECK(LabelOf(Spec("tumbling:1m:offset=30s"), "2024-03-31T06:00:30Z") == "2024-03-31T06:00:30");
 }
 
 TEST_CASE("window label: the two windows of a repeated hour share their local label") {
