@@ -12,6 +12,7 @@
 #include "plan/query_plan.h"
 #include "plan/sql_text.h"
 #include "time/duration.h"
+#include "window/window_label.h"
 
 namespace logtide {
 namespace {
@@ -344,6 +345,14 @@ Status Explain(const EngineConfig& c, std::string* result) {
                    "Window bounds (--local-times): window_start and window_end in the local time "
                    "of {} with its UTC offset (2024-03-31T00:00:00+01:00), not in UTC.\n",
                    c.window.zone.name());
+  if (c.window_label) {
+    WindowLabel label;
+    if (WindowLabel::Create(c.window, &label).ok())
+      fmt::format_to(out,
+                     "Window label (--window-label): window_label after window_end, each "
+                     "window's start in {} as {}.\n",
+                     c.window.zone.name(), label.Describe());
+  }
   // Each line as visible text: a control character in a name cannot act on a terminal.
   std::string visible;
   for (size_t pos = 0; pos < s.size();) {

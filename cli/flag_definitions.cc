@@ -35,6 +35,10 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
   app->add_flag("--local-times", o.local_times,
                 "Write window_start and window_end in the --tz zone's local time with its UTC "
                 "offset (2024-03-31T00:00:00+01:00), not in UTC; needs --tz");
+  app->add_flag("--window-label", o.window_label,
+                "Add window_label after window_end: the window's local start in the --tz zone "
+                "(UTC without it) as 2024-03-31 for days, 2024-W13 for weeks, 2024-03 for "
+                "months, 2024-03-31T06:00 under a day; tumbling windows only");
   app->add_option("--by", o.by,
                   "Group key: a field path (req.method, .\"log.level\", tags[0]), or NAME=EXPR for "
                   "a derived key; several separated by commas, or --by again")

@@ -116,6 +116,7 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
         "(without --tz they are UTC instants, written with Z)");
   }
   c->local_times = o.local_times;
+  c->window_label = o.window_label;
   for (const std::string& list : o.by) {
     for (std::string_view b : SplitTopLevel(list)) {
       if (!(s = ParseKey(b, c)).ok()) return s;

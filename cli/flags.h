@@ -32,6 +32,7 @@ struct Options {
   std::string window;
   std::string tz;  // --tz ZONE: empty when not given
   bool local_times = false;  // --local-times: window bounds in the --tz zone's local time
+  bool window_label = false;  // --window-label: records name their window's local date
   std::vector<std::string> by;
   std::vector<std::string> aggs;
   std::vector<std::string> where;

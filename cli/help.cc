@@ -40,6 +40,7 @@ const std::map<std::string, std::string>& FlagGroups() {
       {"window", "Windows"},
       {"tz", "Windows"},
       {"local-times", "Windows"},
+      {"window-label", "Windows"},
       {"lateness", "Windows"},
       {"emit", "Windows"},
       {"early", "Windows"},

@@ -76,7 +76,7 @@ _logtide() {
   _logtide_words
 
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
-  local flags="-h --help --version --config --time --time-format --window --tz --local-times --by --agg --where --having
+  local flags="-h --help --version --config --time --time-format --window --tz --local-times --window-label --by --agg --where --having
     --delay
     --lateness --max-future --idle-timeout -f --follow --emit --early --early-every --changes --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet

@@ -49,6 +49,7 @@ complete -c logtide -n $main -l time-format -x -a 'auto rfc3339 epoch_s epoch_ms
 complete -c logtide -n $main -l window -x -a '(__logtide_window)' -d 'tumbling:SIZE, sliding:SIZE:SLIDE or session:GAP'
 complete -c logtide -n $main -l tz -x -a 'local UTC' -d 'Time zone of the windows: an IANA name or local'
 complete -c logtide -n $main -l local-times -d 'With --tz: window bounds in local time with offset'
+complete -c logtide -n $main -l window-label -d 'Add window_label: local date, ISO week, month or start of each window'
 complete -c logtide -n $main -l by -x -d 'Group key: dotted paths or NAME=EXPR, several separated by commas'
 complete -c logtide -n $main -l agg -x -a '(__logtide_aggs)' -d 'Aggregates, several separated by commas (default count)'
 complete -c logtide -n $main -l where -x -d 'Only events for which EXPR is true'

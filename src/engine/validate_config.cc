@@ -10,6 +10,7 @@
 #include "engine/path_check.h"
 #include "output/having_filter.h"
 #include "time/duration.h"
+#include "window/window_label.h"
 
 namespace logtide {
 
@@ -24,6 +25,11 @@ Status ValidateConfig(EngineConfig* config) {
   }
   // Output column names must be unique.
   std::vector<std::string> names = {"window_start", "window_end"};
+  if (c.window_label) {
+    WindowLabel check;
+    if (Status s = WindowLabel::Create(c.window, &check); !s.ok()) return s;
+    names.push_back("window_label");
+  }
   for (const std::string& k : KeyNames(c)) names.push_back(k);
   for (const AggSpec& a : c.aggs) names.push_back(a.name);
   if (Revised(c)) names.insert(names.end(), {"revision", "phase", "final"});

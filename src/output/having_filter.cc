@@ -33,6 +33,7 @@ Status HavingFilter::Create(const std::vector<std::string>& exprs, const RecordF
   std::unique_ptr<HavingFilter> f(new HavingFilter());
   f->next_ = next;
   f->with_revision_ = fields.with_revision;
+  f->first_data_ = fields.first_key;
   f->columns_.resize(fields.names.size());
   f->values_.resize(fields.names.size());
   for (const std::string& text : exprs) {
@@ -49,6 +50,7 @@ Status HavingFilter::Create(const std::vector<std::string>& exprs, const RecordF
             PathAsExpr(p), names));
       }
       if (slot < 2) f->bounds_used_ = true;
+      if (slot >= 2 && static_cast<size_t>(slot) < fields.first_key) f->label_used_ = true;
       slots.push_back(slot);
     }
     e.Bind(slots);
@@ -71,7 +73,7 @@ void HavingFilter::Keep(Column& c, const ValueRef& v) {
 void HavingFilter::BeginRecord(Nanos start, Nanos end) {
   start_ = start;
   end_ = end;
-  column_ = 2;
+  column_ = first_data_;
 }
 
 void HavingFilter::Key(const ValueRef& v) {
@@ -130,6 +132,12 @@ void HavingFilter::EndRecord(const RecordRevision& revision) {
         c.v = ValueRef::String(c.text);
       }
     }
+    if (label_used_) {
+      Column& c = columns_[2];
+      c.text.clear();
+      label_->Append(start_, &c.text);
+      c.v = ValueRef::String(c.text);
+    }
     for (size_t j = 0; j < columns_.size(); ++j) values_[j] = columns_[j].v;
     for (Expr& e : exprs_) {
       if (!e.Test(values_.data())) {
@@ -145,7 +153,7 @@ void HavingFilter::EndRecord(const RecordRevision& revision) {
     kept_.fetch_add(1, std::memory_order_relaxed);
   }
   next_->BeginRecord(start_, end_);
-  for (size_t j = 2; j < data_end; ++j) {
+  for (size_t j = first_data_; j < data_end; ++j) {
     const Column& c = columns_[j];
     switch (c.call) {
       case Call::kKey:

@@ -3,7 +3,8 @@
 // whichever thread writes them, and passes on the ones every expression holds for.
 //
 // A record's fields are the values of the expressions' paths, by their output names:
-// window_start and window_end (RFC 3339 text, as written), the keys, the aggregates, and with
+// window_start and window_end (RFC 3339 text, as written), with --window-label window_label
+// (its text, as written), the keys, the aggregates, and with
 // revisions revision, phase and final. A key's --by path reads it too (--by req.method: the
 // field "req.method", written ."req.method" or req.method).
 //
@@ -44,6 +45,10 @@ class HavingFilter final : public RecordSink {
   // --local-times: window_start and window_end are compared as they are written, in `zone`'s
   // local time with its offset. `zone` must outlive the filter.
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // --window-label: the text of window_label, for records whose fields have one
+  // (RecordFields::first_key 3). `label` must outlive the filter. REQUIRES: set for such
+  // records before the first one.
+  void set_window_label(const WindowLabel* label) { label_ = label; }
   // --changes retract|debezium: tests every record, and passes on those that do not match
   // withheld (the next sink must be a ChangeWriter).
   void set_every_record(bool every) { every_record_ = every; }
@@ -92,6 +97,9 @@ class HavingFilter final : public RecordSink {
   bool with_revision_ = false;
   bool every_record_ = false;
   bool bounds_used_ = false;  // an expression reads window_start or window_end
+  bool label_used_ = false;   // an expression reads window_label
+  size_t first_data_ = 2;     // the first field after the window's (RecordFields::first_key)
+  const WindowLabel* label_ = nullptr;
   const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
   Nanos start_ = 0, end_ = 0;
   std::vector<Column> columns_;  // one per field; revision fields filled at EndRecord

@@ -9,15 +9,21 @@ RecordChain::RecordChain(const Query& query) : query_(query) {
 
 Status RecordChain::Open(bool table_per_firing, OutputFile* results) {
   const Query& q = query_;
+  if (q.window_label) {
+    Status s = WindowLabel::Create(q.window, &label_);
+    if (!s.ok()) return s;
+  }
   if (q.format == OutputFormat::kTable) {
     table_ = std::make_unique<TableWriter>(KeyNames(q), AggNames(q), Revised(q), table_per_firing,
                                            results);
     if (q.local_times) table_->set_local_zone(&q.window.zone);
+    if (q.window_label) table_->set_window_label(&label_);
     front_ = table_.get();
   } else {
     writer_ = std::make_unique<RecordWriter>(q.format, KeyNames(q), AggNames(q), Revised(q),
                                              results);
     if (q.local_times) writer_->set_local_zone(&q.window.zone);
+    if (q.window_label) writer_->set_window_label(&label_);
     front_ = writer_.get();
     if (changes_ != nullptr) {
       changes_->set_writer(writer_.get(), results);
@@ -28,6 +34,7 @@ Status RecordChain::Open(bool table_per_firing, OutputFile* results) {
     Status s = HavingFilter::Create(q.having, RecordFieldsOf(q), front_, &having_);
     if (!s.ok()) return s;
     if (q.local_times) having_->set_local_zone(&q.window.zone);
+    if (q.window_label) having_->set_window_label(&label_);
     having_->set_every_record(changes_ != nullptr);
     front_ = having_.get();
   }

@@ -40,6 +40,7 @@ class RecordChain {
 
  private:
   const Query& query_;
+  WindowLabel label_;  // --window-label's, for the writers and the filter
   std::unique_ptr<RecordWriter> writer_;  // NDJSON or CSV
   std::unique_ptr<TableWriter> table_;    // --format table, instead of writer_
   std::unique_ptr<ChangeWriter> changes_;  // in front of writer_

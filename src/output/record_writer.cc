@@ -13,12 +13,25 @@ RecordWriter::RecordWriter(OutputFormat format, std::vector<std::string> key_nam
   names_.insert(names_.end(), key_names.begin(), key_names.end());
   names_.insert(names_.end(), agg_names.begin(), agg_names.end());
   if (with_revision_) names_.insert(names_.end(), {"revision", "phase", "final"});
+  SetPrefixes();
+}
+
+void RecordWriter::SetPrefixes() {
+  json_prefix_.clear();
   for (size_t i = 0; i < names_.size(); ++i) {
     std::string p = i == 0 ? "{" : ",";
     AppendJsonString(names_[i], &p);
     p.push_back(':');
     json_prefix_.push_back(std::move(p));
   }
+}
+
+void RecordWriter::set_window_label(const WindowLabel* label) {
+  if (label_ == nullptr) names_.insert(names_.begin() + 2, "window_label");
+  label_ = label;
+  first_data_ = 3;
+  SetPrefixes();
+  have_bounds_ = false;
 }
 
 void RecordWriter::AppendCsvField(std::string_view s) {
@@ -72,12 +85,23 @@ void RecordWriter::BeginRecord(Nanos start, Nanos end) {
       }
       if (format_ == OutputFormat::kNdjson) last_bounds_.push_back('"');
     }
+    if (label_ != nullptr) {
+      // The label's characters are digits, '-', 'W', 'T' and ':': nothing to escape.
+      if (format_ == OutputFormat::kNdjson) {
+        last_bounds_.append(json_prefix_[2]);
+        last_bounds_.push_back('"');
+      } else {
+        last_bounds_.push_back(',');
+      }
+      label_->Append(start, &last_bounds_);
+      if (format_ == OutputFormat::kNdjson) last_bounds_.push_back('"');
+    }
     last_start_ = start;
     last_end_ = end;
     have_bounds_ = true;
   }
   out_->buffer()->append(last_bounds_);
-  column_ = 2;
+  column_ = first_data_;
 }
 
 void RecordWriter::EndRecord(const RecordRevision& revision) {

@@ -1,4 +1,5 @@
-// Result records in NDJSON or CSV (tables: output/table_writer.h). A record is: window_start, window_end, the key fields in
+// Result records in NDJSON or CSV (tables: output/table_writer.h). A record is: window_start,
+// window_end, with --window-label window_label, the key fields in
 // --by order, the aggregates in --agg order, and with revisions (update mode or --early) the
 // revision, the phase and whether it is the window's last record.
 //   NDJSON: {"window_start":"...","window_end":"...","host":"a","count":3}
@@ -15,6 +16,7 @@
 #include "time/time_zone.h"
 #include "time/timestamp.h"
 #include "window/emit_mode.h"
+#include "window/window_label.h"
 
 namespace logtide {
 
@@ -49,6 +51,9 @@ class RecordWriter final : public RecordSink {
   // --local-times: window bounds in `zone`'s local time with its offset, not UTC with Z.
   // `zone` must outlive the writer.
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // --window-label: a window_label field after window_end, `label`'s text for the window's
+  // start. `label` must outlive the writer. REQUIRES: before WriteHeader and the first record.
+  void set_window_label(const WindowLabel* label);
   // Without `flush`, EndRecord leaves a record in the output's buffer (for ChangeWriter, which
   // takes it out again); the caller flushes. Default: flush.
   void set_flush_each_record(bool flush) { flush_each_record_ = flush; }
@@ -68,16 +73,20 @@ class RecordWriter final : public RecordSink {
   // Starts the next column: its separator and, for NDJSON, its name.
   void NextColumn();
   void AppendCsvField(std::string_view s);
+  // Sets json_prefix_ from names_.
+  void SetPrefixes();
 
   OutputFormat format_;
   const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
+  const WindowLabel* label_ = nullptr;    // null: no window_label
+  size_t first_data_ = 2;                 // the first column after the window's
   std::vector<std::string> names_;        // all column names in order
   std::vector<std::string> json_prefix_;  // ,"name": per column, pre-escaped
   bool with_revision_;
   bool flush_each_record_ = true;
   OutputFile* out_;
   size_t column_ = 0;
-  // The last window's bounds, formatted: consecutive records mostly share them.
+  // The last window's bounds (and label), formatted: consecutive records mostly share them.
   Nanos last_start_ = 0, last_end_ = 0;
   std::string last_bounds_;
   bool have_bounds_ = false;

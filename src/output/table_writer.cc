@@ -214,6 +214,17 @@ TableWriter::TableWriter(std::vector<std::string> key_names, std::vector<std::st
   right_.resize(header_.size());
 }
 
+void TableWriter::set_window_label(const WindowLabel* label) {
+  if (label_ == nullptr) {
+    std::string cell;
+    AppendTableString("window_label", &cell);
+    header_.insert(header_.begin() + 2, std::move(cell));
+    widths_.resize(header_.size());
+    right_.resize(header_.size());
+  }
+  label_ = label;
+}
+
 void TableWriter::EndCell(Kind kind) {
   const size_t begin = cells_.empty() ? 0 : cells_.back().end;
   cells_.push_back(Cell{text_.size(), DisplayWidth(std::string_view(text_).substr(begin)), kind});
@@ -232,6 +243,10 @@ void TableWriter::BeginRecord(Nanos start, Nanos end) {
   EndCell(Kind::kText);
   AppendBound(end);
   EndCell(Kind::kText);
+  if (label_ != nullptr) {
+    label_->Append(start, &text_);
+    EndCell(Kind::kText);
+  }
 }
 
 void TableWriter::EndRecord(const RecordRevision& revision) {

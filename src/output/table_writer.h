@@ -1,7 +1,8 @@
 // Result records as aligned text tables (--format table), for terminals and reports, as
 // `mlr --opprint` prints them. A table is a header row of the record's field names (the same
-// names and order as NDJSON and CSV: window_start, window_end, the keys, the aggregates, and
-// with revisions revision, phase, final), then one row per record, then an empty line:
+// names and order as NDJSON and CSV: window_start, window_end[, window_label], the keys, the
+// aggregates, and with revisions revision, phase, final), then one row per record, then an
+// empty line:
 //
 //   window_start          window_end            service  count
 //   2024-05-01T10:00:00Z  2024-05-01T10:01:00Z  api          4
@@ -82,6 +83,9 @@ class TableWriter final : public RecordSink {
   void Finish();
   // --local-times: window bounds in this zone's local time with its offset (RecordWriter's).
   void set_local_zone(const TimeZone* zone) { local_zone_ = zone; }
+  // --window-label: a window_label column after window_end (RecordWriter's). `label` must
+  // outlive the writer. REQUIRES: before the first record.
+  void set_window_label(const WindowLabel* label);
 
   void Null() override;
   void Int(__int128 v) override;
@@ -92,6 +96,7 @@ class TableWriter final : public RecordSink {
   enum class Kind : uint8_t { kNull, kNumber, kText };
   void AppendBound(Nanos t);
   const TimeZone* local_zone_ = nullptr;  // null: bounds in UTC
+  const WindowLabel* label_ = nullptr;    // null: no window_label
   struct Cell {
     size_t end;    // in text_, just past the cell's bytes
     size_t width;  // display columns

@@ -289,6 +289,7 @@ std::string CommandLine(const Query& c) {
   std::string s = "logtide --window " + c.window.ToString();
   if (c.window.has_zone) s += " --tz " + ShellWord(c.window.zone.name());
   if (c.local_times) s += " --local-times";
+  if (c.window_label) s += " --window-label";
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -377,6 +378,10 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   if (c.local_times) {
     out.push_back("--local-times: the rendering writes window_start and window_end as UTC "
                   "instants, not in the zone's local time with its offset");
+  }
+  if (c.window_label) {
+    out.push_back("--window-label: the rendering has no window_label column (the window's "
+                  "local date, ISO week, month or start time)");
   }
   if (c.window.has_zone && !c.window.is_calendar()) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +

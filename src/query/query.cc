@@ -25,6 +25,8 @@ std::vector<std::string> AggNames(const Query& c) {
 RecordFields RecordFieldsOf(const Query& c) {
   RecordFields f;
   f.names = {"window_start", "window_end"};
+  if (c.window_label) f.names.push_back("window_label");
+  f.first_key = f.names.size();
   for (const std::string& k : KeyNames(c)) f.names.push_back(k);
   for (const std::string& a : AggNames(c)) f.names.push_back(a);
   f.with_revision = Revised(c);
@@ -41,7 +43,7 @@ int FindRecordField(const RecordFields& f, const std::string& path) {
     if (FieldPathText(FieldPath{seg}) == path) return static_cast<int>(j);
   }
   for (size_t k = 0; k < f.key_paths.size(); ++k) {
-    if (!f.key_paths[k].empty() && f.key_paths[k] == path) return static_cast<int>(k + 2);
+    if (!f.key_paths[k].empty() && f.key_paths[k] == path) return static_cast<int>(k + f.first_key);
   }
   return -1;
 }
@@ -69,6 +71,7 @@ std::string QueryText(const Query& c) {
   // stay resumable.
   if (c.window.has_zone) text += "\ntz=" + c.window.zone.name();
   if (c.local_times) text += "\nlocal-times=true";
+  if (c.window_label) text += "\nwindow-label=true";
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);
   if (c.early > 0) text += "\nearly=" + FormatDuration(c.early);
   if (c.early_every > 0) text += "\nearly-every=" + FormatDuration(c.early_every);

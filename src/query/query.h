@@ -58,6 +58,10 @@ struct Query {
   // --local-times: window_start and window_end written in window.zone's local time with its
   // UTC offset (TimeZone::AppendLocalRfc3339), not as UTC instants. REQUIRES: window.has_zone.
   bool local_times = false;
+  // --window-label: records carry window_label, right after window_end: the window's local
+  // start in window.zone in its calendar unit (window/window_label.h). REQUIRES (ValidateConfig):
+  // a tumbling window.
+  bool window_label = false;
   // A longer line is a bad line, dropped as it is read (LineReader::set_max_line_length).
   size_t max_line_length = kDefaultMaxLineLength;
 };
@@ -81,10 +85,14 @@ std::vector<std::string> AggNames(const Query& query);
 
 // A record's fields, as --having reads them (output/having_filter.h, and the SQL twins).
 struct RecordFields {
-  // window_start, window_end, the keys, the aggregates[, revision, phase, final]
+  // window_start, window_end[, window_label], the keys, the aggregates[, revision, phase,
+  // final]
   std::vector<std::string> names;
-  // Per key field (names[2 + i]): the path --by read it from (canonical text), "" if derived.
+  // Per key field (names[first_key + i]): the path --by read it from (canonical text), "" if
+  // derived.
   std::vector<std::string> key_paths;
+  // The first key field's index: 2, or 3 after window_label.
+  size_t first_key = 2;
   bool with_revision = false;
 };
 RecordFields RecordFieldsOf(const Query& query);

@@ -162,3 +162,42 @@ TEST_CASE("having: messages name the text as written, escaped, else the canonica
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("having: window_label is read as written, and the key after it by its --by path") {
+  Query q;
+  REQUIRE(ParseWindowSpec("tumbling:1m", &q.window).ok());
+  q.by = {"host"};
+  q.window_label = true;
+  AggSpec count;
+  REQUIRE(ParseAggSpec("count", &count).ok());
+  q.aggs = {count};
+  const RecordFields fields = RecordFieldsOf(q);
+  CHECK(fields.names ==
+        std::vector<std::string>{"window_start", "window_end", "window_label", "host", "count"});
+  CHECK(fields.first_key == 3);
+  CHECK(FindRecordField(fields, "host") == 3);
+  WindowLabel label;
+  REQUIRE(WindowLabel::Create(q.window, &label).ok());
+  TextSink sink;
+  std::unique_ptr<HavingFilter> f;
+  REQUIRE(HavingFilter::Create({"window_label == \"1970-01-01T00:01\" and host == \"a\""}, fields,
+                               &sink, &f)
+              .ok());
+  f->set_window_label(&label);
+  for (Nanos start : {Nanos{0}, Nanos{60'000'000'000}}) {
+    for (const char* host : {"a", "b"}) {
+      f->BeginRecord(start, start + 60'000'000'000);
+      f->Key(ValueRef::String(host));
+      f->Int(1);
+      f->EndRecord(RecordRevision{});
+    }
+  }
+  // Only the second minute's record of a passes, its key and count passed on as given.
+  CHECK(sink.lines == std::vector<std::string>{"60000000000 120000000000 | k:\"a\" i:1 r-1"});
+}
+
+}  // namespace
+}  // namespace logtide

@@ -79,3 +79,45 @@ TEST_CASE("record writer: consecutive records of other windows get their own bou
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("record writer: window_label follows window_end, in NDJSON and in the CSV header") {
+  WindowSpec days;
+  REQUIRE(ParseWindowSpec("tumbling:1d", &days).ok());
+  WindowLabel label;
+  REQUIRE(WindowLabel::Create(days, &label).ok());
+  constexpr Nanos kDay = 86400 * kNanosPerSecond;
+  OutputFile json;
+  RecordWriter w(OutputFormat::kNdjson, {"k"}, {"count"}, false, &json);
+  w.set_window_label(&label);
+  // Two records of one window (the formatted bounds are reused), then the next window.
+  for (Nanos start : {Nanos{0}, Nanos{0}, kDay}) {
+    w.BeginRecord(start, start + kDay);
+    w.Key(ValueRef::String("a"));
+    w.Int(1);
+    w.EndRecord(RecordRevision{});
+  }
+  CHECK(*json.buffer() ==
+        "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-02T00:00:00Z\","
+        "\"window_label\":\"1970-01-01\",\"k\":\"a\",\"count\":1}\n"
+        "{\"window_start\":\"1970-01-01T00:00:00Z\",\"window_end\":\"1970-01-02T00:00:00Z\","
+        "\"window_label\":\"1970-01-01\",\"k\":\"a\",\"count\":1}\n"
+        "{\"window_start\":\"1970-01-02T00:00:00Z\",\"window_end\":\"1970-01-03T00:00:00Z\","
+        "\"window_label\":\"1970-01-02\",\"k\":\"a\",\"count\":1}\n");
+  OutputFile csv;
+  RecordWriter c(OutputFormat::kCsv, {"k"}, {"count"}, true, &csv);
+  c.set_window_label(&label);
+  c.WriteHeader();
+  c.BeginRecord(kDay, 2 * kDay);
+  c.Key(ValueRef::String("a"));
+  c.Int(2);
+  c.EndRecord(RecordRevision{0, RecordPhase::kOnTime, true});
+  CHECK(*csv.buffer() ==
+        "window_start,window_end,window_label,k,count,revision,phase,final\n"
+        "1970-01-02T00:00:00Z,1970-01-03T00:00:00Z,1970-01-02,a,2,0,on_time,true\n");
+}
+
+}  // namespace
+}  // namespace logtide

@@ -430,3 +430,22 @@ TEST_CASE("the key functions of issue 32: types and each dialect's spelling") {
 
 }  // namespace
 }  // namespace logtide
+
+namespace logtide {
+namespace {
+
+TEST_CASE("--window-label is refused by both dialects, and written in the command line") {
+  Query c = Config("tumbling:1d", {"service"}, {"count"});
+  CHECK(Untranslated(c, SqlDialect::kDuckDb).empty());
+  c.window_label = true;
+  for (SqlDialect d : {SqlDialect::kDuckDb, SqlDialect::kFlink}) {
+    const std::vector<std::string> why = Untranslated(c, d);
+    REQUIRE(why.size() == 1);
+    CHECK_THAT(why[0], Catch::StartsWith("--window-label: the rendering has no window_label"));
+  }
+  CHECK(CommandLine(c) ==
+        "logtide --window tumbling:1d --window-label --by service --agg count app.log");
+}
+
+}  // namespace
+}  // namespace logtide
