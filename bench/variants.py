@@ -9,8 +9,8 @@ FLAGS (split as a shell would) are added to the job's flags; an option the job h
 "plain". Each round runs every variant once, the order reversed from one round to the next, so
 that a change in the machine's load falls on all of them. It prints, per variant, the median
 wall time (time.perf_counter) and CPU time (user + system, GNU time) and their ratios to the
-plain job's, the speed being plain / variant (with --pair A,B, B's against A's too, by medians
-and round by round); the output's bytes and records; and, with
+plain job's, the speed being plain / variant (with --pair A,B, B's against A's too, by medians,
+round by round and as the median of the rounds' ratios); the output's bytes and records; and, with
 --instructions, callgrind's instruction count on the first 200,000 lines with --threads 1 (the
 same count on a busy machine as on a quiet one, where wall times are not).
 
@@ -176,14 +176,16 @@ def main():
             if len(pr) != 2 or not set(pr) <= set(names):
                 sys.exit("--pair %s: two of %s" % (",".join(pr), ", ".join(names)))
         if pairs:
-            print("\n| pair | same table | same without bounds | speed (wall medians) | speed, each round | speed (CPU medians) |")
-            print("|---|---|---|---:|---|---:|")
+            print("\n| pair | same table | same without bounds | speed (wall medians) | speed, each round "
+                  "| median of the rounds' | speed (CPU medians) |")
+            print("|---|---|---|---:|---|---:|---:|")
             for x, y in pairs:
-                print("| %s against %s | %s | %s | %.1f%% | %s | %.1f%% |" % (
+                ratios = [100 * u / v for u, v in zip(wall[x], wall[y])]
+                print("| %s against %s | %s | %s | %.1f%% | %s | %.1f%% | %.1f%% |" % (
                     y, x, "yes" if facts[x][2] == facts[y][2] else "no",
                     "yes" if facts[x][3] == facts[y][3] else "no",
                     100 * med(wall[x]) / med(wall[y]),
-                    " ".join("%.0f%%" % (100 * u / v) for u, v in zip(wall[x], wall[y])),
+                    " ".join("%.0f%%" % r for r in ratios), med(ratios),
                     100 * med(cpu[x]) / med(cpu[y])))
         if a.instructions:
             print("\ninstructions, the first 200,000 lines, --threads 1 (callgrind)")
