@@ -18,7 +18,6 @@
 #include "engine/validate_config.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
-#include "json/json_checker.h"
 #include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_chain.h"
@@ -46,7 +45,6 @@ struct Engine::Impl {
 
   const EngineConfig& config;
   EngineStats* stats;
-  JsonChecker json_checker;  // late lines, before they are counted
   KeyTable keys;
   Accumulators acc;
   ResultSink sink;
@@ -223,18 +221,15 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   const AddResult added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
   keys.ReleaseIfUnused(key);
   if (!added.accepted()) {
-    // Late lines leave the fast path: check the whole line before counting or copying it.
-    if (!json_checker.IsValid(std::string_view(line.data, line.size)))
-      return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
-    report.LateEvent(inputs->reader(input).name(), line, t, time->watermark(), added.windows);
+    bool bad = false;
+    Status s = report.LateEvent(inputs->reader(input).name(), line, t, time->watermark(),
+                                added.windows, &bad);
+    if (!s.ok() || bad) return s;  // a bad line moves no watermark
   } else {
     ++stats->events;
     if (added.missed > 0) [[unlikely]] {
-      // The line is in the windows already: one that is not valid JSON as a whole (its fields
-      // could be read) is still an event, and its record holds it as a string.
-      const bool valid = json_checker.IsValid(std::string_view(line.data, line.size));
       report.PartlyLateEvent(inputs->reader(input).name(), line, t, time->watermark(),
-                             added.windows, added.missed, valid);
+                             added.windows, added.missed);
     }
   }
   time->Observe(input, t);

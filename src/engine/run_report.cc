@@ -79,20 +79,24 @@ Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind
   return Status::Ok();
 }
 
-void RunReport::LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                          uint32_t windows) {
+Status RunReport::LateEvent(std::string_view input, const Line& line, Nanos time,
+                            Nanos watermark, uint32_t windows, bool* bad) {
+  *bad = !json_checker_.IsValid(std::string_view(line.data, line.size));
+  if (*bad) return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
   ++stats_->late_events;
   stats_->missed_windows += windows;
   lateness_.Add(SatSub(watermark, time));
   OutputFile& late = outputs_->late();
-  if (!late.is_open()) return;
+  if (!late.is_open()) return Status::Ok();
   AppendLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark,
                    std::string_view(line.data, line.size), late.buffer());
   late.MaybeFlush();
+  return Status::Ok();
 }
 
 void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos time,
-                                Nanos watermark, uint32_t windows, uint32_t n, bool valid) {
+                                Nanos watermark, uint32_t windows, uint32_t n) {
+  const bool valid = json_checker_.IsValid(std::string_view(line.data, line.size));
   // Its windows start a slide apart and the late ones are its first.
   const WindowSpec& w = config_.window;
   const Nanos first_end = w.NextEndAfter(time);

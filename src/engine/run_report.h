@@ -16,6 +16,7 @@
 #include "engine/config.h"
 #include "engine/counters.h"
 #include "input/line_reader.h"
+#include "json/json_checker.h"
 #include "output/side_records.h"
 #include "time/timestamp.h"
 #include "util/status.h"
@@ -57,16 +58,18 @@ class RunReport {
   // stops the run under --on-error fail, else Ok.
   Status BadLine(std::string_view input, const Line& line, BadKind kind, std::string_view reason);
   // An event behind the watermark that none of its `windows` took: counted (with its windows
-  // as missed), written to --late-output.
-  // REQUIRES: the line is valid JSON (it is copied into the record as it is).
-  void LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                 uint32_t windows);
+  // as missed), written to --late-output. Late lines leave the fast path: the whole line is
+  // checked first, and one that is not valid JSON (its fields could be read) is a bad line
+  // instead (*bad set; BadLine's errors), as it would be copied into the record as it is.
+  Status LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
+                   uint32_t windows, bool* bad);
   // An event added to some of its windows that came after the others closed: counted (its
-  // missed windows too), written to --late-output with the windows it missed; `valid`: the
-  // line is valid JSON (else the record holds it as a string).
+  // missed windows too), written to --late-output with the windows it missed. It is in the
+  // windows already: a line that is not valid JSON as a whole is still an event, and the
+  // record holds it as a string.
   // It is in `windows` windows, of which the first `missed` (a slide apart) had closed.
   void PartlyLateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                       uint32_t windows, uint32_t missed, bool valid);
+                       uint32_t windows, uint32_t missed);
   // Keeps the first lines that held events, to say which fields events have (WarnAtEnd).
   void NoteSample(const Line& line) {
     if (samples_.size() < kSamples) [[unlikely]]
@@ -100,6 +103,7 @@ class RunReport {
   const EngineConfig& config_;
   EngineStats* stats_;
   OutputSet* outputs_;
+  JsonChecker json_checker_;  // late lines, before they are counted
   std::FILE* diag_ = stderr;
   ProgressListener* progress_ = nullptr;
   EngineStats at_start_;
