@@ -121,7 +121,7 @@ constexpr Macro kMacros[] = {
      "-- The first instant at which zone z's clock shows local time l or later: its instant, the "
      "earlier\n-- where l is repeated; where it is skipped, the change, in (c2, c1]: c1 when the "
      "second before it\n-- is still before l, else the first second of that range whose clock is "
-     "past l.\n"
+     "at l or past it.\n"
      "CREATE OR REPLACE TEMP MACRO logtide_skipped_instant(l, c1, c2, z) AS\n"
      "  CASE WHEN logtide_local(c1 - 1, z) < l THEN c1\n"
      "       ELSE list_min(list_filter(range(c2 + 1, c1), x -> logtide_local(x, z) >= l)) END;\n"
@@ -434,9 +434,9 @@ void Renderer::CalendarWindows(std::string* q) {
   };
   fmt::format_to(
       std::back_inserter(*q),
-      "-- Calendar windows: {}{} in {}. Each bound is a local wall-clock time, taken as the "
-      "first\n-- instant the local clock shows it or later; local times are seconds since "
-      "1970-01-01 00:00 local.\n"
+      "-- Calendar windows: {}{} in {}.\n-- Each bound is a local wall-clock time, taken as "
+      "the first instant the local clock shows it or\n-- later; local times are seconds since "
+      "1970-01-01 00:00 local time.\n"
       "local_times AS (\n"
       "  SELECT *, logtide_local(logtide_floor(event_ns, 1000000000) // 1000000000, {}){} AS "
       "local_s\n"
@@ -773,6 +773,11 @@ std::string Renderer::Render() {
       (HasExpressions(p_)
            ? " Expressions compute with doubles: the same as logtide's exact integers below "
              "2^53; objects and arrays compare as their JSON text."
+           : "") +
+      (p_.window.has_zone || p_.window.is_calendar()
+           ? " Calendar windows and local times come from DuckDB's own (ICU) time zone data: "
+             "logtide's bounds where its rules for the zone are those of logtide's zone "
+             "database."
            : "") +
       (p_.emit == EmitMode::kUpdate
            ? " In update mode this is revision 0 of each window, which logtide writes when "
