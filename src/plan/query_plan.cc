@@ -253,6 +253,21 @@ PlanTime::Kind TimeKind(const std::string& format) {
   return PlanTime::Kind::kPattern;
 }
 
+// Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
+std::string ShellWord(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("_./:=,+-").find(c) != std::string_view::npos)) {
+      plain = false;
+    }
+  }
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // Returns whether a --time-format pattern reads an offset or an instant (%z, %Z or %s), so that
 // --tz does not make its times local.
 bool PatternHasOffset(const std::string& pattern) {
@@ -264,14 +279,21 @@ bool PatternHasOffset(const std::string& pattern) {
   return false;
 }
 
-// Returns why the DuckDB rendering of calendar window `w` could give other bounds than logtide,
-// or "" when it gives the same. The rendering (duckdb_sql.cc) reads the zone only through
-// DuckDB's instant-to-local conversion, and finds the first instant of a local bound from the
-// offsets one day before and one day after it: exact where the offset changes at most once in
-// any two days, and where a fall-back change moves the clock back by less than a day and less
-// than the window's shortest step (so that an event is at most one window past the bounds of
-// its local time). Walks the zone's changes in the range of logtide's times (1677-2262).
+// Returns why the DuckDB rendering of calendar window `w`, or of local times in its zone, could
+// give other bounds or instants than logtide, or "" when it gives the same. The rendering
+// (duckdb_sql.cc) names the zone to DuckDB by its IANA name (a zone loaded from a path, `--tz
+// local` from /etc/localtime, has none), reads it only through DuckDB's instant-to-local
+// conversion, and finds the instants of a local time from the offsets one day before and one
+// day after it: exact where the offset changes at most once in any two days and never by a day
+// or more, and, for calendar windows, where a fall-back change moves the clock back by less than
+// a day and less than a wall-clock size (so that an event is at most one window past the bounds
+// of its local time). Walks the zone's changes in the range of logtide's times (1677-2262).
 std::string DuckDbZoneRefusal(const WindowSpec& w) {
+  const std::string& name = w.zone.name();
+  if (name.empty() || name[0] == '/' || name[0] == ':' || name == "localtime") {
+    return "the zone is named " + ShellWord(name) +
+           ", not by an IANA name, which DuckDB's time zones need: give --tz the zone's name";
+  }
   const absl::TimeZone& zone = w.zone.zone();
   const int64_t step = w.calendar == WindowSpec::Calendar::kWallClock
                            ? w.size / kNanosPerSecond
@@ -290,10 +312,10 @@ std::string DuckDbZoneRefusal(const WindowSpec& w) {
     if (previous != absl::InfinitePast() && at - previous <= absl::Hours(48)) {
       return fmt::format(
           "the zone's UTC offset changes twice within two days (at {} and {}), and the "
-          "rendering finds a local bound's instant from the offsets one day either side of it",
+          "rendering finds a local time's instants from the offsets one day either side of it",
           absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", previous, absl::UTCTimeZone()), when);
     }
-    if (-change >= step) {
+    if (w.is_calendar() && -change >= step) {
       return fmt::format(
           "at {} the zone's clock goes back by {}, not less than {}, and the rendering moves an "
           "event at most one window past the window of its local time",
@@ -302,27 +324,12 @@ std::string DuckDbZoneRefusal(const WindowSpec& w) {
     }
     if (change >= 86400) {
       return fmt::format("at {} the zone's clock skips {}, and the rendering finds a local "
-                         "bound's instant from the offsets one day either side of it",
+                         "time's instants from the offsets one day either side of it",
                          when, FormatDuration(change * kNanosPerSecond));
     }
     previous = at;
   }
   return "";
-}
-
-// Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
-std::string ShellWord(const std::string& s) {
-  bool plain = !s.empty();
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-          std::string_view("_./:=,+-").find(c) != std::string_view::npos)) {
-      plain = false;
-    }
-  }
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 }  // namespace
@@ -416,9 +423,12 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                     "windows of one fixed length, so its local day stays 24 hours across a "
                     "daylight-saving change where logtide's has 23 or 25, and it has no window "
                     "of weeks from Monday or of months");
-    } else if (const std::string why = DuckDbZoneRefusal(c.window); !why.empty()) {
-      out.push_back(flag + ": " + why);
     }
+  }
+  // Calendar windows and local times in DuckDB: where the zone's rules allow them.
+  if (dialect == SqlDialect::kDuckDb && c.window.has_zone) {
+    if (const std::string why = DuckDbZoneRefusal(c.window); !why.empty())
+      out.push_back("--tz " + ShellWord(c.window.zone.name()) + ": " + why);
   }
   // Flink's group-window form (TUMBLE(rowtime, size) in GROUP BY), used for late firing, has no
   // offset argument; the window table functions have one.
