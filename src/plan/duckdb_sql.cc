@@ -117,6 +117,19 @@ constexpr Macro kMacros[] = {
      "       WHEN logtide_local(c1, z) = l THEN c1 WHEN logtide_local(c2, z) = l THEN c2 END;\n"
      "CREATE OR REPLACE TEMP MACRO logtide_local_instant(l, z) AS\n"
      "  logtide_instant_of(l, logtide_c1(l, z), logtide_c2(l, z), z);\n"},
+    {"logtide_local_time",
+     "-- Nanoseconds since 1970 as logtide writes a time with --local-times: the local time in "
+     "zone z with\n-- its UTC offset (+hh:mm, seconds of the offset dropped, +00:00 under a "
+     "minute), the fraction as\n-- logtide_time writes it.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_offset_text(o) AS\n"
+     "  CASE WHEN o <= -60 THEN '-' ELSE '+' END || printf('%02d:%02d', abs(o) // 3600, abs(o) "
+     "// 60 % 60);\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_local_time(ns, z) AS\n"
+     "  strftime(make_timestamp(logtide_local(logtide_floor(ns, 1000000000) // 1000000000, z) * "
+     "1000000),\n           '%Y-%m-%dT%H:%M:%S')\n"
+     "  || substr(logtide_time(ns), 20, length(logtide_time(ns)) - 20)\n"
+     "  || logtide_offset_text(logtide_local(logtide_floor(ns, 1000000000) // 1000000000, z)\n"
+     "                         - logtide_floor(ns, 1000000000) // 1000000000);\n"},
     {"logtide_first_instant",
      "-- The first instant at which zone z's clock shows local time l or later: its instant, the "
      "earlier\n-- where l is repeated; where it is skipped, the change, in (c2, c1]: c1 when the "
@@ -705,10 +718,16 @@ std::string Renderer::Render() {
     for (size_t i = 0; i < hidden.size(); ++i) q += (i ? ", " : "") + hidden[i];
     q += ") FROM (\n";
   }
-  fmt::format_to(out,
-                 "SELECT\n  logtide_time({}) AS \"window_start\",\n  logtide_time({}) AS "
-                 "\"window_end\"",
-                 start, end);
+  // --local-times: the bounds in the zone's local time with its offset.
+  auto bound_text = [&](const std::string& ns) {
+    if (!p_.local_times) return "logtide_time(" + ns + ")";
+    Use("logtide_floor");
+    Use("logtide_local");
+    Use("logtide_local_time");
+    return "logtide_local_time(" + ns + ", " + Zone() + ")";
+  };
+  fmt::format_to(out, "SELECT\n  {} AS \"window_start\",\n  {} AS \"window_end\"",
+                 bound_text(start), bound_text(end));
   for (size_t i = 0; i < key_cols.size(); ++i) {
     q += ",\n  " + key_cols[i] + " AS " + DoubleQuotedIdent(p_.keys[i]);
   }

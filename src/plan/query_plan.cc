@@ -444,7 +444,7 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
     out.push_back("--window " + c.window.ToString() +
                   ": Flink SQL's event times are milliseconds, and this grid offset is not");
   }
-  if (c.local_times) {
+  if (c.local_times && dialect == SqlDialect::kFlink) {
     out.push_back("--local-times: the rendering writes window_start and window_end as UTC "
                   "instants, not in the zone's local time with its offset");
   }
@@ -644,6 +644,7 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   p.idle_timeout = c.idle_timeout;
   p.window = c.window;
   p.emit = c.emit;
+  p.local_times = c.local_times;
 
   p.time.path = SplitPath(c.time_field);
   p.time.format = c.time_format;

@@ -108,6 +108,8 @@ struct QueryPlan {
   std::vector<PlanExpr> having;
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
+  // --local-times: window bounds written in window.zone's local time with its UTC offset.
+  bool local_times = false;
   std::string command;  // the logtide command line this plan stands for, for comments
 };
 
