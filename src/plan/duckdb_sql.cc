@@ -404,7 +404,8 @@ std::string Renderer::Rfc3339Ns(const std::string& j) {
   return fmt::format(
       "CASE WHEN regexp_full_match({0}->>'$', '[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}[Tt ][0-9]{{2}}:"
       "[0-9]{{2}}:[0-9]{{2}}(\\.[0-9]+)?')\n"
-      "              THEN logtide_zoned_ns(epoch_ns(TRY_CAST({0}->>'$' AS TIMESTAMP_NS)), {1})\n"
+      "              THEN logtide_zoned_ns(epoch_ns(TRY_CAST(upper({0}->>'$') AS TIMESTAMP_NS)), "
+      "{1})\n"
       "              ELSE logtide_rfc3339_ns({0}) END",
       j, Zone());
 }
@@ -470,8 +471,7 @@ void Renderer::CalendarWindows(std::string* q) {
       ")",
       CalendarWindowText(w),
       w.offset == 0 ? "" : ", offset by " + FormatSignedDuration(w.offset) + " of local time",
-      VisibleText(w.zone.name()), Zone(),
-      offset_s == 0 ? "" : fmt::format(" - {}", offset_s),
+      VisibleText(w.zone.name()), Zone(), offset_s == 0 ? "" : fmt::format(" - {}", offset_s),
       offset_s == 0 ? "" : " (less the offset)", bound(0), bound(1),
       grid ? "local_days" : "windowed", grid ? "day_start_ns" : "start_ns", bound(2),
       grid ? "day_end_ns" : "end_ns");

@@ -295,9 +295,8 @@ std::string DuckDbZoneRefusal(const WindowSpec& w) {
            ", not by an IANA name, which DuckDB's time zones need: give --tz the zone's name";
   }
   const absl::TimeZone& zone = w.zone.zone();
-  const int64_t step = w.calendar == WindowSpec::Calendar::kWallClock
-                           ? w.size / kNanosPerSecond
-                           : int64_t{86400};
+  const int64_t step =
+      w.calendar == WindowSpec::Calendar::kWallClock ? w.size / kNanosPerSecond : int64_t{86400};
   const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
   absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
   absl::Time previous = absl::InfinitePast();
@@ -323,9 +322,10 @@ std::string DuckDbZoneRefusal(const WindowSpec& w) {
           step == 86400 ? std::string("a day") : "the window's step " + FormatDuration(w.size));
     }
     if (change >= 86400) {
-      return fmt::format("at {} the zone's clock skips {}, and the rendering finds a local "
-                         "time's instants from the offsets one day either side of it",
-                         when, FormatDuration(change * kNanosPerSecond));
+      return fmt::format(
+          "at {} the zone's clock skips {}, and the rendering finds a local time's instants from "
+          "the offsets one day either side of it",
+          when, FormatDuration(change * kNanosPerSecond));
     }
     previous = at;
   }
