@@ -97,6 +97,65 @@ constexpr Macro kMacros[] = {
      "  CASE json_type(j) WHEN 'DOUBLE' THEN CAST(floor(CAST(j AS DOUBLE) * unit) AS BIGINT)\n"
      "                    WHEN 'BIGINT' THEN CAST(CAST(j AS HUGEINT) * unit AS BIGINT)\n"
      "                    WHEN 'UBIGINT' THEN CAST(CAST(j AS HUGEINT) * unit AS BIGINT) END;\n"},
+    {"logtide_local",
+     "-- The local wall-clock time in zone z at instant s (seconds since 1970), as seconds since "
+     "1970-01-01\n-- 00:00 local time (DuckDB's ICU time zones; the one conversion the zone is "
+     "read through).\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_local(s, z) AS CAST(epoch(timezone(z, "
+     "to_timestamp(s))) AS BIGINT);\n"
+     "-- Local time l read with the UTC offset in force one day before it (c1) and one day after "
+     "it (c2):\n-- where the offset changes at most once in two days, every instant whose local "
+     "time is l is one\n-- of them.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_c1(l, z) AS 2 * l - 86400 - logtide_local(l - 86400, "
+     "z);\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_c2(l, z) AS 2 * l + 86400 - logtide_local(l + 86400, "
+     "z);\n"
+     "-- The instant of local time l: the earlier of two where a fall-back change repeats it, "
+     "NULL where\n-- a spring-forward change skips it.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_instant_of(l, c1, c2, z) AS\n"
+     "  CASE WHEN logtide_local(c1, z) = l AND logtide_local(c2, z) = l THEN least(c1, c2)\n"
+     "       WHEN logtide_local(c1, z) = l THEN c1 WHEN logtide_local(c2, z) = l THEN c2 END;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_local_instant(l, z) AS\n"
+     "  logtide_instant_of(l, logtide_c1(l, z), logtide_c2(l, z), z);\n"},
+    {"logtide_local_time",
+     "-- Nanoseconds since 1970 as logtide writes a time with --local-times: the local time in "
+     "zone z with\n-- its UTC offset (+hh:mm, seconds of the offset dropped, +00:00 under a "
+     "minute), the fraction as\n-- logtide_time writes it.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_offset_text(o) AS\n"
+     "  CASE WHEN o <= -60 THEN '-' ELSE '+' END || printf('%02d:%02d', abs(o) // 3600, abs(o) "
+     "// 60 % 60);\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_local_time(ns, z) AS\n"
+     "  strftime(make_timestamp(logtide_local(logtide_floor(ns, 1000000000) // 1000000000, z) * "
+     "1000000),\n           '%Y-%m-%dT%H:%M:%S')\n"
+     "  || substr(logtide_time(ns), 20, length(logtide_time(ns)) - 20)\n"
+     "  || logtide_offset_text(logtide_local(logtide_floor(ns, 1000000000) // 1000000000, z)\n"
+     "                         - logtide_floor(ns, 1000000000) // 1000000000);\n"},
+    {"logtide_first_instant",
+     "-- The first instant at which zone z's clock shows local time l or later: its instant, the "
+     "earlier\n-- where l is repeated; where it is skipped, the change, in (c2, c1]: c1 when the "
+     "second before it\n-- is still before l, else the first second of that range whose clock is "
+     "at l or past it.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_skipped_instant(l, c1, c2, z) AS\n"
+     "  CASE WHEN logtide_local(c1 - 1, z) < l THEN c1\n"
+     "       ELSE list_min(list_filter(range(c2 + 1, c1), x -> logtide_local(x, z) >= l)) END;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_first_instant(l, z) AS\n"
+     "  COALESCE(logtide_local_instant(l, z),\n"
+     "           logtide_skipped_instant(l, logtide_c1(l, z), logtide_c2(l, z), z));\n"},
+    {"logtide_month",
+     "-- The months since 1970-01 of local time l, and the local time of the first of month m.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_month_of(l) AS\n"
+     "  (year(make_timestamp(l * 1000000)) - 1970) * 12 + month(make_timestamp(l * 1000000)) - "
+     "1;\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_month_start(m) AS CAST(epoch(make_timestamp(\n"
+     "  1970 + (m - ((m % 12) + 12) % 12) // 12, ((m % 12) + 12) % 12 + 1, 1, 0, 0, 0)) AS "
+     "BIGINT);\n"},
+    {"logtide_zoned_ns",
+     "-- With --tz: an RFC 3339 time with no UTC offset, read as UTC (u, nanoseconds), is a local "
+     "time in\n-- zone z: its instant, the earlier where it is repeated, NULL (a bad line) where "
+     "it is skipped.\n"
+     "CREATE OR REPLACE TEMP MACRO logtide_zoned_ns(u, z) AS\n"
+     "  1000000000 * logtide_local_instant(logtide_floor(u, 1000000000) // 1000000000, z)\n"
+     "  + (u - logtide_floor(u, 1000000000));\n"},
     {"logtide_key_order",
      "-- A sort key that orders JSON values as logtide does: null < false < true < numbers (by "
      "value)\n-- < strings (by bytes) < objects and arrays (by text).\n"
@@ -199,6 +258,15 @@ class Renderer : private SqlExprWriter {
   std::string JsonValue(const FieldPath& path);
   std::string NumberValue(const FieldPath& path);
   std::string TimeNs();
+  // An RFC 3339 string as nanoseconds; with --tz, one with no UTC offset is a local time.
+  std::string Rfc3339Ns(const std::string& j);
+  // The zone of calendar windows and local times, as an SQL string.
+  std::string Zone() const { return SqlString(p_.window.zone.name()); }
+  // The calendar window's local bound k windows after the one at or before local time x
+  // (seconds since 1970-01-01 00:00 local time, less the grid's offset).
+  std::string CalendarBound(const std::string& x, int k);
+  // Writes the CTEs that give each event its calendar window, start_ns and end_ns.
+  void CalendarWindows(std::string* q);
   // `filter`: the column of a filter aggregate's condition, or empty.
   std::string AggExpr(const PlanAggregate& a, const std::string& col, const std::string& filter);
   std::string Use(const char* macro) {
@@ -327,12 +395,108 @@ std::string Renderer::NumberValue(const FieldPath& path) {
   return Use("logtide_double") + "(" + sql + ")";
 }
 
+std::string Renderer::Rfc3339Ns(const std::string& j) {
+  Use("logtide_rfc3339_ns");
+  if (!p_.window.has_zone) return "logtide_rfc3339_ns(" + j + ")";
+  Use("logtide_floor");
+  Use("logtide_local");
+  Use("logtide_zoned_ns");
+  return fmt::format(
+      "CASE WHEN regexp_full_match({0}->>'$', '[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}[Tt ][0-9]{{2}}:"
+      "[0-9]{{2}}:[0-9]{{2}}(\\.[0-9]+)?')\n"
+      "              THEN logtide_zoned_ns(epoch_ns(TRY_CAST(upper({0}->>'$') AS TIMESTAMP_NS)), "
+      "{1})\n"
+      "              ELSE logtide_rfc3339_ns({0}) END",
+      j, Zone());
+}
+
+std::string Renderer::CalendarBound(const std::string& x, int k) {
+  const WindowSpec& w = p_.window;
+  auto plus = [](int64_t n) { return n == 0 ? std::string() : fmt::format(" + {}", n); };
+  switch (w.calendar) {
+    case WindowSpec::Calendar::kDays:
+      return fmt::format("logtide_floor({}, {}){}", x, 86400 * w.count, plus(k * 86400 * w.count));
+    case WindowSpec::Calendar::kWeeks:  // from Monday 1969-12-29, 3 days before 1970
+      return fmt::format("logtide_floor({} + 259200, {}) - 259200{}", x, 604800 * w.count,
+                         plus(k * 604800 * w.count));
+    case WindowSpec::Calendar::kMonths:
+      Use("logtide_month");
+      return fmt::format("logtide_month_start(logtide_floor(logtide_month_of({}), {}){})", x,
+                         w.count, plus(k * w.count));
+    case WindowSpec::Calendar::kWallClock: {
+      const int64_t step = w.size / kNanosPerSecond;  // divides a day: from each local midnight
+      return fmt::format("logtide_floor({}, {}){}", x, step, plus(k * step));
+    }
+    case WindowSpec::Calendar::kLocalGrid:
+    case WindowSpec::Calendar::kNone:
+      return fmt::format("logtide_floor({}, 86400){}", x, plus(k * int64_t{86400}));
+  }
+  return "";
+}
+
+void Renderer::CalendarWindows(std::string* q) {
+  const WindowSpec& w = p_.window;
+  Use("logtide_floor");
+  Use("logtide_local");
+  Use("logtide_first_instant");
+  const int64_t offset_s = w.offset / kNanosPerSecond;  // a calendar offset is whole seconds
+  const std::string off = offset_s == 0 ? "" : fmt::format(" + {}", offset_s);
+  const bool grid = w.calendar == WindowSpec::Calendar::kLocalGrid;
+  auto bound = [&](int k) {
+    return fmt::format("1000000000 * logtide_first_instant({}{}, {})", CalendarBound("local_s", k),
+                       off, Zone());
+  };
+  fmt::format_to(
+      std::back_inserter(*q),
+      "-- Calendar windows: {}{} in {}.\n-- Each bound is a local wall-clock time, taken as "
+      "the first instant the local clock shows it or\n-- later; local times are seconds since "
+      "1970-01-01 00:00 local time.\n"
+      "local_times AS (\n"
+      "  SELECT *, logtide_local(logtide_floor(event_ns, 1000000000) // 1000000000, {}){} AS "
+      "local_s\n"
+      "  FROM events WHERE event_ns IS NOT NULL  -- no usable time: a bad line\n"
+      "),\n"
+      "-- The instants of the bounds of the window holding each event's local time{}.\n"
+      "local_bounds AS (\n"
+      "  SELECT *, {} AS lo_ns,\n"
+      "    {} AS hi_ns\n"
+      "  FROM local_times\n"
+      "),\n"
+      "-- Where a fall-back change took the clock back across the end before the event, the "
+      "event is in\n-- the next window.\n"
+      "{} AS (\n"
+      "  SELECT *, CASE WHEN event_ns < hi_ns THEN lo_ns ELSE hi_ns END AS {},\n"
+      "    CASE WHEN event_ns < hi_ns THEN hi_ns ELSE {} END AS {}\n"
+      "  FROM local_bounds\n"
+      ")",
+      CalendarWindowText(w),
+      w.offset == 0 ? "" : ", offset by " + FormatSignedDuration(w.offset) + " of local time",
+      VisibleText(w.zone.name()), Zone(), offset_s == 0 ? "" : fmt::format(" - {}", offset_s),
+      offset_s == 0 ? "" : " (less the offset)", bound(0), bound(1),
+      grid ? "local_days" : "windowed", grid ? "day_start_ns" : "start_ns", bound(2),
+      grid ? "day_end_ns" : "end_ns");
+  if (grid) {
+    fmt::format_to(std::back_inserter(*q),
+                   ",\n-- Windows of {} ({} ns) from each local midnight, the last one of a day "
+                   "cut at the next.\n"
+                   "windowed AS (\n"
+                   "  SELECT *, day_start_ns + logtide_floor(event_ns - day_start_ns, {}) AS "
+                   "start_ns,\n"
+                   "    least(day_start_ns + logtide_floor(event_ns - day_start_ns, {}) + {}, "
+                   "day_end_ns) AS end_ns\n"
+                   "  FROM local_days\n"
+                   ")",
+                   FormatDuration(w.size), w.size, w.size, w.size, w.size);
+  }
+  *q += "\n";
+}
+
 std::string Renderer::TimeNs() {
   bool json, extracted;
   const std::string j = Access(p_.time.path, &json, &extracted);
   switch (p_.time.kind) {
     case PlanTime::Kind::kRfc3339:
-      return Use("logtide_rfc3339_ns") + "(" + j + ")";
+      return Rfc3339Ns(j);
     case PlanTime::Kind::kEpoch:
       return fmt::format("{}({}, {})", Use("logtide_epoch_ns"), j, p_.time.epoch_unit);
     case PlanTime::Kind::kAuto:
@@ -342,12 +506,12 @@ std::string Renderer::TimeNs() {
       Use("logtide_double");
       // Epoch numbers: the unit by magnitude, as --time-format auto guesses it.
       return fmt::format(
-          "CASE WHEN json_type({0}) = 'VARCHAR' THEN logtide_rfc3339_ns({0})\n"
+          "CASE WHEN json_type({0}) = 'VARCHAR' THEN {1}\n"
           "         WHEN abs(logtide_double({0})) < 1e11 THEN logtide_epoch_ns({0}, 1000000000)\n"
           "         WHEN abs(logtide_double({0})) < 1e14 THEN logtide_epoch_ns({0}, 1000000)\n"
           "         WHEN abs(logtide_double({0})) < 1e17 THEN logtide_epoch_ns({0}, 1000)\n"
           "         ELSE logtide_epoch_ns({0}, 1) END",
-          j);
+          j, Rfc3339Ns(j));
     case PlanTime::Kind::kPattern: {
       // Untranslated() refused a pattern the translation cannot take.
       SqlTimePattern duckdb;
@@ -480,6 +644,13 @@ std::string Renderer::Render() {
   Use("logtide_time");
   switch (w.kind) {
     case WindowSpec::Kind::kTumbling:
+      if (w.is_calendar()) {
+        CalendarWindows(&q);
+        start = "start_ns";
+        end = "end_ns";
+        group = "start_ns, end_ns" + keys_list;
+        break;
+      }
       Use("logtide_floor");
       fmt::format_to(out,
                      "-- Tumbling windows of {} ({} ns): each event in the one window starting "
@@ -547,10 +718,16 @@ std::string Renderer::Render() {
     for (size_t i = 0; i < hidden.size(); ++i) q += (i ? ", " : "") + hidden[i];
     q += ") FROM (\n";
   }
-  fmt::format_to(out,
-                 "SELECT\n  logtide_time({}) AS \"window_start\",\n  logtide_time({}) AS "
-                 "\"window_end\"",
-                 start, end);
+  // --local-times: the bounds in the zone's local time with its offset.
+  auto bound_text = [&](const std::string& ns) {
+    if (!p_.local_times) return "logtide_time(" + ns + ")";
+    Use("logtide_floor");
+    Use("logtide_local");
+    Use("logtide_local_time");
+    return "logtide_local_time(" + ns + ", " + Zone() + ")";
+  };
+  fmt::format_to(out, "SELECT\n  {} AS \"window_start\",\n  {} AS \"window_end\"",
+                 bound_text(start), bound_text(end));
   for (size_t i = 0; i < key_cols.size(); ++i) {
     q += ",\n  " + key_cols[i] + " AS " + DoubleQuotedIdent(p_.keys[i]);
   }
@@ -615,6 +792,11 @@ std::string Renderer::Render() {
       (HasExpressions(p_)
            ? " Expressions compute with doubles: the same as logtide's exact integers below "
              "2^53; objects and arrays compare as their JSON text."
+           : "") +
+      (p_.window.has_zone || p_.window.is_calendar()
+           ? " Calendar windows and local times come from DuckDB's own (ICU) time zone data: "
+             "logtide's bounds where its rules for the zone are those of logtide's zone "
+             "database."
            : "") +
       (p_.emit == EmitMode::kUpdate
            ? " In update mode this is revision 0 of each window, which logtide writes when "

@@ -1,6 +1,9 @@
 #include "plan/query_plan.h"
 
+#include <absl/time/time.h>
 #include <fmt/format.h>
+
+#include <limits>
 
 #include "agg/sketches.h"
 #include "expr/expr.h"
@@ -265,6 +268,70 @@ std::string ShellWord(const std::string& s) {
   return out + "'";
 }
 
+// Returns whether a --time-format pattern reads an offset or an instant (%z, %Z or %s), so that
+// --tz does not make its times local.
+bool PatternHasOffset(const std::string& pattern) {
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '%') continue;
+    const char d = pattern[++i];
+    if (d == 'z' || d == 'Z' || d == 's') return true;
+  }
+  return false;
+}
+
+// Returns why the DuckDB rendering of calendar window `w`, or of local times in its zone, could
+// give other bounds or instants than logtide, or "" when it gives the same. The rendering
+// (duckdb_sql.cc) names the zone to DuckDB by its IANA name (a zone loaded from a path, `--tz
+// local` from /etc/localtime, has none), reads it only through DuckDB's instant-to-local
+// conversion, and finds the instants of a local time from the offsets one day before and one
+// day after it: exact where the offset changes at most once in any two days and never by a day
+// or more, and, for calendar windows, where a fall-back change moves the clock back by less than
+// a day and less than a wall-clock size (so that an event is at most one window past the bounds
+// of its local time). Walks the zone's changes in the range of logtide's times (1677-2262).
+std::string DuckDbZoneRefusal(const WindowSpec& w) {
+  const std::string& name = w.zone.name();
+  if (name.empty() || name[0] == '/' || name[0] == ':' || name == "localtime") {
+    return "the zone is named " + ShellWord(name) +
+           ", not by an IANA name, which DuckDB's time zones need: give --tz the zone's name";
+  }
+  const absl::TimeZone& zone = w.zone.zone();
+  const int64_t step =
+      w.calendar == WindowSpec::Calendar::kWallClock ? w.size / kNanosPerSecond : int64_t{86400};
+  const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
+  absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
+  absl::Time previous = absl::InfinitePast();
+  absl::TimeZone::CivilTransition tr;
+  for (int i = 0; i < 100'000 && zone.NextTransition(at, &tr); ++i) {
+    const absl::TimeZone::TimeInfo info = zone.At(tr.to);
+    at = info.kind == absl::TimeZone::TimeInfo::REPEATED ? info.trans : info.pre;
+    if (at > last) break;
+    const int64_t change = tr.to - tr.from;  // seconds the local clock jumps
+    if (change == 0) continue;               // another abbreviation only
+    const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
+    if (previous != absl::InfinitePast() && at - previous <= absl::Hours(48)) {
+      return fmt::format(
+          "the zone's UTC offset changes twice within two days (at {} and {}), and the "
+          "rendering finds a local time's instants from the offsets one day either side of it",
+          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", previous, absl::UTCTimeZone()), when);
+    }
+    if (w.is_calendar() && -change >= step) {
+      return fmt::format(
+          "at {} the zone's clock goes back by {}, not less than {}, and the rendering moves an "
+          "event at most one window past the window of its local time",
+          when, FormatDuration(-change * kNanosPerSecond),
+          step == 86400 ? std::string("a day") : "the window's step " + FormatDuration(w.size));
+    }
+    if (change >= 86400) {
+      return fmt::format(
+          "at {} the zone's clock skips {}, and the rendering finds a local time's instants from "
+          "the offsets one day either side of it",
+          when, FormatDuration(change * kNanosPerSecond));
+    }
+    previous = at;
+  }
+  return "";
+}
+
 }  // namespace
 
 bool SameSegment(const PathSegment& a, const PathSegment& b) {
@@ -344,22 +411,24 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                   "revision, phase and final); the twin's upsert sink holds the table that "
                   "applying the changes gives: render it without --changes");
   }
-  // Calendar windows (--tz, weeks, months): neither rendering computes their bounds yet.
+  // Calendar windows (--tz, weeks, months): DuckDB finds their bounds with its ICU zone
+  // functions (duckdb_sql.cc), where the zone's rules allow it; Flink SQL does not render them.
   if (c.window.is_calendar()) {
     const std::string flag =
         "--window " + c.window.ToString() +
         (c.window.has_zone ? " --tz " + ShellWord(c.window.zone.name()) : std::string());
-    out.push_back(
-        flag +
-        (dialect == SqlDialect::kDuckDb
-             ? ": calendar windows are not rendered for DuckDB: time_bucket(INTERVAL, "
-               "TIMESTAMPTZ, zone) needs the ICU extension, and its sub-day buckets count fixed "
-               "lengths from an origin, so they leave the local wall clock after a "
-               "daylight-saving change, where logtide's start again at each local midnight"
-             : ": Flink SQL's TUMBLE over a TIMESTAMP_LTZ (table.local-time-zone) has windows "
-               "of one fixed length, so its local day stays 24 hours across a daylight-saving "
-               "change where logtide's has 23 or 25, and it has no window of weeks from Monday "
-               "or of months"));
+    if (dialect == SqlDialect::kFlink) {
+      out.push_back(flag +
+                    ": Flink SQL's TUMBLE over a TIMESTAMP_LTZ (table.local-time-zone) has "
+                    "windows of one fixed length, so its local day stays 24 hours across a "
+                    "daylight-saving change where logtide's has 23 or 25, and it has no window "
+                    "of weeks from Monday or of months");
+    }
+  }
+  // Calendar windows and local times in DuckDB: where the zone's rules allow them.
+  if (dialect == SqlDialect::kDuckDb && c.window.has_zone) {
+    if (const std::string why = DuckDbZoneRefusal(c.window); !why.empty())
+      out.push_back("--tz " + ShellWord(c.window.zone.name()) + ": " + why);
   }
   // Flink's group-window form (TUMBLE(rowtime, size) in GROUP BY), used for late firing, has no
   // offset argument; the window table functions have one.
@@ -375,7 +444,7 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
     out.push_back("--window " + c.window.ToString() +
                   ": Flink SQL's event times are milliseconds, and this grid offset is not");
   }
-  if (c.local_times) {
+  if (c.local_times && dialect == SqlDialect::kFlink) {
     out.push_back("--local-times: the rendering writes window_start and window_end as UTC "
                   "instants, not in the zone's local time with its offset");
   }
@@ -383,10 +452,16 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
     out.push_back("--window-label: the rendering has no window_label column (the window's "
                   "local date, ISO week, month or start time)");
   }
-  if (c.window.has_zone && !c.window.is_calendar()) {
+  // With --tz a time with no UTC offset is local: the DuckDB rendering reads auto and rfc3339
+  // strings so (duckdb_sql.cc), not a pattern's.
+  if (c.window.has_zone &&
+      (dialect == SqlDialect::kFlink ? !c.window.is_calendar()
+                                     : TimeKind(c.time_format) == PlanTime::Kind::kPattern &&
+                                           !PatternHasOffset(c.time_format))) {
     out.push_back("--tz " + ShellWord(c.window.zone.name()) +
                   ": event times with no UTC offset are read as local times in the zone, "
-                  "which the rendering reads as UTC");
+                  "which the rendering reads as UTC" +
+                  (dialect == SqlDialect::kDuckDb ? " under a --time-format pattern" : ""));
   }
   if (TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
     SqlTimePattern pattern;
@@ -569,6 +644,7 @@ Status BuildQueryPlan(const Query& c, QueryPlan* out) {
   p.idle_timeout = c.idle_timeout;
   p.window = c.window;
   p.emit = c.emit;
+  p.local_times = c.local_times;
 
   p.time.path = SplitPath(c.time_field);
   p.time.format = c.time_format;

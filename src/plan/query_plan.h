@@ -108,6 +108,8 @@ struct QueryPlan {
   std::vector<PlanExpr> having;
   std::vector<PlanAggregate> aggs;
   EmitMode emit = EmitMode::kFinal;
+  // --local-times: window bounds written in window.zone's local time with its UTC offset.
+  bool local_times = false;
   std::string command;  // the logtide command line this plan stands for, for comments
 };
 
@@ -123,7 +125,11 @@ enum class SqlDialect { kDuckDb, kFlink };
 // dialect cannot read (time_pattern.h: %s); in both, --early (provisional records as the
 // watermark passes start + k*DUR, which neither expresses); --early-every (provisional records
 // by the wall clock) in DuckDB, and in Flink SQL for session windows and with a grid offset (its
-// early firing needs the group-window form). Empty when the SQL is the whole query.
+// early firing needs the group-window form); in Flink SQL, calendar windows (TUMBLE has one fixed
+// length), --tz with other windows and --local-times; in DuckDB, with --tz, a zone whose changes
+// its rendering cannot follow exactly or that has no IANA name (query_plan.cc:
+// DuckDbZoneRefusal), and a --time-format pattern's local times. Empty when the SQL is the whole
+// query.
 std::vector<std::string> Untranslated(const Query& query, SqlDialect dialect);
 
 // Returns InvalidArgument, naming the flag and the byte, when user text that the SQL of either

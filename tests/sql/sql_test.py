@@ -8,7 +8,9 @@
                                     the query run by logtide and its --explain=sql:duckdb script
                                     run by DuckDB give the same records, as values, in the same order; and
                                     no script creates a table, one of them over an input named
-                                    $'x\\rCREATE\\tTABLE\\tpwned\\tAS\\tSELECT\\t42;--' (issue 28)
+                                    $'x\\rCREATE\\tTABLE\\tpwned\\tAS\\tSELECT\\t42;--' (issue 28); and 15
+                                    calendar-window queries (--tz, with and without
+                                    --local-times) over events near daylight-saving changes
   sql_test.py flink LOGTIDE REPO    the --explain=sql:flink script of every case in cases.txt (also
                                     with lateness in both emit modes), of the random queries (half
                                     of those with expressions; len and substr, and a --time field
@@ -31,6 +33,7 @@ Values are compared exactly, except:
 Integer results DuckDB computes as doubles (sums, min, max) compare equal as values (2280 and
 2280.0). A case must have no late event (logtide --stats says so): a batch query has no watermark.
 """
+import datetime
 import fcntl
 import json
 import os
@@ -234,6 +237,42 @@ def random_queries(folder, seed):
     return queries
 
 
+# Calendar windows (--tz): zones with daylight-saving changes of an hour, half an hour (Lord
+# Howe), at midnight (Santiago), and none (Kolkata); events near the changes of 1970-2024, whose
+# rules DuckDB's ICU data and the system's zone database share.
+CALENDAR_ZONES = ["Europe/Berlin", "America/Santiago", "Australia/Lord_Howe", "Asia/Kolkata",
+                  "America/New_York", "Pacific/Chatham"]
+CALENDAR_WINDOWS = ["tumbling:1d", "tumbling:2d", "tumbling:1w", "tumbling:1w:offset=-1d", "tumbling:1mo",
+                    "tumbling:3mo", "tumbling:1mo:offset=-6h", "tumbling:1d:offset=2h30m", "tumbling:6h",
+                    "tumbling:2h:offset=30m", "tumbling:90m", "tumbling:1h", "tumbling:30m:offset=10m",
+                    "tumbling:15m", "tumbling:1s"]
+
+
+def calendar_queries(folder, seed):
+    """Writes folder/in.ndjson (UTC times in order, bunched around the months of daylight-saving
+    changes) and returns (name, args) of random calendar-window queries over it."""
+    rnd = random.Random(seed)
+    times = []
+    for _ in range(1500):
+        day = datetime.datetime(rnd.randint(1970, 2024), rnd.choice([3, 4, 9, 10, 11]), rnd.randint(1, 28),
+                                tzinfo=datetime.timezone.utc)
+        ns = (int(day.timestamp()) + rnd.randint(0, 86399)) * 10 ** 9 + rnd.choice([0, 0, 0, 500000000, 1])
+        times.append(ns)
+    times.sort()
+    with open(os.path.join(folder, "in.ndjson"), "w") as f:
+        for ns in times:
+            t = datetime.datetime.fromtimestamp(ns // 10 ** 9, datetime.timezone.utc)
+            f.write(json.dumps({"ts": t.strftime("%Y-%m-%dT%H:%M:%S") + ".%09dZ" % (ns % 10 ** 9),
+                                "svc": rnd.choice(["a", "b"])}) + "\n")
+    queries = []
+    for i, window in enumerate(CALENDAR_WINDOWS):  # each window once, in a random zone
+        args = ["--window", window, "--tz", rnd.choice(CALENDAR_ZONES), "--by", "svc", "--agg", "count"]
+        if i % 3 == 0:
+            args.append("--local-times")
+        queries.append(("calendar/%d" % (i + 1), args + ["in.ndjson"]))
+    return queries
+
+
 INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UBIGINT", "UINTEGER"}
 
 
@@ -250,6 +289,9 @@ def duckdb_test(logtide, repo):
         generated = os.path.join(scratch, "random")
         os.mkdir(generated)
         cases += [(name, generated, args) for name, args in random_queries(generated, 20)]
+        calendar = os.path.join(scratch, "calendar")
+        os.mkdir(calendar)
+        cases += [(name, calendar, args) for name, args in calendar_queries(calendar, 31)]
         # Issue 28: an input whose name would end the script's comment that echoes the command
         # line at its '\r' (as DuckDB's lexer ends one), the rest of it a statement.
         injected = "x\rCREATE\tTABLE\tpwned\tAS\tSELECT\t42;--"
@@ -355,6 +397,7 @@ def with_flags(args, extra):
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
     SUBSTRING count UTF-16 code units), --having over a window bound (a TIMESTAMP(3) there),
+    calendar windows (--tz, weeks, months: TUMBLE has one fixed length) and --tz (local times),
     split_part counting from the end (SPLIT_INDEX cannot), or
     a --time field in an array (its elements have one declared type); fails when len, substr or
     the --time field is not refused."""
@@ -364,6 +407,13 @@ def flink_refused(name, args, r):
             sys.exit("FAIL %s: --time in an array not refused: %d %s" % (name, r.returncode, r.stderr))
         return True
     window = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--window"]
+    if "--tz" in args or any(re.match(r"tumbling:[0-9]+(w|mo)\b", w) for w in window):
+        # Calendar windows: Flink SQL's TUMBLE has one fixed length (--tz cases, weeks, months);
+        # other windows with --tz: Flink reads a time with no UTC offset as UTC.
+        if r.returncode != 2 or ("has windows of one fixed length" not in r.stderr and
+                                 "read as local times in the zone" not in r.stderr):
+            sys.exit("FAIL %s: --tz or calendar windows not refused: %d %s" % (name, r.returncode, r.stderr))
+        return True
     late_fire = "update" in [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--emit"] and \
         any(a == "--lateness" and args[i + 1] not in ("0", "0s") for i, a in enumerate(args[:-1]))
     early_every = "--early-every" in args
