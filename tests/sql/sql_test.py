@@ -397,7 +397,7 @@ def with_flags(args, extra):
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
     SUBSTRING count UTF-16 code units), --having over a window bound (a TIMESTAMP(3) there),
-    calendar windows (--tz, weeks, months: TUMBLE has one fixed length) and --tz (local times),
+    calendar windows (--tz, weeks, months: not rendered for Flink) and --tz (local times),
     split_part counting from the end (SPLIT_INDEX cannot), or
     a --time field in an array (its elements have one declared type); fails when len, substr or
     the --time field is not refused."""
@@ -408,9 +408,9 @@ def flink_refused(name, args, r):
         return True
     window = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--window"]
     if "--tz" in args or any(re.match(r"tumbling:[0-9]+(w|mo)\b", w) for w in window):
-        # Calendar windows: Flink SQL's TUMBLE has one fixed length (--tz cases, weeks, months);
+        # Calendar windows are not rendered for Flink (--tz cases, weeks, months);
         # other windows with --tz: Flink reads a time with no UTC offset as UTC.
-        if r.returncode != 2 or ("has windows of one fixed length" not in r.stderr and
+        if r.returncode != 2 or ("calendar windows are not rendered for Flink SQL" not in r.stderr and
                                  "read as local times in the zone" not in r.stderr):
             sys.exit("FAIL %s: --tz or calendar windows not refused: %d %s" % (name, r.returncode, r.stderr))
         return True
