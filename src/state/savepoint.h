@@ -33,7 +33,8 @@ inline constexpr int kSavepointFormat = 1;
 // StateStore::Read; Refused for a state with no checkpoint; IOError when writing fails.
 Status ExportSavepoint(const std::string& state_path, std::FILE* out);
 
-// Makes the state file `state_path`, which must not exist (or be empty), from the savepoint
+// Makes the state file `state_path`, which must not exist (an empty file is refused by
+// StateStore::Open), from the savepoint
 // read from `in` (named `name` in messages). Errors: Corruption naming the line and the reason
 // for a damaged or edited savepoint, Refused for one from a newer logtide or for an existing
 // `state_path`; nothing is created then.
