@@ -20,54 +20,8 @@ import subprocess
 import sys
 import tempfile
 
-MASK = (1 << 64) - 1
-P1, P2, P3, P4, P5 = (0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                      0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5)
-
-
-def rotl(x, r):
-    return ((x << r) | (x >> (64 - r))) & MASK
-
-
-def xxh64(data, seed):
-    """XXH64 as the xxHash specification gives it (the savepoint's line sums)."""
-    n, i = len(data), 0
-
-    def rnd(acc, lane):
-        return (rotl((acc + lane * P2) & MASK, 31) * P1) & MASK
-
-    def merge(acc, v):
-        return ((acc ^ rnd(0, v)) * P1 + P4) & MASK
-
-    if n >= 32:
-        v = [(seed + P1 + P2) & MASK, (seed + P2) & MASK, seed, (seed - P1) & MASK]
-        while i + 32 <= n:
-            for k in range(4):
-                v[k] = rnd(v[k], int.from_bytes(data[i + 8 * k:i + 8 * k + 8], "little"))
-            i += 32
-        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & MASK
-        for k in range(4):
-            h = merge(h, v[k])
-    else:
-        h = (seed + P5) & MASK
-    h = (h + n) & MASK
-    while i + 8 <= n:
-        h ^= rnd(0, int.from_bytes(data[i:i + 8], "little"))
-        h = (rotl(h, 27) * P1 + P4) & MASK
-        i += 8
-    if i + 4 <= n:
-        h ^= (int.from_bytes(data[i:i + 4], "little") * P1) & MASK
-        h = (rotl(h, 23) * P2 + P3) & MASK
-        i += 4
-    while i < n:
-        h ^= (data[i] * P5) & MASK
-        h = (rotl(h, 11) * P1) & MASK
-        i += 1
-    h ^= h >> 33
-    h = (h * P2) & MASK
-    h ^= h >> 29
-    h = (h * P3) & MASK
-    return h ^ (h >> 32)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from state_rows import xxh64  # noqa: E402  (XXH64 as the xxHash specification gives it)
 
 
 def reseal(lines):
