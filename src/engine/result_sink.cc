@@ -2,7 +2,7 @@
 
 namespace logtide {
 
-void ResultSink::EmitWindows(const std::vector<WindowResult>& results) {
+void ResultSink::EmitWindows(const std::vector<WindowResult>& results, const FiringOrder&) {
   *windows_emitted_ += results.size();
   if (corrections_ != nullptr) corrections_->Observe(results);
   if (thread_ != nullptr) {

@@ -29,7 +29,7 @@ class ResultSink final : public ResultEmitter {
   // EmitWindows.
   void set_corrections(CorrectionStats* c) { corrections_ = c; }
 
-  void EmitWindows(const std::vector<WindowResult>& results) override;
+  void EmitWindows(const std::vector<WindowResult>& results, const FiringOrder& order) override;
 
  private:
   const KeyTable* keys_;

@@ -14,28 +14,29 @@ PaneOperator::PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode
 
 PaneOperator::~PaneOperator() = default;
 
-AddResult PaneOperator::Add(const KeyedEvent& e) {
-  const Nanos t = e.time;
+void PaneOperator::LocatePane(Nanos t) {
   // Every time in one pane has the same windows (the pane divides the slide and the size):
   // consecutive events in one pane skip the divisions.
-  if (!(t >= recent_pane_ && t < recent_pane_end_)) {
-    if (spec_.is_calendar()) [[unlikely]] {
-      // One pane is one window, of the length the local calendar gives it.
-      const WindowSpec::Bounds w = spec_.Window(t);
-      recent_pane_ = w.start;
-      recent_pane_end_ = w.end;
-    } else {
-      recent_pane_ = spec_.OnGrid(t, pane_);
-      recent_pane_end_ = SatAdd(recent_pane_, pane_);
-    }
-    const Nanos last_end = spec_.LastWindowEnd(t);
-    recent_first_end_ = spec_.NextEndAfter(t);
-    // At most kMaxWindowsPerEvent (window_spec.h).
-    recent_windows_ = static_cast<uint32_t>(SatSub(last_end, recent_first_end_) / spec_.slide + 1);
-    recent_first_late_ = CleanupTime(recent_first_end_);
-    recent_last_late_ = CleanupTime(last_end);
-    recent_ = nullptr;
+  if (t >= recent_pane_ && t < recent_pane_end_) return;
+  if (spec_.is_calendar()) [[unlikely]] {
+    // One pane is one window, of the length the local calendar gives it.
+    const WindowSpec::Bounds w = spec_.Window(t);
+    recent_pane_ = w.start;
+    recent_pane_end_ = w.end;
+  } else {
+    recent_pane_ = spec_.OnGrid(t, pane_);
+    recent_pane_end_ = SatAdd(recent_pane_, pane_);
   }
+  const Nanos last_end = spec_.LastWindowEnd(t);
+  recent_first_end_ = spec_.NextEndAfter(t);
+  // At most kMaxWindowsPerEvent (window_spec.h).
+  recent_windows_ = static_cast<uint32_t>(SatSub(last_end, recent_first_end_) / spec_.slide + 1);
+  recent_first_late_ = CleanupTime(recent_first_end_);
+  recent_last_late_ = CleanupTime(last_end);
+  recent_ = nullptr;
+}
+
+AddResult PaneOperator::LateWindows() const {
   // IsLate(end) of the pane's last and first windows, with their cleanup times kept.
   if (watermark_ >= recent_last_late_) return AddResult{recent_windows_, recent_windows_};
   uint32_t missed = 0;
@@ -45,6 +46,20 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
     missed = static_cast<uint32_t>(
         std::min<Nanos>(SatSub(late_to, recent_first_end_) / spec_.slide + 1, recent_windows_ - 1));
   }
+  return AddResult{recent_windows_, missed};
+}
+
+bool PaneOperator::PredictAdd(Nanos t, AddResult* out) {
+  LocatePane(t);
+  *out = LateWindows();
+  return true;
+}
+
+AddResult PaneOperator::Add(const KeyedEvent& e) {
+  const Nanos t = e.time;
+  LocatePane(t);
+  const AddResult late = LateWindows();
+  if (!late.accepted()) return late;
   const Nanos p = recent_pane_;
   if (recent_ == nullptr) recent_ = GetPane(p);
   uint32_t slot = FindSlot(*recent_, e.key);
@@ -72,9 +87,9 @@ AddResult PaneOperator::Add(const KeyedEvent& e) {
                                       TakeRevision(s, end, e.key, RecordPhase::kLate),
                                       RecordPhase::kLate, false});
     }
-    EmitAndRelease();
+    EmitAndRelease(FiringOrder{});
   }
-  return AddResult{recent_windows_, missed};
+  return late;
 }
 
 PaneOperator::Pane* PaneOperator::GetPane(Nanos start) {
@@ -124,7 +139,7 @@ void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
       // Window by window, in end order, which is the order of the records: a watermark that
       // passes many windows at once (the end of the input) holds one window's results, not all.
       CollectWindow(t.start, t.end, RecordPhase::kOnTime, FireIsFinal());
-      EmitAndRelease();
+      EmitAndRelease(TimerOrder(t));
       break;
     case Timer::kEarly:
       early_set_.erase(t.start);
@@ -136,13 +151,13 @@ void PaneOperator::OnTimer(TimeDomain, const Timer& t) {
       CollectWindow(t.start, t.end, RecordPhase::kEarly, false,
                     SatSub(t.time, early_) > t.start ? SatSub(t.time, early_)
                                                      : kMinusInfinity + 1);
-      EmitAndRelease();
+      EmitAndRelease(TimerOrder(t));
       SetEarlyTimer(t.start, t.end);
       break;
     case Timer::kClose:
       close_set_.erase(t.end);
       CollectWindow(t.start, t.end, RecordPhase::kLate, true);
-      EmitAndRelease();
+      EmitAndRelease(TimerOrder(t));
       break;
     case Timer::kCleanup:
       Purge(t.start);
@@ -266,7 +281,7 @@ void PaneOperator::EmitOpen() {
     const Nanos start = spec_.StartOfWindowEnding(end);
     CollectWindow(start, end, RecordPhase::kEarly, false, LastEarly(start, end));
   }
-  EmitAndRelease();
+  EmitAndRelease(FiringOrder{});
   // Every change of an open window is now in a record, written now or at an early time (and
   // the flags matter for open windows only). Saved so, a resumed run writes a pair again only
   // when it changes.
@@ -279,8 +294,8 @@ void PaneOperator::EmitOpen() {
   }
 }
 
-void PaneOperator::EmitAndRelease() {
-  Emit(&results_);
+void PaneOperator::EmitAndRelease(const FiringOrder& order) {
+  Emit(&results_, order);
   for (uint32_t s : temp_slots_) deps_.acc->Free(s);
   temp_slots_.clear();
 }

@@ -39,6 +39,7 @@ class PaneOperator final : public WindowOperator {
   ~PaneOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
+  bool PredictAdd(Nanos t, AddResult* out) override;
   void EmitOpen() override;
   size_t open_entries() const override { return open_entries_; }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
@@ -103,7 +104,13 @@ class PaneOperator final : public WindowOperator {
   // Returns the revision to emit next for (window, key) with a record of `phase`, and
   // remembers it.
   int64_t TakeRevision(Nanos start, Nanos end, uint32_t key, RecordPhase phase);
-  void EmitAndRelease();
+  // Emits results_ as one firing standing at `order` (WindowOperator::Emit), and frees the
+  // slots of the merged states it read.
+  void EmitAndRelease(const FiringOrder& order);
+  // Makes recent_* describe the pane holding time t.
+  void LocatePane(Nanos t);
+  // What Add returns for an event of the pane recent_* describe, at the current watermark.
+  AddResult LateWindows() const;
   // Drops the pane starting at `start` and every key's state in it.
   void Purge(Nanos start);
 

@@ -57,6 +57,14 @@ void SessionOperator::Remove(uint32_t key, Nanos start, Nanos end) {
   }
 }
 
+bool SessionOperator::PredictAdd(Nanos t, AddResult* out) {
+  // The session an event ends up in ends at t + gap or later: when that is not late, the event
+  // is not either.
+  if (IsLate(SatAdd(t, gap_))) return false;
+  *out = AddResult{1, 0};
+  return true;
+}
+
 AddResult SessionOperator::Add(const KeyedEvent& e) {
   const uint32_t key = e.key;
   const Nanos t = e.time;
@@ -114,7 +122,7 @@ AddResult SessionOperator::Add(const KeyedEvent& e) {
     target->changed = false;
     results_.push_back(WindowResult{target->start, target->end, key, target->slot,
                                     target->last_revision, RecordPhase::kLate, false});
-    Emit(&results_);
+    Emit(&results_, FiringOrder{});
     if (changed)
       timers_.Set(TimeDomain::kEventTime, Timer{CleanupTime(target->end), target->end,
                                                 target->start, key, Timer::kCleanup});
@@ -195,15 +203,18 @@ void SessionOperator::EmitOpen() {
     }
     if (!results_.empty() && results_.back().key == key) MarkDirty(key);
   }
-  Emit(&results_);
+  Emit(&results_, FiringOrder{});
 }
 
 void SessionOperator::AfterTimers() {
   // Written in the order they became due, then (EmitWindows) by end, start and key: a
   // session's closing record after its on-time one. Without revisions each is due at its end
   // (+ lateness): one call sorts them all.
-  if (!revised() || std::all_of(due_.begin(), due_.end(), [&](Nanos d) { return d == due_[0]; })) {
-    Emit(&results_);
+  // Each firing stands at the time it became due (FiringOrder), all at 0 without revisions.
+  if (!revised()) {
+    Emit(&results_, FiringOrder{});
+  } else if (std::all_of(due_.begin(), due_.end(), [&](Nanos d) { return d == due_[0]; })) {
+    if (!due_.empty()) Emit(&results_, FiringOrder{due_[0]});
   } else {
     order_.resize(results_.size());
     for (uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
@@ -214,7 +225,7 @@ void SessionOperator::AfterTimers() {
       size_t j = i;
       while (j < order_.size() && due_[order_[j]] == due_[order_[i]])
         group.push_back(results_[order_[j++]]);
-      Emit(&group);
+      Emit(&group, FiringOrder{due_[order_[i]]});
       i = j;
     }
     results_.clear();

@@ -25,6 +25,7 @@ class SessionOperator final : public WindowOperator {
   ~SessionOperator() override;
 
   AddResult Add(const KeyedEvent& e) override;
+  bool PredictAdd(Nanos t, AddResult* out) override;
   void EmitOpen() override;
   size_t open_entries() const override { return open_; }
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }

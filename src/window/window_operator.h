@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -80,12 +81,29 @@ struct WindowResult {
   bool final = false;  // the last record of this window and key
 };
 
+// Where a firing stands among the firings of one operator call (an Add, an OnWatermark, an
+// EmitOpen): an operator's firings of one call come in increasing order, and two operators that
+// hold disjoint sets of keys of one stream (parallel apply: apply/README.md) give the firings
+// that one operator holding all the keys would have made the same order. The firings of the
+// key sets with equal orders in the same call are that one operator's one firing, split.
+//   A timer's firing: the timer's (time, end, start, kind) (Timer's order, without the key:
+//   firing timers are per window, or their firings are gathered by the time they were due).
+//   Every other firing (an Add's, an EmitOpen's, all of a call's at once): all zero.
+struct FiringOrder {
+  Nanos time = 0, end = 0, start = 0;
+  uint8_t kind = 0;
+  auto tie() const { return std::tie(time, end, start, kind); }
+  bool operator<(const FiringOrder& o) const { return tie() < o.tie(); }
+  bool operator==(const FiringOrder& o) const { return tie() == o.tie(); }
+};
+
 class ResultEmitter {
  public:
   virtual ~ResultEmitter() = default;
   // The windows fired together, in any order: written sorted by (end, start, key) (see
-  // output/result_order.h). Their slots and keys are valid during the call only.
-  virtual void EmitWindows(const std::vector<WindowResult>& results) = 0;
+  // output/result_order.h), as one firing standing at `order`. Their slots and keys are valid
+  // during the call only.
+  virtual void EmitWindows(const std::vector<WindowResult>& results, const FiringOrder& order) = 0;
 };
 
 // One event as the operator sees it: its key's id, its time, and the aggregates' inputs
@@ -152,6 +170,12 @@ class WindowOperator : public WindowLogComponent {
   // returns how many windows it has and how many of them were late. When all were, the event
   // is late and nothing changed.
   virtual AddResult Add(const KeyedEvent& e) = 0;
+  // Whether what Add returns for an event at time t, at the current watermark, follows from t
+  // and the watermark alone (not from any key's state); then *out is set to it. Panes: always.
+  // Sessions: when the event's own session [t, t + gap) is not late (the sessions it may merge
+  // with end no earlier); otherwise it depends on the key's sessions. May change caches, never
+  // the state.
+  virtual bool PredictAdd(Nanos t, AddResult* out) = 0;
 
   // Fires every event-time timer due at w, in timer order.
   // REQUIRES: w is not smaller than any watermark passed before.
@@ -223,11 +247,14 @@ class WindowOperator : public WindowLogComponent {
   // Called after the timers that went off at one OnWatermark / OnProcessingTime, if any.
   virtual void AfterTimers() {}
 
-  // Emits `results` (when there are any) and clears the vector.
-  void Emit(std::vector<WindowResult>* results) {
-    if (!results->empty()) deps_.emitter->EmitWindows(*results);
+  // Emits `results` (when there are any) as one firing standing at `order`, and clears the
+  // vector.
+  void Emit(std::vector<WindowResult>* results, const FiringOrder& order) {
+    if (!results->empty()) deps_.emitter->EmitWindows(*results, order);
     results->clear();
   }
+  // The order of a timer's firing.
+  static FiringOrder TimerOrder(const Timer& t) { return FiringOrder{t.time, t.end, t.start, t.kind}; }
 
   // The watermark at which a window ending at `end` is emitted for the first time.
   Nanos FireTime(Nanos end) const {

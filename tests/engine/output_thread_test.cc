@@ -126,7 +126,7 @@ TEST_CASE("OutputThread: many firings over several batches give the bytes of wri
     uint64_t emitted = 0;
     ResultSink sink(&st.keys, &st.acc, &emitted);
     sink.set_writer(&writer);
-    for (const auto& firing : firings) sink.EmitWindows(firing);
+    for (const auto& firing : firings) sink.EmitWindows(firing, FiringOrder{});
     REQUIRE(out.Close().ok());
   }
   {
@@ -172,7 +172,7 @@ std::string WriteAll(State* st, const std::vector<std::vector<WindowResult>>& fi
       uint64_t emitted = 0;
       ResultSink sink(&st->keys, &st->acc, &emitted);
       sink.set_writer(&writer);
-      for (const auto& firing : firings) sink.EmitWindows(firing);
+      for (const auto& firing : firings) sink.EmitWindows(firing, FiringOrder{});
       CHECK(emitted == 5);
     }
     REQUIRE(out.Close().ok());

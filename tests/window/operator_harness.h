@@ -85,9 +85,9 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
   // The most records handed over in one EmitWindows call so far.
   size_t largest_call() const { return largest_call_; }
 
-  void EmitWindows(const std::vector<WindowResult>& results) override {
+  void EmitWindows(const std::vector<WindowResult>& results, const FiringOrder& order) override {
     largest_call_ = std::max(largest_call_, results.size());
-    sink_.EmitWindows(results);
+    sink_.EmitWindows(results, order);
   }
   void BeginRecord(Nanos start, Nanos end) override { line_ = fmt::format("[{},{})", start, end); }
   void Key(const ValueRef& v) override { line_ += fmt::format(" {}", v.s); }
