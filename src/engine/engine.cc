@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include "agg/accumulators.h"
+#include "apply/parallel_apply.h"
 #include "engine/checkpointer.h"
 #include "engine/correction_stats.h"
 #include "engine/counters.h"
@@ -57,6 +58,9 @@ struct Engine::Impl {
   // With worker threads: writes the records through `records` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
+  // --threads N on a batch job: N workers apply the events by key group, and `op` holds no
+  // keys (it answers PredictAdd). Writes through `records`, so declared after it.
+  std::unique_ptr<ParallelApply> apply;
   std::unique_ptr<InputSet> inputs;
   std::vector<uint64_t> read_to;    // per input: the end of the last line processed
   std::unique_ptr<ParsePool> pool;  // reads `inputs`, so declared after
@@ -90,6 +94,11 @@ struct Engine::Impl {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
   Status ReadAll();
+  // Starts parallel apply when the run is one it serves: see ParallelApplies.
+  void StartApply(bool threads);
+  // Has every event applied and every record written, and adds the workers' counts to the
+  // run's; then parallel apply is gone.
+  void FinishApply();
   // A stop signal came: stops at this line boundary, with a final checkpoint under --state.
   // The open windows are written as provisional records first when records have revisions
   // (WindowOperator::EmitOpen), so the checkpoint holds them; otherwise they stay unwritten.
@@ -216,10 +225,21 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
     const BadKind kind = bounds.Why(t, time->watermark(), &reason);
     return BadLine(input, line, kind, reason);
   }
-  uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
   ++seq;
-  const AddResult added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
-  keys.ReleaseIfUnused(key);
+  AddResult added;
+  if (apply != nullptr) {
+    const ParallelApply::Event e{ev.key, ev.key_hash, ev.key_token, ev.key_slot, t, ev.aggs, seq};
+    // A late event changes nothing: it is not handed over.
+    if (!op->PredictAdd(t, &added)) {
+      added = apply->AddAndWait(e);
+    } else if (added.accepted()) {
+      apply->Add(e);
+    }
+  } else {
+    uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
+    added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
+    keys.ReleaseIfUnused(key);
+  }
   if (!added.accepted()) {
     bool bad = false;
     Status s = report.LateEvent(inputs->reader(input).name(), line, t, time->watermark(),
@@ -240,7 +260,7 @@ void Engine::Impl::ReportProgress(bool done) {
   Progress p = InputProgress(*inputs, read_to);
   p.events = stats->events;
   p.watermark = time->watermark();
-  p.open_windows = op->open_entries();
+  p.open_windows = apply != nullptr ? apply->open_entries() : op->open_entries();
   p.done = done;
   progress->OnProgress(p);
 }
@@ -248,6 +268,10 @@ void Engine::Impl::ReportProgress(bool done) {
 Status Engine::Impl::Stop() {
   stopped_by = *stop;
   op->EmitOpen();
+  if (apply != nullptr) {
+    apply->EmitOpen();
+    FinishApply();
+  }
   stats->bytes_read += inputs->BytesRead(&read_to);  // workers may have read further
   return checkpointer != nullptr ? checkpointer->Take(false) : Status::Ok();
 }
@@ -262,7 +286,8 @@ Status Engine::Impl::ReadAll() {
   if (Status s = StartParsing(config, inputs.get(), threads ? config.threads - 1 : 0, stop, &pool);
       !s.ok())
     return s;
-  if (threads) {
+  StartApply(threads);
+  if (threads && apply == nullptr) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
     output_thread = std::make_unique<OutputThread>(records->front(), acc.num_aggs(),
@@ -349,6 +374,7 @@ Status Engine::Impl::ReadAll() {
   // run and the ones before) hold nothing back; when that is all of them, event time has
   // moved on with the wall clock.
   if (config.hold) idle->AtHoldEnd(clock.Now());
+  FinishApply();
   // Workers may still be reading ahead (under --hold, past the line left for the next run):
   // stop them before looking at what the readers consumed.
   pool->Stop();
@@ -362,7 +388,39 @@ Status Engine::Impl::ReadAll() {
   return Status::Ok();
 }
 
+// Parallel apply serves the runs that read to an end with no state (a batch job): a run under
+// --state, on live input or with --early-every applies on one thread (its checkpoints and
+// ticks look at one operator), and so does update mode with --lateness (its corrections are
+// counted over one operator's firings).
+static bool ParallelApplies(const EngineConfig& c, bool threads, bool live) {
+  return threads && c.threads >= 2 && !live && c.state_path.empty() && c.early_every == 0 &&
+         !(c.emit == EmitMode::kUpdate && c.lateness > 0);
+}
+
+void Engine::Impl::StartApply(bool threads) {
+  if (!ParallelApplies(config, threads, live)) return;
+  const EngineConfig& c = config;
+  apply = std::make_unique<ParallelApply>(
+      static_cast<uint32_t>(c.threads), c.aggs, c.by.size(),
+      [&c](WindowOperator::Deps deps) {
+        return WindowOperator::Create(c.window, c.lateness, c.emit, c.early, deps, c.early_every);
+      },
+      records->front());
+  time->set_parallel(apply.get());
+}
+
+void Engine::Impl::FinishApply() {
+  if (apply == nullptr) return;
+  apply->Finish();
+  stats->windows_emitted += apply->records_written();
+  const std::vector<uint64_t> wrong = apply->wrong_type();
+  for (size_t a = 0; a < wrong.size(); ++a) stats->ignored_values[a] += wrong[a];
+  time->set_parallel(nullptr);
+  apply.reset();
+}
+
 Status Engine::Impl::Finish() {
+  FinishApply();
   if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
   records->Finish();

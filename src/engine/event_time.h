@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "apply/parallel_apply.h"
 #include "time/timestamp.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
@@ -16,6 +17,10 @@ class EventTime {
  public:
   // REQUIRES: both outlive this.
   EventTime(WatermarkTracker* tracker, WindowOperator* op) : tracker_(tracker), op_(op) {}
+  // With parallel apply, every rise goes to its workers too (`op` then holds no keys: it
+  // answers WindowOperator::PredictAdd). REQUIRES: `apply` outlives its use here, or is reset
+  // to nullptr first.
+  void set_parallel(ParallelApply* apply) { apply_ = apply; }
 
   Nanos watermark() const { return watermark_; }
   const WatermarkTracker& tracker() const { return *tracker_; }
@@ -62,11 +67,13 @@ class EventTime {
     if (w > watermark_) {
       watermark_ = w;
       op_->OnWatermark(w);
+      if (apply_ != nullptr) apply_->Rise(w);
     }
   }
 
   WatermarkTracker* tracker_;
   WindowOperator* op_;
+  ParallelApply* apply_ = nullptr;
   Nanos watermark_ = kMinusInfinity;
 };
 
