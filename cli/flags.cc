@@ -99,6 +99,10 @@ Status ParseLineLength(std::string_view text, size_t* out) {
 Status BuildConfig(const Options& o, EngineConfig* c) {
   c->inputs = o.files;
   c->time_format = o.time_format;
+  if (!ParseInputFormat(o.input_format, &c->input_format)) {
+    return Status::InvalidArgument("--input-format " + o.input_format +
+                                   ": expected ndjson, logfmt, csv or tsv");
+  }
   if (o.window.empty()) {
     return Status::InvalidArgument(
         "--window is required, e.g. --window tumbling:1m, sliding:1h:5m or session:30s");

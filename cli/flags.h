@@ -29,6 +29,7 @@ struct Options {
   std::vector<std::string> files;
   std::string time_field = "ts";
   std::string time_format = "auto";
+  std::string input_format = "ndjson";
   std::string window;
   std::string tz;  // --tz ZONE: empty when not given
   bool local_times = false;  // --local-times: window bounds in the --tz zone's local time

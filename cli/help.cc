@@ -29,6 +29,7 @@ const std::map<std::string, std::string>& FlagGroups() {
       {"explain", "General"},
       {"threads", "General"},
       {"io-buffer", ""},  // a testing aid, hidden
+      {"input-format", "Input and time"},
       {"time", "Input and time"},
       {"time-format", "Input and time"},
       {"delay", "Input and time"},

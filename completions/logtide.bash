@@ -76,7 +76,7 @@ _logtide() {
   _logtide_words
 
   # Kept in the order of `logtide --help`; the test checks every flag there is here.
-  local flags="-h --help --version --config --time --time-format --window --tz --local-times --window-label --by --agg --where --having
+  local flags="-h --help --version --config --input-format --time --time-format --window --tz --local-times --window-label --by --agg --where --having
     --delay
     --lateness --max-future --idle-timeout -f --follow --emit --early --early-every --changes --late-output --on-error
     --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
@@ -119,6 +119,7 @@ _logtide() {
     --tz) _logtide_words_of "local UTC"; return ;;
     --on-error) _logtide_words_of "skip fail"; return ;;
     --format) _logtide_words_of "ndjson csv table"; return ;;
+    --input-format) _logtide_words_of "ndjson logfmt csv tsv"; return ;;
     --changes) _logtide_words_of "snapshot retract debezium"; return ;;
     --time-format)
       _logtide_words_of "auto rfc3339 epoch_s epoch_ms epoch_us epoch_ns"

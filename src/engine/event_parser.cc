@@ -184,7 +184,7 @@ std::vector<uint64_t> EventParser::expr_mismatches() const {
 }
 
 void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,
-                        StructuralIndex* index) {
+                        StructuralIndex* index, const CsvHeader* header) {
   // A UTF-8 byte order mark (editors on Windows put one at the start of a file) is not part of
   // the JSON: skipped, as jq does.
   if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
@@ -204,6 +204,16 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     ev->reason = reason_;
     ev->bad_kind = s.bad_kind();
   };
+  if (config_.input_format != InputFormat::kNdjson) {
+    // The line's JSON object, in the converter's buffer: read as NDJSON from here on.
+    std::string_view json;
+    Status c = converter_.Convert(config_.input_format, header, std::string_view(data, size), &json);
+    if (!c.ok()) return bad(c);
+    data = json.data();
+    size = json.size();
+    capacity = converter_.capacity();
+    index = nullptr;
+  }
   Status s = extractor_.Extract(data, size, capacity, &values_, index);
   if (!s.ok()) return bad(s);
   if (!where_.empty()) {

@@ -15,6 +15,7 @@
 #include "expr/expr.h"
 #include "json/extractor.h"
 #include "json/value.h"
+#include "lineformat/line_converter.h"
 #include "time/time_format.h"
 #include "util/status.h"
 
@@ -43,10 +44,13 @@ class EventParser {
 
   // Parses one line (without its '\n'). What *event points to stays valid until the next call.
   // `index`, when given, may hold the tokens of a run of lines including this one
-  // (FieldExtractor::Extract).
-  // REQUIRES: `capacity` bytes are readable at `data`, capacity >= size + kPadding.
+  // (FieldExtractor::Extract). A line of --input-format logfmt, csv or tsv is converted into
+  // the JSON object it stands for first (lineformat/), a CSV or TSV row with its file's
+  // `header`; that object is read as an NDJSON line is.
+  // REQUIRES: `capacity` bytes are readable at `data`, capacity >= size + kPadding; header is
+  // not null under --input-format csv or tsv (the header line itself is the caller's to skip).
   void Parse(const char* data, size_t size, size_t capacity, Event* event,
-             StructuralIndex* index = nullptr);
+             StructuralIndex* index = nullptr, const CsvHeader* header = nullptr);
 
   size_t num_aggs() const { return agg_slots_.size(); }
   static constexpr size_t kPadding = FieldExtractor::kPadding;
@@ -91,6 +95,7 @@ class EventParser {
     }
   }
   FieldExtractor extractor_;
+  LineConverter converter_;  // --input-format other than ndjson
   TimeFormat time_format_;
   int time_slot_ = -1;
   std::vector<int> key_slots_;

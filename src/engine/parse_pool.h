@@ -108,6 +108,8 @@ class ParsePool {
     std::vector<ValueRef> values;
     std::vector<std::pair<uint32_t, uint32_t>> strings;  // (value, its text's place in arena)
     std::string arena;
+    // --input-format csv, tsv: the header of the file the block is of (set as it is read).
+    std::shared_ptr<const CsvHeader> header;
   };
   struct Input {
     std::deque<Chunk*> queue;  // read or being read, not yet taken by Next, in input order
@@ -118,6 +120,8 @@ class ParsePool {
     bool finished = false;     // Next returned its end
     uint64_t line = 0;         // number of the last line Next returned
     bool waited = false;       // Next returned while waiting: the next wait is the long one
+    // --input-format csv, tsv: the header of the file read now (by the thread reading it).
+    std::shared_ptr<const CsvHeader> header;
   };
 
   // Next without workers: the reader's next line, parsed with the engine thread's parser.
@@ -140,6 +144,18 @@ class ParsePool {
   // Appends to c a bad line for a line of `full_size` bytes at `begin` that is longer than
   // --max-line-length, unparsed; `consumed`: its bytes up to the next line.
   void AddTooLong(Chunk* c, uint64_t begin, uint64_t full_size, uint64_t consumed, bool terminated);
+  // --input-format csv, tsv. A file's header is its first line (offset 0), which is neither an
+  // event nor a bad line: read from that line when it is read, or, when reading starts past it
+  // (a resumed run), from the file's start again (ReadHeader). Reads of one input are one at a
+  // time, so the input's header is the reading thread's to set; each block keeps its own (a
+  // followed file's rotation starts a new file with a new header).
+  bool headers_ = false;
+  char sep_ = ',';
+  std::shared_ptr<const CsvHeader> HeaderOfLine(const char* data, size_t size, bool too_long) const;
+  // Reads the first line of input i's file again. Errors: IOError when it cannot be read (a
+  // resumed standard input).
+  Status ReadHeader(int i, std::shared_ptr<const CsvHeader>* header) const;
+  std::vector<std::shared_ptr<const CsvHeader>> direct_headers_;
 
   const EngineConfig& config_;
   std::vector<LineReader*> readers_;

@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "engine/field_hints.h"
 #include "engine/parse_pool.h"
+#include "json/json_text.h"
 #include "output/output_set.h"
 #include "output/side_records.h"
 #include "time/duration.h"
@@ -81,22 +82,32 @@ Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind
 
 Status RunReport::LateEvent(std::string_view input, const Line& line, Nanos time,
                             Nanos watermark, uint32_t windows, bool* bad) {
-  *bad = !json_checker_.IsValid(std::string_view(line.data, line.size));
+  // A line of --input-format logfmt, csv or tsv was read through its JSON object (lineformat/):
+  // it is an event, and the record holds the line as it is, as a JSON string.
+  const bool json_line = config_.input_format == InputFormat::kNdjson;
+  *bad = json_line && !json_checker_.IsValid(std::string_view(line.data, line.size));
   if (*bad) return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
   ++stats_->late_events;
   stats_->missed_windows += windows;
   lateness_.Add(SatSub(watermark, time));
   OutputFile& late = outputs_->late();
   if (!late.is_open()) return Status::Ok();
-  AppendLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark,
-                   std::string_view(line.data, line.size), late.buffer());
+  std::string_view event(line.data, line.size);
+  std::string quoted;  // late lines are few: a copy for each is no cost on the fast path
+  if (!json_line) {
+    AppendJsonString(event, &quoted);
+    event = quoted;
+  }
+  AppendLateRecord(LineOrigin{input, line.number, line.offset}, time, watermark, event,
+                   late.buffer());
   late.MaybeFlush();
   return Status::Ok();
 }
 
 void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos time,
                                 Nanos watermark, uint32_t windows, uint32_t n) {
-  const bool valid = json_checker_.IsValid(std::string_view(line.data, line.size));
+  const bool valid = config_.input_format == InputFormat::kNdjson &&
+                     json_checker_.IsValid(std::string_view(line.data, line.size));
   // Its windows start a slide apart and the late ones are its first.
   const WindowSpec& w = config_.window;
   const Nanos first_end = w.NextEndAfter(time);
@@ -130,9 +141,17 @@ Status RunReport::Verdict() const {
   for (int k = 1; k < kBadKinds; ++k) {
     if (bad_by_kind_[k] > bad_by_kind_[kind]) kind = k;
   }
-  std::string most =
-      fmt::format("{} of them {} (the first, {}); {}", bad_by_kind_[kind], kBadKindText[kind][0],
-                  first_reason_[kind], kBadKindText[kind][1]);
+  // A line of --input-format logfmt, csv or tsv that is not of it is not a JSON object.
+  const bool other_format =
+      kind == static_cast<int>(BadKind::kNotJson) && config_.input_format != InputFormat::kNdjson;
+  const std::string not_of =
+      other_format ? fmt::format("not {} lines", InputFormatName(config_.input_format)) : "";
+  std::string most = fmt::format(
+      "{} of them {} (the first, {}); {}", bad_by_kind_[kind],
+      other_format ? not_of.c_str() : kBadKindText[kind][0], first_reason_[kind],
+      other_format ? "--input-format says what the lines are: ndjson (the default), logfmt, csv "
+                     "or tsv (see man logtide, INPUT FORMATS)"
+                   : kBadKindText[kind][1]);
   if (kind == static_cast<int>(BadKind::kNoTime))
     most += FieldHints(no_time_samples_).TimeLike(config_.time_field);
   if (usable == 0) {

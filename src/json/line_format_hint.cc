@@ -17,8 +17,8 @@ std::string_view LineFormatHint(std::string_view line) {
   size_t key_end = i;
   while (key_end < line.size() && IsKeyChar(line[key_end])) ++key_end;
   if (key_end > i && key_end < line.size() && line[key_end] == '=') {
-    return "the line looks like logfmt (key=value pairs), not JSON: logtide reads NDJSON, one "
-           "JSON object per line";
+    return "the line looks like logfmt (key=value pairs), not JSON: --input-format logfmt reads "
+           "logfmt";
   }
   bool quoted = false;
   size_t commas = 0, tabs = 0;
@@ -28,12 +28,12 @@ std::string_view LineFormatHint(std::string_view line) {
     if (line[k] == '\t') ++tabs;
   }
   if (tabs > 0) {
-    return "the line looks like TSV (fields separated by tabs), not JSON: logtide reads NDJSON, "
-           "one JSON object per line";
+    return "the line looks like TSV (fields separated by tabs), not JSON: --input-format tsv "
+           "reads TSV with a header line";
   }
   if (commas > 0) {
-    return "the line looks like CSV (fields separated by commas), not JSON: logtide reads "
-           "NDJSON, one JSON object per line";
+    return "the line looks like CSV (fields separated by commas), not JSON: --input-format csv "
+           "reads CSV with a header line";
   }
   return "";
 }

@@ -7,7 +7,8 @@
 namespace logtide {
 
 // Returns what `line` looks like when it is not JSON, as the end of a bad line's reason
-// ("the line looks like logfmt (key=value pairs) ..."), or "" when it looks like none of them.
+// ("the line looks like logfmt (key=value pairs) ..."), naming the --input-format that reads
+// it, or "" when it looks like none of them.
 // Only for lines that failed to parse as JSON: it looks at the shape, never validates.
 //   logfmt: starts with key=value (a key of letters, digits, _ . -), as Go and Heroku apps log
 //   TSV:    two or more fields separated by tabs

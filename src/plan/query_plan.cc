@@ -357,6 +357,10 @@ std::string CommandLine(const Query& c) {
   if (c.window.has_zone) s += " --tz " + ShellWord(c.window.zone.name());
   if (c.local_times) s += " --local-times";
   if (c.window_label) s += " --window-label";
+  if (c.input_format != InputFormat::kNdjson) {
+    s += " --input-format ";
+    s += InputFormatName(c.input_format);
+  }
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -383,6 +387,25 @@ std::string CommandLine(const Query& c) {
 
 std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   std::vector<std::string> out;
+  // The twins read NDJSON: DuckDB's with read_ndjson and every field typed as JSON (json_type),
+  // Flink's with the 'json' format. read_csv sniffs its columns' types, which are not
+  // lineformat/'s rules, and neither dialect reads logfmt.
+  if (c.input_format != InputFormat::kNdjson) {
+    const std::string flag = "--input-format " + std::string(InputFormatName(c.input_format));
+    if (dialect == SqlDialect::kDuckDb) {
+      out.push_back(flag +
+                    (c.input_format == InputFormat::kLogfmt
+                         ? ": DuckDB has no logfmt reader"
+                         : ": the twin reads every field as JSON (read_ndjson), and DuckDB's "
+                           "read_csv types columns by sniffing them, not as logtide types a "
+                           "field: convert the input to NDJSON to compare"));
+    } else {
+      out.push_back(flag + (c.input_format == InputFormat::kLogfmt
+                                ? ": Flink SQL has no logfmt format"
+                                : ": Flink SQL's csv format reads no header line, which names "
+                                  "the fields here"));
+    }
+  }
   if (c.early > 0) {
     out.push_back("--early " + FormatDuration(c.early) +
                   (dialect == SqlDialect::kDuckDb

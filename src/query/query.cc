@@ -70,6 +70,10 @@ std::string QueryText(const Query& c) {
   // Settings added later are written only when given, so that the states of jobs without them
   // stay resumable.
   if (c.window.has_zone) text += "\ntz=" + c.window.zone.name();
+  if (c.input_format != InputFormat::kNdjson) {
+    text += "\ninput-format=";
+    text += InputFormatName(c.input_format);
+  }
   if (c.local_times) text += "\nlocal-times=true";
   if (c.window_label) text += "\nwindow-label=true";
   if (c.max_future > 0) text += "\nmax-future=" + FormatDuration(c.max_future);

@@ -10,6 +10,7 @@
 
 #include "agg/agg_spec.h"
 #include "input/line_limits.h"
+#include "lineformat/input_format.h"
 #include "output/change_format.h"
 #include "output/output_format.h"
 #include "time/timestamp.h"
@@ -20,6 +21,8 @@ namespace logtide {
 
 struct Query {
   std::vector<std::string> inputs;  // "-" is stdin; empty means stdin
+  // --input-format: what every input's lines are (lineformat/input_format.h).
+  InputFormat input_format = InputFormat::kNdjson;
   std::string time_field = "ts";
   std::string time_format = "auto";
   WindowSpec window;

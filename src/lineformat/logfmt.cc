@@ -1,0 +1,105 @@
+#include "lineformat/logfmt.h"
+
+#include <fmt/format.h>
+
+#include "util/quote.h"
+
+namespace logtide {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+Status Bad(std::string message) { return Status::DataError(BadKind::kNotJson, std::move(message)); }
+
+}  // namespace
+
+Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
+  const size_t n = line.size();
+  // Each byte of the line makes at most 7 of the object's ("k" alone: "\u00XX":true,).
+  out->Begin(8 * n + 8);
+  size_t i = 0;
+  while (true) {
+    while (i < n && IsSpace(line[i])) ++i;
+    if (i == n) break;
+    const size_t key_start = i;
+    if (line[i] == '"' || line[i] == '{') {
+      if (key_start == 0 && line[i] == '{') {
+        return Bad("a logfmt line does not start with '{': the line looks like JSON (--input-format "
+                   "ndjson reads it)");
+      }
+      return Bad(fmt::format("logfmt keys are not quoted: a key starts with '{}' at byte {}",
+                             line[i], i + 1));
+    }
+    while (i < n && !IsSpace(line[i]) && line[i] != '=' && line[i] != '"') ++i;
+    const std::string_view key = line.substr(key_start, i - key_start);
+    if (key.empty()) {
+      return Bad(fmt::format("an empty key: '=' with no key before it at byte {}", i + 1));
+    }
+    if (i < n && line[i] == '"') {
+      return Bad(fmt::format("a double quote inside the key {} at byte {}: logfmt keys are not "
+                             "quoted",
+                             QuoteForMessage(key), i + 1));
+    }
+    out->Comma();
+    out->String(key);
+    out->Char(':');
+    if (i == n || IsSpace(line[i])) {  // a bare key
+      out->Raw("true");
+      continue;
+    }
+    ++i;  // '='
+    if (i == n || IsSpace(line[i])) {  // key= : the empty string
+      out->Raw("\"\"");
+      continue;
+    }
+    if (line[i] != '"') {
+      const size_t value_start = i;
+      while (i < n && !IsSpace(line[i])) ++i;
+      out->Scalar(line.substr(value_start, i - value_start));
+      continue;
+    }
+    // A quoted value: JSON's escapes are copied as they are.
+    ++i;
+    out->Char('"');
+    while (true) {
+      if (i == n) {
+        return Bad(fmt::format("the quoted value of key {} has no closing double quote",
+                               QuoteForMessage(key)));
+      }
+      const char c = line[i];
+      if (c == '"') break;
+      if (c == '\\' && i + 1 < n) {
+        const char e = line[i + 1];
+        if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' ||
+            e == 't') {
+          out->Raw(line.substr(i, 2));
+          i += 2;
+          continue;
+        }
+        if (e == 'u' && i + 5 < n && IsHex(line[i + 2]) && IsHex(line[i + 3]) &&
+            IsHex(line[i + 4]) && IsHex(line[i + 5])) {
+          out->Raw(line.substr(i, 6));
+          i += 6;
+          continue;
+        }
+      }
+      out->Escaped(line.substr(i, 1));  // a backslash alone is a backslash
+      ++i;
+    }
+    out->Char('"');
+    ++i;  // the closing quote
+    if (i < n && !IsSpace(line[i])) {
+      return Bad(fmt::format(
+          "text after the closing double quote of key {}'s value at byte {} (a space must "
+          "separate pairs)",
+          QuoteForMessage(key), i + 1));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace logtide
