@@ -2,7 +2,7 @@
 """Two logtide binaries side by side on bench/run.py's jobs: before and after a change.
 
   bench/compare.py --old OLD_LOGTIDE --new NEW_LOGTIDE [--gen LOGTIDE_GEN] [--lines N]
-                   [--rounds R] [--jobs LIST] [--threads T] [--instructions]
+                   [--rounds R] [--jobs LIST] [--threads T] [--new-args FLAGS] [--instructions]
 
 Each round runs every job once with each binary, the binaries' order alternating from round
 to round (old first in odd rounds), so that a change in the machine's load falls on both. It
@@ -12,6 +12,8 @@ binary and their ratio new / old (wall time from time.perf_counter, CPU time in 
 hundredths of a second: use inputs of a few seconds). With --instructions it also counts each binary's
 instructions on the first 200,000 lines with --threads 1 (valgrind's callgrind): the same
 count on a busy machine as on a quiet one, where wall times are not.
+--new-args gives the new binary more flags (one string, split on spaces), so that one binary
+can be compared with itself under an option: --old B --new B --new-args '--apply-threads 2'.
 Inputs and outputs are kept in tmpfs (/dev/shm) when it has room. It asserts nothing.
 """
 import argparse
@@ -65,6 +67,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--jobs", default="1,2,3,4,5,7,9")
     ap.add_argument("--threads", type=int, help="--threads for both (default: their default)")
+    ap.add_argument("--new-args", default="", help="more flags for the new binary only")
     ap.add_argument("--instructions", action="store_true")
     a = ap.parse_args()
     jobs_table = load_jobs()
@@ -86,13 +89,16 @@ def main():
                     break
                 s.write(line)
 
-        def cmd(binary, job, path, threads=a.threads):
-            return [binary, "-q"] + (["--threads", str(threads)] if threads else []) + jobs_table[job][1] + [path]
+        def cmd(binary, job, path, threads=a.threads, extra=()):
+            return ([binary, "-q"] + (["--threads", str(threads)] if threads else []) + list(extra) +
+                    jobs_table[job][1] + [path])
+
+        new_args = a.new_args.split()
 
         outs = {b: os.path.join(work, b + ".out") for b in ("old", "new")}
         for job in jobs:
             subprocess.run(cmd(old, job, logs), stdout=open(outs["old"], "w"), check=True)
-            subprocess.run(cmd(new, job, logs), stdout=open(outs["new"], "w"), check=True)
+            subprocess.run(cmd(new, job, logs, extra=new_args), stdout=open(outs["new"], "w"), check=True)
             if subprocess.run(["cmp", "-s", outs["old"], outs["new"]]).returncode != 0:
                 sys.exit("job %d: the two binaries write different bytes" % job)
         print("check: on %d lines, both binaries write the same bytes for jobs %s\n" % (a.lines, a.jobs))
@@ -102,11 +108,12 @@ def main():
             order = (("old", old), ("new", new)) if r % 2 == 0 else (("new", new), ("old", old))
             for job in jobs:
                 for name, binary in order:
-                    w, c = timed(cmd(binary, job, logs), outs[name])
+                    w, c = timed(cmd(binary, job, logs, extra=new_args if name == "new" else ()), outs[name])
                     wall[(name, job)].append(w)
                     cpu[(name, job)].append(c)
         med = statistics.median
-        print("%d lines, %d rounds, medians; threads: %s" % (a.lines, a.rounds, a.threads or "default"))
+        print("%d lines, %d rounds, medians; threads: %s%s" % (a.lines, a.rounds, a.threads or "default",
+                                                            "; new also " + a.new_args if new_args else ""))
         print("| job | old wall s | new wall s | new/old | old CPU s | new CPU s | new/old |")
         print("|---|---|---|---|---|---|---|")
         for job in jobs:
@@ -119,7 +126,7 @@ def main():
             print("|---|---|---|---|")
             for job in jobs:
                 o = instructions(cmd(old, job, small, 1))
-                n = instructions(cmd(new, job, small, 1))
+                n = instructions(cmd(new, job, small, 1, new_args))
                 print("| %d | %d | %d | %.4f |" % (job, o, n, n / o))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -139,6 +139,12 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
                   "1 does everything on one thread. Output is the same bytes for every N")
       ->check(CLI::Range(1, 256))
       ->type_name("N");
+  app->add_option("--apply-threads", o.apply_threads,
+                  "Threads that apply events to the windows, each owning the keys of a range of "
+                  "key groups, on a job over files without --state (default 1). Output is the "
+                  "same bytes for every N")
+      ->check(CLI::Range(1, 256))
+      ->type_name("N");
   app->add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");
   app->add_option("--state", o.state,
                   "Keep the job's state in this SQLite file: resume from it, checkpoint to it")

@@ -203,6 +203,7 @@ Status BuildConfig(const Options& o, EngineConfig* c) {
       !(s = ParseLineLength(o.max_line_length, &c->max_line_length)).ok())
     return s;
   c->threads = o.threads > 0 ? o.threads : DefaultThreads();
+  c->apply_threads = o.apply_threads;
   c->state_path = o.state;
   if (o.checkpoint_every == 0)
     return Status::InvalidArgument("--checkpoint-every must be at least 1");

@@ -58,6 +58,7 @@ struct Options {
   size_t io_buffer = 1 << 20;
   std::string max_line_length;  // empty: the default
   int threads = 0;  // 0: one per core
+  int apply_threads = 1;
   std::string state;
   uint64_t checkpoint_every = 100000;
   std::string checkpoint_interval = "5s";

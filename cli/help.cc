@@ -28,6 +28,7 @@ const std::map<std::string, std::string>& FlagGroups() {
       {"config", "General"},
       {"explain", "General"},
       {"threads", "General"},
+      {"apply-threads", "General"},
       {"io-buffer", ""},  // a testing aid, hidden
       {"input-format", "Input and time"},
       {"time", "Input and time"},

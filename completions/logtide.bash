@@ -79,7 +79,7 @@ _logtide() {
   local flags="-h --help --version --config --input-format --time --time-format --window --tz --local-times --window-label --by --agg --where --having
     --delay
     --lateness --max-future --idle-timeout -f --follow --emit --early --early-every --changes --late-output --on-error
-    --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads -q --quiet
+    --max-bad-ratio --errors --max-line-length -o --output --format --stats --progress --explain --threads --apply-threads -q --quiet
     --state --checkpoint-every --checkpoint-interval --hold --durable --reread-replaced --overwrite
     --change-outputs --allow-missing-inputs"
 
@@ -130,7 +130,7 @@ _logtide() {
     --delay|--lateness|--max-future|--idle-timeout|--early|--early-every|--checkpoint-interval)
       _logtide_duration_units
       return ;;
-    --time|--by|--where|--having|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads)
+    --time|--by|--where|--having|--max-bad-ratio|--max-line-length|--checkpoint-every|--threads|--apply-threads)
       _logtide_words_of ""
       return ;;
   esac

@@ -76,6 +76,7 @@ complete -c logtide -n $main -l progress -d 'Show progress on standard error eve
 # The mode only after '=' (--explain=sql:duckdb): `--explain FILE` reads FILE.
 complete -c logtide -n $main -l explain -f -a "words\t'in words' sql:duckdb\t'a DuckDB query' sql:flink\t'a Flink SQL job'" -d 'Print how the query will run and exit'
 complete -c logtide -n $main -l threads -x -d 'Threads that read and parse input, 1 to 256'
+complete -c logtide -n $main -l apply-threads -x -d 'Threads that apply events by key group, 1 to 256'
 complete -c logtide -n $main -s q -l quiet -d 'Print no warnings (errors are still printed)'
 complete -c logtide -n $main -l state -r -F -d "Keep the job's state in this SQLite file"
 complete -c logtide -n $main -l checkpoint-every -x -d 'With --state: checkpoint every N lines'

@@ -251,6 +251,11 @@ void ParallelApply::Finish() {
   merged_cv_.wait(lk, [&] { return merged_ == sealed_; });
 }
 
+void ParallelApply::Drain() {
+  std::unique_lock<std::mutex> lk(mu_);
+  merged_cv_.wait(lk, [&] { return merged_ == sealed_; });
+}
+
 size_t ParallelApply::open_entries() const {
   size_t n = 0;
   for (const auto& w : worker_) n += w->open_entries_.load(std::memory_order_relaxed);

@@ -1,4 +1,4 @@
-// Parallel apply (--threads N, N >= 2): every event goes to the apply worker that owns its
+// Parallel apply (--apply-threads N, N >= 2): every event goes to the apply worker that owns its
 // key's group (keys/key_group.h), in batches; each worker holds its own keys, accumulators and
 // window operator, applies its events strictly in input order and sees every rise of the
 // watermark, so its state is the part of one operator's state that its keys make. The records
@@ -70,6 +70,10 @@ class ParallelApply {
   void EmitOpen();
   // Hands over what is left and returns once every event is applied and every record written.
   void Finish();
+  // Returns once every batch handed over is applied and its records written (the one being
+  // filled stays): until the caller hands over more, nothing writes to the record sink, so the
+  // caller may flush the file under it.
+  void Drain();
 
   // (window or pane, key) states open in all workers, as of the batches they finished.
   size_t open_entries() const;

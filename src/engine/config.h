@@ -42,6 +42,7 @@ struct EngineConfig : Query {
   size_t buffer_size = 1 << 20;  // initial input buffer; results never depend on it
   bool quiet = false;            // no warnings on the diagnostics stream
   int threads = 1;               // > 1: that many threads parse ahead (engine/parse_pool.h)
+  int apply_threads = 1;         // > 1: that many threads apply events (apply/parallel_apply.h)
 
   // Durable state (--state): see state/state_store.h and man/logtide.1, STATE.
   std::string state_path;                           // empty: no state

@@ -58,7 +58,7 @@ struct Engine::Impl {
   // With worker threads: writes the records through `records` (so declared after it and
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
-  // --threads N on a batch job: N workers apply the events by key group, and `op` holds no
+  // --apply-threads N on a batch job: N workers apply the events by key group, and `op` holds no
   // keys (it answers PredictAdd). Writes through `records`, so declared after it.
   std::unique_ptr<ParallelApply> apply;
   std::unique_ptr<InputSet> inputs;
@@ -301,6 +301,7 @@ Status Engine::Impl::ReadAll() {
       progress != nullptr ? std::function<void()>([this] { ReportProgress(false); }) : nullptr,
       config.checkpoint_interval, &clock});
   tick->set_output_thread(output_thread.get());
+  tick->set_parallel_apply(apply.get());
   tick->Start(clock.Now(), live);
   size_t remaining = n;
   uint32_t until_rejoin = 0, until_tick = 0;
@@ -393,7 +394,7 @@ Status Engine::Impl::ReadAll() {
 // ticks look at one operator), and so does update mode with --lateness (its corrections are
 // counted over one operator's firings).
 static bool ParallelApplies(const EngineConfig& c, bool threads, bool live) {
-  return threads && c.threads >= 2 && !live && c.state_path.empty() && c.early_every == 0 &&
+  return threads && c.apply_threads >= 2 && !live && c.state_path.empty() && c.early_every == 0 &&
          !(c.emit == EmitMode::kUpdate && c.lateness > 0);
 }
 
@@ -401,7 +402,7 @@ void Engine::Impl::StartApply(bool threads) {
   if (!ParallelApplies(config, threads, live)) return;
   const EngineConfig& c = config;
   apply = std::make_unique<ParallelApply>(
-      static_cast<uint32_t>(c.threads), c.aggs, c.by.size(),
+      static_cast<uint32_t>(c.apply_threads), c.aggs, c.by.size(),
       [&c](WindowOperator::Deps deps) {
         return WindowOperator::Create(c.window, c.lateness, c.emit, c.early, deps, c.early_every);
       },
@@ -416,6 +417,7 @@ void Engine::Impl::FinishApply() {
   const std::vector<uint64_t> wrong = apply->wrong_type();
   for (size_t a = 0; a < wrong.size(); ++a) stats->ignored_values[a] += wrong[a];
   time->set_parallel(nullptr);
+  if (tick != nullptr) tick->set_parallel_apply(nullptr);
   apply.reset();
 }
 

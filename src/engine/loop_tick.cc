@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "apply/parallel_apply.h"
 #include "engine/checkpointer.h"
 #include "engine/idle_inputs.h"
 #include "engine/output_thread.h"
@@ -69,6 +70,7 @@ void LoopTick::FlushWhileWaiting(Nanos now) {
   if (Decided() == flushed_) return;
   flushed_ = Decided();
   if (output_thread_ != nullptr) output_thread_->Drain();
+  if (apply_ != nullptr) apply_->Drain();
   Status s = deps_.outputs->Sync(false);
   if (!s.ok() && status_.ok()) status_ = s;
   if (live_) timers_.Set(LoopTimers::kFlush, now, kFlushDeadline);
@@ -99,6 +101,7 @@ void LoopTick::Run(LoopTimers::Job job, Nanos now) {
       if (output_thread_ != nullptr) {
         output_thread_->FlushSoon();
       } else {
+        if (apply_ != nullptr) apply_->Drain();
         (void)deps_.outputs->results().Flush();  // errors stay in the file's status, for Sync
       }
       (void)deps_.outputs->late().Flush();

@@ -19,6 +19,7 @@
 namespace logtide {
 
 class Checkpointer;
+class ParallelApply;
 class Clock;
 class IdleInputs;
 class OutputSet;
@@ -47,6 +48,9 @@ class LoopTick {
 
   // The records of a firing are written by this thread from now on (null: by the loop's).
   void set_output_thread(OutputThread* t) { output_thread_ = t; }
+  // The records are written by parallel apply's merge thread (null: not): a flush of the
+  // results waits until it has written what it was handed.
+  void set_parallel_apply(ParallelApply* a) { apply_ = a; }
 
   // The loop starts at `now` (the window operator's processing-time trigger is set from it);
   // `live`: an input may keep coming (a pipe, a followed file).
@@ -76,6 +80,7 @@ class LoopTick {
 
   Deps deps_;
   OutputThread* output_thread_ = nullptr;
+  ParallelApply* apply_ = nullptr;
   LoopTimers timers_;
   bool live_ = false;
   uint64_t flushed_ = 0;  // Decided() when the outputs were last flushed

@@ -5,8 +5,10 @@
 
 Over generated logs with disorder, late events, bad lines (invalid JSON, no time, a time of the
 wrong type, strings with escapes), blank and CRLF lines, a line longer than any read block and
-a last line without its newline, every query runs with --threads 1 and with 2, 3 and 8 threads
-at several block sizes (--io-buffer), from a file, from a pipe and from two files. Results,
+a last line without its newline, every query runs with --threads 1 and with 2, 3, 4 and 8 parsing
+threads and 1, 2, 3, 4, 7 and 16 applying threads (--apply-threads: by key group, on files; a
+pipe applies on one) at several block sizes (--io-buffer), from a file, from a pipe and from two
+files. Results,
 --late-output, --errors, standard error and the --stats counters must be byte-identical.
 Prints 'N passed, N failed'.
 """
@@ -28,6 +30,16 @@ QUERIES = [
     # Many keys per firing, CSV, an aggregate that is always null: the output thread's batches.
     ["--window", "tumbling:1m", "--by", "user", "--agg", "count", "--agg", "sum(no_such_field)", "--agg",
      "avg(latency_ms)", "--format", "csv"],
+    # Sketches, filtered aggregates, --where and --having over many keys: each worker's own
+    # accumulators, merged into one order.
+    ["--window", "sliding:2m:30s", "--by", "user", "--agg", "p99(latency_ms)", "--agg", "approx_count_distinct(path)",
+     "--agg", "top_k(path, 2)", "--agg", "errors=count filter status >= 500", "--where", "latency_ms > 5",
+     "--having", "p99_latency_ms > 20", "--delay", "2s"],
+    # Sessions of two-field keys with lateness: corrections and late events decided per key.
+    ["--window", "session:20s", "--by", "user,method", "--agg", "count", "--agg", "sum(bytes)", "--delay", "2s",
+     "--lateness", "10s"],
+    # Provisional records while windows are open.
+    ["--window", "tumbling:5m", "--by", "user", "--agg", "count", "--early", "30s", "--delay", "1s"],
 ]
 
 
@@ -65,10 +77,10 @@ def make_input(gen, path, seed, lines):
         f.write(text)
 
 
-def run(binary, args, threads, block, inputs, work, tag, stdin_path=None):
+def run(binary, args, threads, block, inputs, work, tag, stdin_path=None, apply=1):
     late, errors = os.path.join(work, tag + ".late"), os.path.join(work, tag + ".errors")
-    cmd = [binary, "--threads", str(threads), "--io-buffer", str(block), "--stats", "--late-output", late,
-           "--errors", errors] + args + inputs
+    cmd = [binary, "--threads", str(threads), "--apply-threads", str(apply), "--io-buffer", str(block), "--stats",
+           "--late-output", late, "--errors", errors] + args + inputs
     stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
     p = subprocess.run(cmd, stdin=stdin, capture_output=True)
     if stdin_path:
@@ -107,12 +119,18 @@ def main():
                       % (qi, source, want["exit"], want["stderr"]))
                 failed += 1
                 continue
-            for threads, block in ((2, 1 << 20), (3, 4096), (8, 64 << 10), (2, 1)):
+            # (--threads, --apply-threads, block size)
+            for threads, apply, block in ((2, 1, 1 << 20), (3, 1, 4096), (8, 1, 64 << 10), (2, 1, 1), (2, 2, 1 << 20),
+                                          (2, 3, 4096), (4, 4, 1 << 20), (2, 7, 16 << 10), (3, 16, 1 << 20),
+                                          (8, 2, 1)):
                 if block == 1 and source != "file":
                     continue  # one byte per block: slow, and the file case covers it
-                got = run(binary, query, threads, block, inputs, work, "got", stdin)
+                if apply > 1 and source == "pipe" and threads != 2:
+                    continue  # a pipe applies on one thread: one case shows --apply-threads does no harm
+                got = run(binary, query, threads, block, inputs, work, "got", stdin, apply)
                 diff = [k for k in want if got[k] != want[k]]
-                what = "query %d, %s, --threads %d, blocks of %d bytes" % (qi, source, threads, block)
+                what = "query %d, %s, --threads %d, --apply-threads %d, blocks of %d bytes" % (
+                    qi, source, threads, apply, block)
                 if diff:
                     print("FAIL %s: %s differ" % (what, ", ".join(diff)))
                     failed += 1
