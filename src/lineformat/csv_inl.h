@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace logtide {
 
 std::string CsvFieldError(std::string_view what, size_t field, size_t byte);
@@ -39,8 +41,9 @@ Status SplitCsvRow(std::string_view line, char sep, size_t* count, F&& on_field)
       if (*p != sep) {
         return Status::DataError(
             BadKind::kNotJson,
-            CsvFieldError("has text after its closing double quote", field,
-                          static_cast<size_t>(p - line.data()) + 1));
+            CsvFieldError(fmt::format("has text after its closing double quote, at byte {}",
+                                      static_cast<size_t>(p - line.data()) + 1),
+                          field, static_cast<size_t>(start - 1 - line.data()) + 1));
       }
       ++p;
       continue;

@@ -67,7 +67,7 @@ TEST_CASE("csv: broken quotes are bad lines, a quoted field spanning lines among
   CHECK(Row(h, "\"open,1") ==
         "BAD: field 1 (from byte 1) has no closing double quote on its line (a quoted field "
         "that spans lines is not read)");
-  CHECK(Row(h, "1,\"x\"y") == "BAD: field 2 (from byte 6) has text after its closing double quote");
+  CHECK(Row(h, "1,\"x\"y") == "BAD: field 2 (from byte 3) has text after its closing double quote, at byte 6");
 }
 
 TEST_CASE("csv: a header that is not a row makes every row bad") {
