@@ -10,6 +10,8 @@ from states saved by real runs.
   time       the rows of testdata/tables/time_formats.txt as FORMAT<TAB>VALUE, and timestamps,
              durations and epoch numbers alone
   specs      every --window, --agg and --by value in the golden cases' commands, and a few more
+  lineformat the logfmt, CSV and TSV inputs of the golden cases (testdata/cases/formats), each
+             behind the byte that picks its format for fuzz_lineformat.cc, and their lines alone
   state      for each query of state_queries.txt: the sections and window rows a run with
              --state --hold leaves over the first 8 lines of testdata/sample/app.log, and after a
              second run over all of it; and three of those state files whole
@@ -182,10 +184,29 @@ def state(binary):
                 shutil.copy(db, os.path.join(CORPUS, "state", "query%d-state-file.db" % number))
 
 
+def lineformat():
+    # fuzz_lineformat.cc: the first byte's value mod 3 picks logfmt (0), CSV (1) or TSV (2).
+    picks = {".logfmt": b"\x00", ".csv": b"\x01", ".tsv": b"\x02"}
+    for path in sorted(glob.glob(os.path.join(ROOT, "testdata/cases/formats/*/*"))):
+        ext = os.path.splitext(path)[1]
+        if ext not in picks:
+            continue
+        data = open(path, "rb").read()
+        case = os.path.basename(os.path.dirname(path))[:4]
+        write("lineformat", "case%s%s" % (case, ext.replace(".", "-")), picks[ext] + data)
+        if ext == ".logfmt":
+            for i, line in enumerate(data.split(b"\n")[:8]):
+                write("lineformat", "case%s-line%d" % (case, i + 1), picks[ext] + line)
+    # Escapes, quotes, separators and numbers at their edges.
+    write("lineformat", "logfmt-escapes", b'\x00a="\\u00e9\\n\\"" b=\\x c= d e=1e3 f=-0 g=012 h="x\ty"')
+    write("lineformat", "csv-quotes", b'\x01a,b,c\n"x""y","1,2",\n,,""\n"open\n1,2,3,4')
+    write("lineformat", "tsv-quotes", b'\x02a\tb\n"q"\t-1.5e-3\n\t\n')
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    for target in ("extractor", "time", "specs", "state"):
+    for target in ("extractor", "time", "specs", "lineformat", "state"):
         # Inputs a fuzz run once failed on (regression-*) stay: every run replays them first.
         folder = os.path.join(CORPUS, target)
         os.makedirs(folder, exist_ok=True)
@@ -195,8 +216,9 @@ def main():
     extractor()
     time_()
     specs()
+    lineformat()
     state(os.path.abspath(sys.argv[1]))
-    for target in ("extractor", "time", "specs", "state"):
+    for target in ("extractor", "time", "specs", "lineformat", "state"):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)
         print("%-9s %3d files, %6d bytes" % (target, len(files), size))

@@ -24,7 +24,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   shift
 done
 [ $# -gt 0 ] && shift  # the --
-[ ${#targets[@]} -gt 0 ] || targets=(extractor time specs state)
+[ ${#targets[@]} -gt 0 ] || targets=(extractor time specs state lineformat)
 
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts"
