@@ -10,6 +10,10 @@
 # for review with `git diff`.
 # Usage: run_case.sh LOGTIDE_BINARY CASE_DIR
 set -u
+if [ $# -ne 2 ]; then
+  echo "usage: run_case.sh LOGTIDE_BINARY CASE_DIR" >&2
+  exit 2
+fi
 bin=$(realpath "$1")
 case_dir=$(realpath "$2")
 scratch=$(mktemp -d)
