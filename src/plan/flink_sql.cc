@@ -13,23 +13,45 @@ namespace {
 constexpr Nanos kMilli = 1'000'000;
 
 // Returns `d` as a Flink SQL interval literal, in milliseconds (Flink's event-time precision):
-// the largest unit that divides it, with the leading precision spelled out past 2 digits.
+// one unit (the largest that divides it) where its count has at most 2 digits, the default
+// leading precision; otherwise fields from the largest unit whose count has 1 or 2 digits down
+// to the smallest the value needs ('2:30' HOUR TO MINUTE), which every Flink SQL parser takes;
+// past 99 days the leading precision spelled out (DAY(3)).
 std::string Interval(Nanos d) {
   const int64_t ms = (d + kMilli - 1) / kMilli;  // a sub-millisecond rest rounds up
   struct Unit {
     int64_t ms;
     const char* name;
   };
-  for (const Unit u : {Unit{86'400'000, "DAY"}, Unit{3'600'000, "HOUR"}, Unit{60'000, "MINUTE"},
-                       Unit{1000, "SECOND"}}) {
+  constexpr Unit kUnits[] = {
+      {86'400'000, "DAY"}, {3'600'000, "HOUR"}, {60'000, "MINUTE"}, {1000, "SECOND"}};
+  for (const Unit u : kUnits) {
+    if (ms % u.ms != 0 || ms / u.ms > 99) continue;
+    return fmt::format("INTERVAL '{}' {}", ms / u.ms, u.name);
+  }
+  if (ms < 1000) return fmt::format("INTERVAL '0.{:03}' SECOND", ms);
+  size_t lead = 0;
+  while (lead < 3 && ms / kUnits[lead].ms == 0) ++lead;
+  if (lead == 3) return fmt::format("INTERVAL '{}.{:03}' SECOND", ms / 1000, ms % 1000);
+  if (ms / kUnits[lead].ms <= 99) {
+    size_t last = lead + 1;
+    while (last < 3 && ms % kUnits[last].ms != 0) ++last;
+    std::string text = std::to_string(ms / kUnits[lead].ms);
+    for (size_t k = lead + 1; k <= last; ++k) {
+      const int64_t field = ms % kUnits[k - 1].ms / kUnits[k].ms;
+      text += fmt::format("{}{:02}", k == 1 ? ' ' : ':', field);
+    }
+    if (last == 3 && ms % 1000 != 0) text += fmt::format(".{:03}", ms % 1000);
+    return fmt::format("INTERVAL '{}' {} TO {}", text, kUnits[lead].name, kUnits[last].name);
+  }
+  // 100 days or more.
+  for (const Unit u : kUnits) {
     if (ms % u.ms != 0) continue;
     const std::string n = std::to_string(ms / u.ms);
-    return fmt::format("INTERVAL '{}' {}{}", n, u.name,
-                       n.size() > 2 ? fmt::format("({})", n.size()) : "");
+    return fmt::format("INTERVAL '{}' {}({})", n, u.name, n.size());
   }
   const std::string secs = std::to_string(ms / 1000);
-  return fmt::format("INTERVAL '{}.{:03}' SECOND{}", secs, ms % 1000,
-                     secs.size() > 2 ? fmt::format("({}, 3)", secs.size()) : "");
+  return fmt::format("INTERVAL '{}.{:03}' SECOND({}, 3)", secs, ms % 1000, secs.size());
 }
 
 // Returns `d` as a Flink configuration duration ("5 min", "250 ms").
@@ -481,8 +503,24 @@ std::string Renderer::Render() {
              "once, when the watermark passes its end + lateness, as in logtide.";
   }
   s += SqlComment(notes);
-  s += "\nSET 'table.local-time-zone' = 'UTC';  -- window_start and window_end in UTC, as "
-       "logtide writes them\n";
+  // Calendar windows: Flink windows a TIMESTAMP_LTZ time on the local wall clock of the session
+  // time zone, and the rendering casts their bounds back to instants.
+  const bool zoned = w.is_calendar() && w.has_zone;
+  if (zoned) {
+    s += "\n" +
+         SqlComment("Calendar windows: " + CalendarWindowText(w) + " in " + w.zone.name() +
+                    ". Flink puts an event in the window of its local time in the session time "
+                    "zone, by the JDK's zone rules (logtide reads the system's zone database: "
+                    "the two can differ for a zone whose rules changed); window_start and "
+                    "window_end are local wall-clock times there, cast to TIMESTAMP_LTZ "
+                    "instants. Next to a change of the clock by other than an hour, Flink may "
+                    "fire a window up to an hour after its end, which changes only which events "
+                    "are late.");
+    s += "SET 'table.local-time-zone' = " + SqlString(w.zone.name()) + ";\n";
+  } else {
+    s += "\nSET 'table.local-time-zone' = 'UTC';  -- window_start and window_end in UTC, as "
+         "logtide writes them\n";
+  }
   if (p_.idle_timeout > 0) {
     fmt::format_to(out,
                    "SET 'table.exec.source.idle-timeout' = '{}';  -- --idle-timeout: an idle "
@@ -541,6 +579,11 @@ std::string Renderer::Render() {
           "and the line skipped";
       if (p_.time.kind == PlanTime::Kind::kAuto)
         time_note += "; --time-format auto also takes epoch numbers, which this does not";
+      if (zoned) {
+        time_note +=
+            "; a time without an offset, which logtide reads as a local time in the --tz zone, "
+            "is null too";
+      }
       break;
     case PlanTime::Kind::kEpoch:
       if (p_.time.epoch_unit == 1'000'000'000) {
@@ -612,8 +655,13 @@ std::string Renderer::Render() {
 
   // The sink: logtide's record, column for column.
   s += "\nCREATE TABLE `logtide_sink` (\n";
-  s += "  `window_start` TIMESTAMP(3),  -- logtide writes RFC 3339 text\n";
-  s += "  `window_end` TIMESTAMP(3),\n";
+  if (zoned) {
+    s += "  `window_start` TIMESTAMP_LTZ(3),  -- an instant, which the JSON format writes in UTC\n";
+    s += "  `window_end` TIMESTAMP_LTZ(3),\n";
+  } else {
+    s += "  `window_start` TIMESTAMP(3),  -- logtide writes RFC 3339 text\n";
+    s += "  `window_end` TIMESTAMP(3),\n";
+  }
   for (size_t i = 0; i < p_.keys.size(); ++i) {
     fmt::format_to(out, "  {} {},\n", BacktickIdent(p_.keys[i]), KeyType(i));
   }
@@ -655,7 +703,7 @@ std::string Renderer::Render() {
     switch (w.kind) {
       case WindowSpec::Kind::kTumbling:
         fn = "TUMBLE";
-        args = Interval(w.size);
+        args = Interval(FlinkWindowSize(w));
         break;
       case WindowSpec::Kind::kSliding:
         fn = "HOP";
@@ -675,10 +723,11 @@ std::string Renderer::Render() {
     start = "window_start";
     end = "window_end";
     // The grid's offset is the window functions' last, optional argument (Flink 1.15 on).
-    const std::string offset = w.offset == 0 ? std::string() : ", " + Interval(w.offset);
+    const Nanos grid_offset = FlinkWindowOffset(w);
+    const std::string offset = grid_offset == 0 ? std::string() : ", " + Interval(grid_offset);
     from = w.kind == WindowSpec::Kind::kTumbling
                ? "TABLE(TUMBLE(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
-                     Interval(w.size) + offset + "))"
+                     Interval(FlinkWindowSize(w)) + offset + "))"
                : "TABLE(HOP(TABLE `logtide_events`, DESCRIPTOR(" + rowtime + "), " +
                      Interval(w.slide) + ", " + Interval(w.size) + offset + "))";
     group = "window_start, window_end" + keys_sql;
@@ -694,6 +743,10 @@ std::string Renderer::Render() {
          " applies to it, not to the window table functions.\n";
   } else {
     s += "\n";
+  }
+  if (zoned) {
+    start = "CAST(" + start + " AS TIMESTAMP_LTZ(3))";
+    end = "CAST(" + end + " AS TIMESTAMP_LTZ(3))";
   }
   const bool having = !p_.having.empty();
   fmt::format_to(out,
@@ -737,5 +790,32 @@ std::string Renderer::Render() {
 }  // namespace
 
 std::string FlinkSql(const QueryPlan& plan) { return Renderer(plan).Render(); }
+
+Nanos FlinkWindowSize(const WindowSpec& w) {
+  constexpr Nanos kDay = 86400 * kNanosPerSecond;
+  switch (w.calendar) {
+    case WindowSpec::Calendar::kDays:
+      return w.count * kDay;
+    case WindowSpec::Calendar::kWeeks:
+      return w.count * 7 * kDay;
+    case WindowSpec::Calendar::kMonths:  // no Flink window (REQUIRES)
+    case WindowSpec::Calendar::kWallClock:
+    case WindowSpec::Calendar::kLocalGrid:
+    case WindowSpec::Calendar::kNone:
+      break;
+  }
+  return w.kind == WindowSpec::Kind::kSliding ? w.slide : w.size;
+}
+
+Nanos FlinkWindowOffset(const WindowSpec& w) {
+  if (w.is_session()) return 0;
+  if (w.calendar == WindowSpec::Calendar::kMonths) return w.offset;  // no Flink window
+  // logtide's weeks start on Monday 1969-12-29, three days before Flink's grid's 1970-01-01.
+  constexpr Nanos kThreeDays = 3 * 86400 * kNanosPerSecond;
+  const Nanos size = FlinkWindowSize(w);
+  const Nanos offset =
+      w.calendar == WindowSpec::Calendar::kWeeks ? w.offset - kThreeDays : w.offset;
+  return (offset % size + size) % size;
+}
 
 }  // namespace logtide

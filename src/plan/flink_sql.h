@@ -15,4 +15,11 @@ namespace logtide {
 // Comments say where Flink's result differs from logtide's.
 std::string FlinkSql(const QueryPlan& plan);
 
+// The size and the offset of Flink's window grid for `w` (the size and the last argument of
+// TUMBLE and HOP): windows start at offset + k * size, on the local wall clock of calendar
+// windows (a local day, ISO weeks from Monday, a size that divides a day), in [0, size).
+// REQUIRES: `w` is no window of months.
+Nanos FlinkWindowSize(const WindowSpec& w);
+Nanos FlinkWindowOffset(const WindowSpec& w);
+
 }  // namespace logtide

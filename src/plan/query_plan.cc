@@ -7,6 +7,7 @@
 
 #include "agg/sketches.h"
 #include "expr/expr.h"
+#include "plan/flink_sql.h"
 #include "plan/sql_text.h"
 #include "plan/time_pattern.h"
 #include "time/duration.h"
@@ -288,12 +289,19 @@ bool PatternHasOffset(const std::string& pattern) {
 // or more, and, for calendar windows, where a fall-back change moves the clock back by less than
 // a day and less than a wall-clock size (so that an event is at most one window past the bounds
 // of its local time). Walks the zone's changes in the range of logtide's times (1677-2262).
-std::string DuckDbZoneRefusal(const WindowSpec& w) {
-  const std::string& name = w.zone.name();
+// Returns why `name` is not a zone's IANA name, which the SQL engines' zones need, or "".
+std::string ZoneNameRefusal(const std::string& name, const char* engine) {
   if (name.empty() || name[0] == '/' || name[0] == ':' || name == "localtime") {
-    return "the zone is named " + ShellWord(name) +
-           ", not by an IANA name, which DuckDB's time zones need: give --tz the zone's name";
+    return fmt::format(
+        "the zone is named {}, not by an IANA name, which {}'s time zones need: give --tz the "
+        "zone's name",
+        ShellWord(name), engine);
   }
+  return "";
+}
+
+std::string DuckDbZoneRefusal(const WindowSpec& w) {
+  if (std::string why = ZoneNameRefusal(w.zone.name(), "DuckDB"); !why.empty()) return why;
   const absl::TimeZone& zone = w.zone.zone();
   const int64_t step =
       w.calendar == WindowSpec::Calendar::kWallClock ? w.size / kNanosPerSecond : int64_t{86400};
@@ -328,6 +336,79 @@ std::string DuckDbZoneRefusal(const WindowSpec& w) {
           when, FormatDuration(change * kNanosPerSecond));
     }
     previous = at;
+  }
+  return "";
+}
+
+// Returns why Flink's windows of calendar window `w` (FlinkWindowSize and FlinkWindowOffset
+// over a TIMESTAMP_LTZ time in 'table.local-time-zone') could hold other events or have other
+// bounds than logtide's, or "" when they are the same. Flink puts an event in the window of its
+// local wall-clock time on the grid offset + k * size of local time since 1970-01-01 00:00 (its
+// TimeWindowUtil), and the rendering casts a bound to TIMESTAMP_LTZ, which is Java's
+// LocalDateTime.atZone: the earlier instant of a repeated time, a skipped time moved on by the
+// skip. logtide's bound is the first instant the clock shows that time or later, and an event
+// after a fall-back change took the clock back across its window's end is in the next window.
+// The two agree unless a bound is strictly inside a skipped or repeated range of local times;
+// logtide's windows of an hour or less keep their length, so they also need every skip to be
+// whole windows from a bound, and no repeat at all. Months are no Flink window. Walks the zone's
+// changes in the range of logtide's times (1677-2262).
+std::string FlinkCalendarRefusal(const WindowSpec& w) {
+  if (w.calendar == WindowSpec::Calendar::kMonths) {
+    return "Flink SQL has no window of months (its window sizes are intervals of days and less)";
+  }
+  if (std::string why = ZoneNameRefusal(w.zone.name(), "Flink"); !why.empty()) return why;
+  const absl::CivilSecond epoch(1970, 1, 1);
+  const int64_t size = FlinkWindowSize(w) / kNanosPerSecond;
+  const int64_t base = FlinkWindowOffset(w) / kNanosPerSecond;
+  const bool grid = w.calendar == WindowSpec::Calendar::kLocalGrid;
+  // The first bound after local time `c` (seconds since 1970-01-01 00:00 local).
+  auto next_bound = [&](int64_t c) {
+    const int64_t r = ((c - base) % size + size) % size;
+    return c - r + size;
+  };
+  const absl::TimeZone& zone = w.zone.zone();
+  const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
+  absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
+  absl::TimeZone::CivilTransition tr;
+  for (int i = 0; i < 100'000 && zone.NextTransition(at, &tr); ++i) {
+    const absl::TimeZone::TimeInfo info = zone.At(tr.to);
+    at = info.kind == absl::TimeZone::TimeInfo::REPEATED ? info.trans : info.pre;
+    if (at > last) break;
+    const int64_t change = tr.to - tr.from;  // seconds the local clock jumps
+    if (change == 0) continue;               // another abbreviation only
+    const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
+    const std::string by = FormatDuration(std::abs(change) * kNanosPerSecond);
+    if (grid && change < 0) {
+      return fmt::format(
+          "at {} the zone's clock goes back by {}: Flink's windows follow the local wall clock, "
+          "so the repeated {} are in one window there, where logtide's windows of {} keep their "
+          "length",
+          when, by, by, FormatDuration(w.size));
+    }
+    const int64_t from = tr.from - epoch, to = tr.to - epoch;
+    const int64_t lo = std::min(from, to), hi = std::max(from, to);
+    if (grid && (change % size != 0 || next_bound(from - 1) != from)) {
+      return fmt::format(
+          "at {} the zone's clock skips {}, which moves logtide's windows of {} (fixed lengths "
+          "from local midnight) off Flink's grid on the local wall clock",
+          when, by, FormatDuration(w.size));
+    }
+    const int64_t bound = next_bound(lo);
+    if (change < -3600 && bound == hi) {
+      return fmt::format(
+          "at {} the zone's clock goes back by {} from a window's end: Flink fires that window "
+          "an hour after the end's first instant (its TimeWindowUtil), before the repeated time "
+          "is over, and drops the window's later events as late",
+          when, by);
+    }
+    if (bound < hi) {
+      return fmt::format(
+          "at {} the zone's clock {} {}, and a window bound is a local time in between: Flink "
+          "takes that bound {} and puts an event in the window of its local time, where "
+          "logtide's bound is the first instant the clock shows it or later",
+          when, change > 0 ? "skips" : "goes back by", by,
+          change > 0 ? "as that time moved on by the skip" : "as its earlier instant");
+    }
   }
   return "";
 }
@@ -435,18 +516,19 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
                   "applying the changes gives: render it without --changes");
   }
   // Calendar windows (--tz, weeks, months): DuckDB finds their bounds with its ICU zone
-  // functions (duckdb_sql.cc), where the zone's rules allow it; Flink SQL does not render them.
-  if (c.window.is_calendar()) {
+  // functions (duckdb_sql.cc), where the zone's rules allow it; Flink windows a TIMESTAMP_LTZ
+  // time on the local wall clock of 'table.local-time-zone' (flink_sql.cc), where the zone's
+  // rules give logtide's windows.
+  if (c.window.is_calendar() && dialect == SqlDialect::kFlink) {
     const std::string flag =
         "--window " + c.window.ToString() +
         (c.window.has_zone ? " --tz " + ShellWord(c.window.zone.name()) : std::string());
-    if (dialect == SqlDialect::kFlink) {
-      out.push_back(flag +
-                    ": calendar windows are not rendered for Flink SQL: it has no window of "
-                    "months, weeks from Monday would need TUMBLE's offset argument and local days "
-                    "TUMBLE over a TIMESTAMP_LTZ (table.local-time-zone), whose rules for bounds "
-                    "in a skipped or repeated hour no test here can check against logtide's "
-                    "(Flink is only parsed, not run)");
+    if (const std::string why = FlinkCalendarRefusal(c.window); !why.empty()) {
+      out.push_back(flag + ": " + why);
+    } else if (c.window.has_zone && TimeKind(c.time_format) == PlanTime::Kind::kPattern) {
+      out.push_back(flag + " --time-format " + ShellWord(c.time_format) +
+                    ": Flink's TO_TIMESTAMP gives a TIMESTAMP, and Flink windows only a "
+                    "TIMESTAMP_LTZ time in the local time zone");
     }
   }
   // Calendar windows and local times in DuckDB: where the zone's rules allow them.
@@ -456,12 +538,15 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   }
   // Flink's group-window form (TUMBLE(rowtime, size) in GROUP BY), used for late firing, has no
   // offset argument; the window table functions have one.
-  if (dialect == SqlDialect::kFlink && c.window.offset != 0 && !c.window.is_calendar() &&
+  if (dialect == SqlDialect::kFlink && FlinkWindowOffset(c.window) != 0 &&
       ((c.emit == EmitMode::kUpdate && c.lateness > 0) || c.early_every > 0)) {
-    out.push_back("--window " + c.window.ToString() +
-                  ": Flink SQL's " + (c.early_every > 0 ? "early" : "late") +
+    out.push_back("--window " + c.window.ToString() + ": Flink SQL's " +
+                  (c.early_every > 0 ? "early" : "late") +
                   " firing needs its group-window form (TUMBLE and HOP in GROUP BY), which "
-                  "takes no offset");
+                  "takes no offset" +
+                  (c.window.calendar == WindowSpec::Calendar::kWeeks
+                       ? " (weeks from Monday are Flink's grid from Thursday 1970-01-01, offset)"
+                       : ""));
   }
   // Flink's times are milliseconds: a finer offset would be another grid there.
   if (dialect == SqlDialect::kFlink && c.window.offset % 1'000'000 != 0) {

@@ -228,6 +228,30 @@ TEST_CASE("derived keys: in SELECT and GROUP BY, named by the flag, typed in the
   CHECK(Has(CommandLine(c), "--by 'class=floor((.status / 100))'"));
 }
 
+TEST_CASE("Flink: weeks from Monday are its grid from Thursday 1970-01-01 moved by 4 days") {
+  constexpr Nanos kD = 86400 * kS;
+  // 1970-01-05 was a Monday, 1970-01-04 a Sunday; logtide's fortnights start on Monday
+  // 1969-12-29 and 1970-01-12, 11 days after 1970-01-01.
+  for (const auto& [window, size, offset] :
+       {std::tuple{"tumbling:1w", 7 * kD, 4 * kD},
+        std::tuple{"tumbling:1w:offset=-1d", 7 * kD, 3 * kD},
+        std::tuple{"tumbling:2w", 14 * kD, 11 * kD},
+        std::tuple{"tumbling:1h:offset=90m", 3600 * kS, 1800 * kS}}) {
+    Query c = Config(window, {}, {"count"});
+    CAPTURE(window);
+    CHECK(FlinkWindowSize(c.window) == size);
+    CHECK(FlinkWindowOffset(c.window) == offset);
+  }
+  Query c = Config("tumbling:1w", {}, {"count"});
+  CHECK(Has(FlinkSql(PlanOf(c)), "INTERVAL '7' DAY, INTERVAL '4' DAY))"));
+  // Late firing is the group-window form, which takes no offset.
+  c.emit = EmitMode::kUpdate;
+  c.lateness = 60 * kS;
+  const std::vector<std::string> why = Untranslated(c, SqlDialect::kFlink);
+  REQUIRE(why.size() == 1);
+  CHECK_THAT(why[0], Catch::Contains("which takes no offset (weeks from Monday"));
+}
+
 TEST_CASE("Flink: division and remainder guard a divisor that may be zero") {
   Query c = Config("tumbling:1m", {}, {"count"});
   c.where = {Canonical("a / b > 1"), Canonical("a % 2 == 1")};
@@ -345,11 +369,25 @@ TEST_CASE("Flink: update mode with lateness fires late on group windows into an 
   CHECK(Has(s, "'connector' = 'upsert-kafka'"));
 }
 
-TEST_CASE("Flink: intervals past two digits carry their precision; milliseconds as seconds") {
-  CHECK(Has(FlinkSql(PlanOf(Config("session:100m", {}, {"count"}))),
-            "SESSION(`event_time`, INTERVAL '100' MINUTE(3))"));
-  CHECK(Has(FlinkSql(PlanOf(Config("tumbling:1500ms", {}, {"count"}))),
-            "INTERVAL '1.500' SECOND"));
+TEST_CASE(
+    "Flink: intervals past two digits as fields from a larger unit; milliseconds as seconds") {
+  // A count of 3 digits would need a leading precision (MINUTE(3)), which Flink SQL grammars
+  // other than Calcite's refuse; past 99 days there is no larger unit.
+  for (const auto& [gap, interval] :
+       {std::pair{"session:100m", "INTERVAL '1:40' HOUR TO MINUTE"},
+        std::pair{"session:150s", "INTERVAL '2:30' MINUTE TO SECOND"},
+        std::pair{"session:100500ms", "INTERVAL '1:40.500' MINUTE TO SECOND"},
+        std::pair{"session:125h", "INTERVAL '5 05' DAY TO HOUR"},
+        std::pair{"session:36h30m1s", "INTERVAL '1 12:30:01' DAY TO SECOND"},
+        std::pair{"session:99d", "INTERVAL '99' DAY"},
+        std::pair{"session:200d", "INTERVAL '200' DAY(3)"},
+        std::pair{"session:12500ms", "INTERVAL '12.500' SECOND"},
+        std::pair{"session:1500ms", "INTERVAL '1.500' SECOND"},
+        std::pair{"session:250ms", "INTERVAL '0.250' SECOND"}}) {
+    CAPTURE(gap);
+    CHECK(Has(FlinkSql(PlanOf(Config(gap, {}, {"count"}))),
+              std::string("SESSION(`event_time`, ") + interval + ")"));
+  }
 }
 
 TEST_CASE("Flink: a source field named event_time leaves the name to it") {

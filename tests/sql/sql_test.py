@@ -16,7 +16,14 @@
                                     of those with expressions; len and substr, and a --time field
                                     in an array, must be refused), and
                                     each Flink golden script (testdata/cases/sql/*/expected of a
-                                    cmd with sql:flink), parse with dt-sql-parser's FlinkSQL grammar
+                                    cmd with sql:flink), and calendar windows in five zones, parse
+                                    with dt-sql-parser's FlinkSQL grammar
+  sql_test.py flink-calendar LOGTIDE REPO
+                                    every tumbling calendar window of the DuckDB test (and 2w, 12h)
+                                    in 8 zones, over events near daylight-saving changes: where
+                                    --explain=sql:flink renders it, a model of Flink's window
+                                    assignment (Python's zoneinfo) gives logtide's records; where
+                                    it refuses, the change of the clock it names is one
 
 The engines come from the npm registry, pinned, installed once into a cache folder
 ($LOGTIDE_NPM_CACHE: ctest sets it to npm-cache in the build folder; DuckDB into logtide-duckdb;
@@ -138,9 +145,9 @@ RANDOM_QUERIES = 60
 EXPR_QUERIES = 40
 WINDOWS = ["tumbling:7m", "tumbling:1h", "tumbling:90s", "sliding:10m:3m", "sliding:1h:15m",
            "session:2m", "session:45s",
-           # Grids with an offset (issue 31, item 3); none of 100 s or more that is not whole
-           # minutes: the Flink grammar the test parses with has no INTERVAL .. SECOND(3).
-           "tumbling:1h:offset=20m", "tumbling:7m:offset=-2m", "sliding:10m:3m:offset=1m"]
+           # Grids with an offset (issue 31, item 3); 150 s is INTERVAL '2:30' MINUTE TO SECOND
+           # in Flink SQL.
+           "tumbling:1h:offset=20m", "tumbling:7m:offset=-2m", "sliding:10m:3m:offset=1m", "tumbling:150s"]
 AGGS = ["count", "count(n)", "sum(n)", "min(n)", "max(n)", "avg(n)", "count_distinct(u)", "first(u)",
         "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "top_k(u, 3)", "approx_count_distinct(svc)",
         # Quoted keys and array elements (an index past the end, into a value that is not an array).
@@ -397,7 +404,7 @@ def with_flags(args, extra):
 def flink_refused(name, args, r):
     """Returns whether the query has len or substr, which Flink SQL refuses (its CHAR_LENGTH and
     SUBSTRING count UTF-16 code units), --having over a window bound (a TIMESTAMP(3) there),
-    calendar windows (--tz, weeks, months: not rendered for Flink) and --tz (local times),
+    months, calendar windows the zone's changes keep off Flink's grid, and --tz (local times),
     split_part counting from the end (SPLIT_INDEX cannot), or
     a --time field in an array (its elements have one declared type); fails when len, substr or
     the --time field is not refused."""
@@ -407,12 +414,20 @@ def flink_refused(name, args, r):
             sys.exit("FAIL %s: --time in an array not refused: %d %s" % (name, r.returncode, r.stderr))
         return True
     window = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--window"]
-    if "--tz" in args or any(re.match(r"tumbling:[0-9]+(w|mo)\b", w) for w in window):
-        # Calendar windows are not rendered for Flink (--tz cases, weeks, months);
-        # other windows with --tz: Flink reads a time with no UTC offset as UTC.
-        if r.returncode != 2 or ("calendar windows are not rendered for Flink SQL" not in r.stderr and
-                                 "read as local times in the zone" not in r.stderr):
-            sys.exit("FAIL %s: --tz or calendar windows not refused: %d %s" % (name, r.returncode, r.stderr))
+    if any(re.match(r"tumbling:[0-9]+mo\b", w) for w in window):
+        if r.returncode != 2 or "Flink SQL has no window of months" not in r.stderr:
+            sys.exit("FAIL %s: months not refused: %d %s" % (name, r.returncode, r.stderr))
+        return True
+    if ("--tz" in args or any(re.match(r"tumbling:[0-9]+w\b", w) for w in window)) and r.returncode != 0:
+        # Calendar windows where the zone's changes move logtide's bounds off Flink's wall-clock
+        # grid (flink_calendar_test checks which), patterns' local times, a zone with no IANA
+        # name; other windows with --tz: Flink reads a time with no UTC offset otherwise.
+        reasons = ["the zone's clock", "Flink's TO_TIMESTAMP gives a TIMESTAMP", "not by an IANA name",
+                   "read as local times in the zone", "which takes no offset", "--local-times:",
+                   "--window-label:"]
+        if r.returncode != 2 or not any(why in r.stderr for why in reasons):
+            sys.exit("FAIL %s: --tz or calendar windows refused for no known reason: %d %s" %
+                     (name, r.returncode, r.stderr))
         return True
     late_fire = "update" in [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--emit"] and \
         any(a == "--lateness" and args[i + 1] not in ("0", "0s") for i, a in enumerate(args[:-1]))
@@ -473,6 +488,24 @@ def flink_test(logtide, repo):
             with open(path, "w") as f:
                 f.write(r.stdout)
             files.append((name, path))
+        # Calendar windows on Flink's local wall clock, in both forms (the window table function;
+        # GROUP BY TUMBLE(...) for late firing); each of these is rendered.
+        calendar = os.path.join(scratch, "calendar")
+        os.mkdir(calendar)
+        calendar_queries(calendar, 31)
+        for zone, window, extra in [("Europe/Berlin", "tumbling:1d", []), ("Europe/Berlin", "tumbling:1w", []),
+                                    ("America/Santiago", "tumbling:6h", ["--delay", "5s"]),
+                                    ("Europe/Berlin", "tumbling:1d", ["--emit", "update", "--lateness", "1h"]),
+                                    ("Asia/Kolkata", "tumbling:1d:offset=2h30m", [])]:
+            name = "calendar %s %s %s" % (zone, window, " ".join(extra))
+            r = run(logtide, ["--window", window, "--tz", zone, "--by", "svc", "--agg", "count"] + extra +
+                    ["in.ndjson", "--explain=sql:flink"], calendar)
+            if r.returncode != 0:
+                sys.exit("FAIL %s: --explain=sql:flink exited %d: %s" % (name, r.returncode, r.stderr))
+            path = os.path.join(scratch, name.replace("/", "_").replace(" ", "_") + ".sql")
+            with open(path, "w") as f:
+                f.write(r.stdout)
+            files.append((name, path))
         golden = os.path.join(repo, "testdata", "cases", "sql")
         for d in sorted(os.listdir(golden)) if os.path.isdir(golden) else []:
             cmd = os.path.join(golden, d, "cmd")
@@ -496,8 +529,140 @@ def flink_test(logtide, repo):
         shutil.rmtree(scratch)
 
 
+# Flink's calendar windows (issue 31): the zones of the DuckDB calendar test, and zones whose
+# offset never changes or changes by whole hours at midnight only.
+FLINK_CALENDAR_ZONES = CALENDAR_ZONES + ["Etc/GMT-3", "UTC"]
+FLINK_CALENDAR_WINDOWS = [w for w in CALENDAR_WINDOWS if "mo" not in w] + ["tumbling:2w", "tumbling:12h"]
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def seconds(text):
+    """Returns a duration ("2h30m", "-1d") in seconds."""
+    sign = -1 if text.startswith("-") else 1
+    return sign * sum(int(n) * DURATION_UNITS[u] for n, u in re.findall(r"([0-9]+)([smhdw])", text))
+
+
+def flink_grid(window):
+    """Returns (size, offset) in seconds of Flink's grid on the local wall clock for a tumbling
+    calendar window: windows start at offset + k * size seconds after 1970-01-01 00:00 (a
+    Thursday) local time. ISO weeks start on Monday 1969-12-29, three days before."""
+    parts = window.split(":")
+    size = seconds(parts[1])
+    offset = seconds(parts[2][len("offset="):]) if len(parts) > 2 else 0
+    if parts[1].endswith("w"):
+        offset -= 3 * 86400
+    return size, offset % size
+
+
+def flink_model(zone, window, events):
+    """Returns {(start, end, svc): count} of the windows Flink gives events [(ns, svc)] over a
+    TIMESTAMP_LTZ time in table.local-time-zone = zone: an event is in the window of its local
+    wall-clock time on the grid (Flink's TimeWindowUtil), and a bound is the local time cast to
+    TIMESTAMP_LTZ, Java's LocalDateTime.atZone: in a repeated time the earlier instant, in a
+    skipped one the time moved on by the skip. Python's fold=0 is both. Bounds in seconds."""
+    from zoneinfo import ZoneInfo
+    tz = ZoneInfo(zone)
+    size, offset = flink_grid(window)
+    epoch = datetime.datetime(1970, 1, 1)
+    out = {}
+    for ns, svc in events:
+        wall = datetime.datetime.fromtimestamp(ns // 10 ** 9, tz).replace(tzinfo=None)
+        local = (wall - epoch) // datetime.timedelta(seconds=1)
+        start = local - (local - offset) % size
+
+        def instant(s):
+            return int((epoch + datetime.timedelta(seconds=s)).replace(tzinfo=tz, fold=0).timestamp())
+        key = (instant(start), instant(start + size), svc)
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def rfc3339_seconds(text):
+    return int(datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp())
+
+
+def check_refusal_reason(name, zone, stderr):
+    """The refusals name a change of the zone's clock: checks, with Python's zoneinfo, that the
+    offset changes at that instant by that much, in that direction."""
+    from zoneinfo import ZoneInfo
+    m = re.search(r"at ([0-9T:-]+)Z the zone's clock (skips|goes back by) ([0-9hms]+)", stderr)
+    if not m:
+        sys.exit("FAIL %s: the refusal names no change of the clock: %s" % (name, stderr))
+    at = datetime.datetime.fromisoformat(m.group(1) + "+00:00")
+    tz = ZoneInfo(zone)
+    jump = (at.astimezone(tz).utcoffset() - (at - datetime.timedelta(seconds=1)).astimezone(tz).utcoffset())
+    jump = jump // datetime.timedelta(seconds=1)
+    want = seconds(m.group(3)) * (1 if m.group(2) == "skips" else -1)
+    if jump != want:
+        sys.exit("FAIL %s: at %s the offset changes by %ds, not %ds: %s" % (name, at, jump, want, stderr))
+
+
+def flink_calendar_test(logtide):
+    """Every tumbling calendar window in every zone of FLINK_CALENDAR_ZONES over events near the
+    daylight-saving changes of 1970-2024: where --explain=sql:flink renders the query, Flink's
+    windows (flink_model) hold the same events with the same bounds as logtide's records; where
+    it refuses, the change of the clock it names is one. Months are refused by name. No Flink
+    needed: the model is Flink's window assignment, over the system's zone rules."""
+    scratch = tempfile.mkdtemp()
+    try:
+        calendar_queries(scratch, 31)  # writes in.ndjson
+        events = []
+        with open(os.path.join(scratch, "in.ndjson")) as f:
+            for line in f:
+                e = json.loads(line)
+                t = datetime.datetime.fromisoformat(e["ts"][:19] + "+00:00")
+                events.append((int(t.timestamp()) * 10 ** 9 + int(e["ts"][20:29]), e["svc"]))
+        rendered, refused = set(), set()
+        for zone in FLINK_CALENDAR_ZONES:
+            for window in FLINK_CALENDAR_WINDOWS + ["tumbling:1mo"]:
+                name = "%s %s" % (zone, window)
+                args = ["--window", window, "--tz", zone, "--by", "svc", "--agg", "count", "in.ndjson"]
+                r = run(logtide, args + ["--explain=sql:flink"], scratch)
+                if window.endswith("mo"):
+                    if r.returncode != 2 or "Flink SQL has no window of months" not in r.stderr:
+                        sys.exit("FAIL %s: months not refused: %d %s" % (name, r.returncode, r.stderr))
+                    continue
+                if r.returncode == 2:
+                    check_refusal_reason(name, zone, r.stderr)
+                    refused.add((zone, window))
+                    continue
+                if r.returncode != 0 or "SET 'table.local-time-zone' = '%s';" % zone not in r.stdout:
+                    sys.exit("FAIL %s: --explain=sql:flink exited %d: %s" % (name, r.returncode, r.stderr))
+                got = run(logtide, args, scratch)
+                if got.returncode != 0:
+                    sys.exit("FAIL %s: logtide exited %d: %s" % (name, got.returncode, got.stderr))
+                records = {}
+                for line in got.stdout.splitlines():
+                    rec = json.loads(line)
+                    records[(rfc3339_seconds(rec["window_start"]), rfc3339_seconds(rec["window_end"]),
+                             rec["svc"])] = rec["count"]
+                want = flink_model(zone, window, events)
+                if records != want:
+                    diff = sorted(set(records.items()) ^ set(want.items()))[:6]
+                    sys.exit("FAIL %s: Flink's windows differ from logtide's: %s" % (name, diff))
+                rendered.add((zone, window))
+                print("ok %s: %d windows" % (name, len(records)))
+        # What the zones' rules say, worked out from their changes (zdump -v): Berlin's changes are
+        # at 00:00-03:00 local, an hour each (its first, 1893, skips 6m32s at midnight).
+        for zone, window in [("Europe/Berlin", "tumbling:1d"), ("Europe/Berlin", "tumbling:1w"),
+                             ("Europe/Berlin", "tumbling:6h"), ("America/Santiago", "tumbling:1d"),
+                             ("UTC", "tumbling:15m"), ("Etc/GMT-3", "tumbling:1s")]:
+            if (zone, window) not in rendered:
+                sys.exit("FAIL %s %s: not rendered" % (zone, window))
+        for zone, window in [("Europe/Berlin", "tumbling:1h"), ("Europe/Berlin", "tumbling:2h:offset=30m"),
+                             ("America/New_York", "tumbling:15m")]:
+            if (zone, window) not in refused:
+                sys.exit("FAIL %s %s: not refused" % (zone, window))
+        print("%d rendered and the same as logtide's, %d refused" % (len(rendered), len(refused)))
+        return 0
+    finally:
+        shutil.rmtree(scratch)
+
+
 def main():
     mode, logtide, repo = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    if mode == "flink-calendar":
+        sys.exit(flink_calendar_test(logtide))
     sys.exit(duckdb_test(logtide, repo) if mode == "duckdb" else flink_test(logtide, repo))
 
 
