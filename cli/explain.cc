@@ -84,6 +84,23 @@ std::string TimeFormatText(const std::string& f) {
   return "strings in the pattern \"" + f + "\"";
 }
 
+// What the lines of an input of `format` are.
+const char* LinesText(InputFormat format) {
+  switch (format) {
+    case InputFormat::kNdjson:
+      break;
+    case InputFormat::kLogfmt:
+      return "logfmt lines (key=value pairs), each read as the JSON object it stands for";
+    case InputFormat::kCsv:
+      return "CSV rows under a header line that names their fields, each read as the JSON "
+             "object it stands for";
+    case InputFormat::kTsv:
+      return "TSV rows under a header line that names their fields, each read as the JSON "
+             "object it stands for";
+  }
+  return "one JSON object per line";
+}
+
 }  // namespace
 
 Status Explain(const EngineConfig& c, std::string* result) {
@@ -96,15 +113,25 @@ Status Explain(const EngineConfig& c, std::string* result) {
   auto out = std::back_inserter(s);
   const std::vector<std::string>& inputs = p.inputs;
 
+  bool one_format = true;
+  for (const std::string& in : inputs)
+    one_format = one_format && c.FormatOf(in) == c.FormatOf(inputs[0]);
   if (inputs.size() == 1) {
-    fmt::format_to(out, "Input: {}, one JSON object per line.\n",
-                   inputs[0] == "-" ? "standard input" : inputs[0]);
+    fmt::format_to(out, "Input: {}, {}.\n", inputs[0] == "-" ? "standard input" : inputs[0],
+                   LinesText(c.FormatOf(inputs[0])));
   } else {
     fmt::format_to(out,
-                   "Input: {} files, one JSON object per line, read side by side: the next line "
-                   "always comes from "
-                   "the file whose latest event time is the earliest.\n",
-                   inputs.size());
+                   "Input: {} files, {}read side by side: the next line always comes from the "
+                   "file whose latest event time is the earliest.\n",
+                   inputs.size(),
+                   one_format ? std::string(LinesText(c.FormatOf(inputs[0]))) + ", " : "");
+    if (!one_format) {
+      s += "Lines:";
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        fmt::format_to(out, " {}: {}{}", inputs[i] == "-" ? "standard input" : inputs[i],
+                       LinesText(c.FormatOf(inputs[i])), i + 1 < inputs.size() ? ";" : ".\n");
+      }
+    }
   }
   fmt::format_to(out, "Event time: the field {}, read as {}.\n",
                  QuotedPath(FieldPathText(p.time.path)), TimeFormatText(p.time.format));

@@ -17,10 +17,11 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
       ->type_name("FILE");
 
   app->add_option("FILE", o.files, "Input files; none or '-' reads standard input");
-  app->add_option("--input-format", o.input_format,
+  app->add_option("--input-format", o.input_formats,
                   "What the input lines are: ndjson (default), logfmt (key=value pairs), or csv "
-                  "or tsv, whose first line is the header that names the fields")
-      ->check(CLI::IsMember({"ndjson", "logfmt", "csv", "tsv"}))
+                  "or tsv, whose first line is the header that names the fields; INPUT=FORMAT "
+                  "for one input (repeatable)")
+      ->allow_extra_args(false)
       ->type_name("FORMAT");
   app->add_option("--time", o.time_field, "Event-time field, a path as for --by (default ts)")
       ->type_name("FIELD");

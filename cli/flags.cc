@@ -99,9 +99,36 @@ Status ParseLineLength(std::string_view text, size_t* out) {
 Status BuildConfig(const Options& o, EngineConfig* c) {
   c->inputs = o.files;
   c->time_format = o.time_format;
-  if (!ParseInputFormat(o.input_format, &c->input_format)) {
-    return Status::InvalidArgument("--input-format " + o.input_format +
-                                   ": expected ndjson, logfmt, csv or tsv");
+  // --input-format FORMAT sets the inputs' format, INPUT=FORMAT one input's (the last '=':
+  // a format's name holds none); ValidateConfig checks that INPUT is an input.
+  bool default_given = false;
+  for (const std::string& v : o.input_formats) {
+    const size_t eq = v.rfind('=');
+    const std::string name = eq == std::string::npos ? v : v.substr(eq + 1);
+    InputFormat format;
+    if (!ParseInputFormat(name, &format)) {
+      return Status::InvalidArgument(
+          "--input-format " + QuoteForMessage(v) + ": expected ndjson, logfmt, csv or tsv" +
+          (eq == std::string::npos ? ", or INPUT=FORMAT" : " after the '='"));
+    }
+    if (eq == std::string::npos) {
+      if (default_given && format != c->input_format) {
+        return Status::InvalidArgument(
+            "--input-format is given twice, as " + std::string(InputFormatName(c->input_format)) +
+            " and " + name + ": one format for the inputs, and INPUT=FORMAT for each other");
+      }
+      default_given = true;
+      c->input_format = format;
+      continue;
+    }
+    const std::string input = v.substr(0, eq);
+    for (const auto& [other, f] : c->input_formats) {
+      if (other == input) {
+        return Status::InvalidArgument("--input-format names input " + QuoteForMessage(input) +
+                                       " twice");
+      }
+    }
+    c->input_formats.emplace_back(input, format);
   }
   if (o.window.empty()) {
     return Status::InvalidArgument(

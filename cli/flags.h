@@ -29,7 +29,7 @@ struct Options {
   std::vector<std::string> files;
   std::string time_field = "ts";
   std::string time_format = "auto";
-  std::string input_format = "ndjson";
+  std::vector<std::string> input_formats;  // --input-format FORMAT or INPUT=FORMAT, repeatable
   std::string window;
   std::string tz;  // --tz ZONE: empty when not given
   bool local_times = false;  // --local-times: window bounds in the --tz zone's local time

@@ -242,14 +242,14 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   }
   if (!added.accepted()) {
     bool bad = false;
-    Status s = report.LateEvent(inputs->reader(input).name(), line, t, time->watermark(),
-                                added.windows, &bad);
+    Status s = report.LateEvent(inputs->reader(input).name(), config.FormatOf(input), line, t,
+                                time->watermark(), added.windows, &bad);
     if (!s.ok() || bad) return s;  // a bad line moves no watermark
   } else {
     ++stats->events;
     if (added.missed > 0) [[unlikely]] {
-      report.PartlyLateEvent(inputs->reader(input).name(), line, t, time->watermark(),
-                             added.windows, added.missed);
+      report.PartlyLateEvent(inputs->reader(input).name(), config.FormatOf(input), line, t,
+                             time->watermark(), added.windows, added.missed);
     }
   }
   time->Observe(input, t);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "input/line_reader.h"
+#include "json/field_path.h"
 #include "keys/key_table.h"
 #include "util/quote.h"
 
@@ -98,6 +99,23 @@ Status EventParser::Create(const EngineConfig& c, std::unique_ptr<EventParser>* 
     if (!filter_reads[slot] && slot != p->time_slot_) p->extractor_.Defer(slot);
   }
   if (!(s = p->extractor_.Finish()).ok()) return s;
+  // A converted line's object holds the members the query reads: the first key of each path.
+  if (!c.AllNdjson()) {
+    std::vector<std::string> keys;
+    bool all = false;
+    for (int slot = 0; slot < p->extractor_.num_slots(); ++slot) {
+      if (p->extractor_.path(slot).empty()) continue;  // a placeholder
+      FieldPath path;
+      size_t at;
+      if (!ParseFieldPath(p->extractor_.path(slot), &path, &at).ok() || path.empty()) {
+        all = true;  // (AddPath parsed it) the whole object
+        break;
+      }
+      // An index first is an element of the root, which is an object here: never there.
+      if (!path[0].is_index) keys.push_back(path[0].key);
+    }
+    if (!all) p->converter_.set_keys(KeySet(std::move(keys)));
+  }
   // The labels of warnings: expressions in quotes, their quotes and backslashes escaped.
   for (const std::string& w : c.where)
     p->expr_labels_.push_back("--where " + QuoteForMessage(w, /*backslash_quotes=*/true));
@@ -184,7 +202,7 @@ std::vector<uint64_t> EventParser::expr_mismatches() const {
 }
 
 void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* ev,
-                        StructuralIndex* index, const CsvHeader* header) {
+                        StructuralIndex* index, const CsvHeader* header, InputFormat format) {
   // A UTF-8 byte order mark (editors on Windows put one at the start of a file) is not part of
   // the JSON: skipped, as jq does.
   if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
@@ -204,10 +222,10 @@ void EventParser::Parse(const char* data, size_t size, size_t capacity, Event* e
     ev->reason = reason_;
     ev->bad_kind = s.bad_kind();
   };
-  if (config_.input_format != InputFormat::kNdjson) {
+  if (format != InputFormat::kNdjson) {
     // The line's JSON object, in the converter's buffer: read as NDJSON from here on.
     std::string_view json;
-    Status c = converter_.Convert(config_.input_format, header, std::string_view(data, size), &json);
+    Status c = converter_.Convert(format, header, std::string_view(data, size), &json);
     if (!c.ok()) return bad(c);
     data = json.data();
     size = json.size();

@@ -49,8 +49,10 @@ class EventParser {
   // `header`; that object is read as an NDJSON line is.
   // REQUIRES: `capacity` bytes are readable at `data`, capacity >= size + kPadding; header is
   // not null under --input-format csv or tsv (the header line itself is the caller's to skip).
+  // `format`: the line's (its input's, EngineConfig::FormatOf).
   void Parse(const char* data, size_t size, size_t capacity, Event* event,
-             StructuralIndex* index = nullptr, const CsvHeader* header = nullptr);
+             StructuralIndex* index = nullptr, const CsvHeader* header = nullptr,
+             InputFormat format = InputFormat::kNdjson);
 
   size_t num_aggs() const { return agg_slots_.size(); }
   static constexpr size_t kPadding = FieldExtractor::kPadding;

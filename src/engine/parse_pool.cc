@@ -30,20 +30,20 @@ ParsePool::ParsePool(const EngineConfig& config, std::vector<LineReader*> reader
       block_size_(block_size),
       inputs_(readers_.size()) {
   for (size_t i = 0; i < readers_.size(); ++i) inputs_[i].line = readers_[i]->lines_read();
-  headers_ = HasHeader(config.input_format);
-  sep_ = config.input_format == InputFormat::kTsv ? '\t' : ',';
+  for (size_t i = 0; i < readers_.size(); ++i) formats_.push_back(config.FormatOf(i));
   direct_headers_.resize(readers_.size());
 }
 
-std::shared_ptr<const CsvHeader> ParsePool::HeaderOfLine(const char* data, size_t size,
+std::shared_ptr<const CsvHeader> ParsePool::HeaderOfLine(int i, const char* data, size_t size,
                                                          bool too_long) const {
+  const char sep = formats_[i] == InputFormat::kTsv ? '\t' : ',';
   if (too_long) {
-    return std::make_shared<const CsvHeader>(CsvHeader::Unreadable(
-        fmt::format("the header (line 1) is longer than --max-line-length {}",
-                    config_.max_line_length),
-        sep_));
+    return std::make_shared<const CsvHeader>(
+        CsvHeader::Unreadable(fmt::format("the header (line 1) is longer than --max-line-length {}",
+                                          config_.max_line_length),
+                              sep));
   }
-  return std::make_shared<const CsvHeader>(std::string_view(data, size), sep_);
+  return std::make_shared<const CsvHeader>(std::string_view(data, size), sep);
 }
 
 Status ParsePool::ReadHeader(int i, std::shared_ptr<const CsvHeader>* header) const {
@@ -56,13 +56,13 @@ Status ParsePool::ReadHeader(int i, std::shared_ptr<const CsvHeader>* header) co
     if (!s.ok()) {
       return Status::IOError(fmt::format(
           "--input-format {}: {}: the header (line 1) cannot be read again to go on after it: {}",
-          InputFormatName(config_.input_format), r.name(), s.message()));
+          InputFormatName(formats_[i]), r.name(), s.message()));
     }
     const char* d = bytes.data();
     const char* nl = static_cast<const char*>(std::memchr(d, '\n', bytes.size()));
     if (nl != nullptr || bytes.size() < want || want > config_.max_line_length) {
       const LineEnd e = EndOfLine(d, nl, d + bytes.size());
-      *header = HeaderOfLine(d, e.size, e.size > config_.max_line_length);
+      *header = HeaderOfLine(i, d, e.size, e.size > config_.max_line_length);
       return Status::Ok();
     }
   }
@@ -184,12 +184,14 @@ void ParsePool::ReadAndParse(int i, EventParser* parser, StructuralIndex* index,
                                      cancel_, &cancelled);
   const bool last = !c->status.ok() || cancelled || c->size == 0;
   if (cancelled) c->size = 0;
-  if (headers_ && c->status.ok() && c->size > 0) {  // still the only reader of input i
+  c->format = formats_[i];
+  if (HasHeader(c->format) && c->status.ok() && c->size > 0) {  // the only reader of input i
     if (c->offset == 0) {
       const char* d = c->bytes.data();
       const LineEnd e =
           EndOfLine(d, static_cast<const char*>(std::memchr(d, '\n', c->size)), d + c->size);
-      in.header = HeaderOfLine(d, e.size, c->long_line.size != 0 || e.size > config_.max_line_length);
+      in.header =
+          HeaderOfLine(i, d, e.size, c->long_line.size != 0 || e.size > config_.max_line_length);
     } else if (in.header == nullptr) {
       c->status = ReadHeader(i, &in.header);
     }
@@ -248,10 +250,10 @@ void ParsePool::ParseChunk(EventParser* parser, StructuralIndex* index, Chunk* c
     r.size = e.size;
     r.end_bytes = static_cast<uint8_t>(e.consumed - e.size);
     r.terminated = e.terminated;
-    if (headers_ && c->offset + pos == 0) {
+    if (HasHeader(c->format) && c->offset + pos == 0) {
       ev = Event();  // the header: not an event, not a bad line
     } else {
-      parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev, index, c->header.get());
+      parser->Parse(d + pos, r.size, c->bytes.size() - pos, &ev, index, c->header.get(), c->format);
     }
     r.kind = ev.kind;
     r.time = ev.time;
@@ -351,10 +353,10 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
     ++blocks_;
   }
   const CsvHeader* header = nullptr;
-  if (headers_) {
+  if (HasHeader(formats_[input])) {
     std::shared_ptr<const CsvHeader>& h = direct_headers_[input];
     if (line->offset == 0) {  // the header: not an event, not a bad line (unless too long)
-      h = HeaderOfLine(line->data, line->size, line->too_long);
+      h = HeaderOfLine(input, line->data, line->size, line->too_long);
       if (!line->too_long) {
         *event = Event();
         return s;
@@ -372,7 +374,7 @@ Status ParsePool::NextDirect(int input, Line* line, Event* event, bool* have) {
     event->reason = reason;
     return s;
   }
-  helper_->Parse(line->data, line->size, line->capacity, event, &index, header);
+  helper_->Parse(line->data, line->size, line->capacity, event, &index, header, formats_[input]);
   return s;
 }
 

@@ -110,6 +110,7 @@ class ParsePool {
     std::string arena;
     // --input-format csv, tsv: the header of the file the block is of (set as it is read).
     std::shared_ptr<const CsvHeader> header;
+    InputFormat format = InputFormat::kNdjson;  // of its input's lines
   };
   struct Input {
     std::deque<Chunk*> queue;  // read or being read, not yet taken by Next, in input order
@@ -149,9 +150,9 @@ class ParsePool {
   // (a resumed run), from the file's start again (ReadHeader). Reads of one input are one at a
   // time, so the input's header is the reading thread's to set; each block keeps its own (a
   // followed file's rotation starts a new file with a new header).
-  bool headers_ = false;
-  char sep_ = ',';
-  std::shared_ptr<const CsvHeader> HeaderOfLine(const char* data, size_t size, bool too_long) const;
+  std::vector<InputFormat> formats_;  // each input's (EngineConfig::FormatOf)
+  std::shared_ptr<const CsvHeader> HeaderOfLine(int i, const char* data, size_t size,
+                                                bool too_long) const;
   // Reads the first line of input i's file again. Errors: IOError when it cannot be read (a
   // resumed standard input).
   Status ReadHeader(int i, std::shared_ptr<const CsvHeader>* header) const;

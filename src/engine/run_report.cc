@@ -80,11 +80,11 @@ Status RunReport::BadLine(std::string_view input, const Line& line, BadKind kind
   return Status::Ok();
 }
 
-Status RunReport::LateEvent(std::string_view input, const Line& line, Nanos time,
-                            Nanos watermark, uint32_t windows, bool* bad) {
+Status RunReport::LateEvent(std::string_view input, InputFormat format, const Line& line,
+                            Nanos time, Nanos watermark, uint32_t windows, bool* bad) {
   // A line of --input-format logfmt, csv or tsv was read through its JSON object (lineformat/):
   // it is an event, and the record holds the line as it is, as a JSON string.
-  const bool json_line = config_.input_format == InputFormat::kNdjson;
+  const bool json_line = format == InputFormat::kNdjson;
   *bad = json_line && !json_checker_.IsValid(std::string_view(line.data, line.size));
   if (*bad) return BadLine(input, line, BadKind::kNotJson, "invalid JSON");
   ++stats_->late_events;
@@ -104,9 +104,9 @@ Status RunReport::LateEvent(std::string_view input, const Line& line, Nanos time
   return Status::Ok();
 }
 
-void RunReport::PartlyLateEvent(std::string_view input, const Line& line, Nanos time,
-                                Nanos watermark, uint32_t windows, uint32_t n) {
-  const bool valid = config_.input_format == InputFormat::kNdjson &&
+void RunReport::PartlyLateEvent(std::string_view input, InputFormat format, const Line& line,
+                                Nanos time, Nanos watermark, uint32_t windows, uint32_t n) {
+  const bool valid = format == InputFormat::kNdjson &&
                      json_checker_.IsValid(std::string_view(line.data, line.size));
   // Its windows start a slide apart and the late ones are its first.
   const WindowSpec& w = config_.window;
@@ -142,10 +142,16 @@ Status RunReport::Verdict() const {
     if (bad_by_kind_[k] > bad_by_kind_[kind]) kind = k;
   }
   // A line of --input-format logfmt, csv or tsv that is not of it is not a JSON object.
-  const bool other_format =
-      kind == static_cast<int>(BadKind::kNotJson) && config_.input_format != InputFormat::kNdjson;
+  const bool other_format = kind == static_cast<int>(BadKind::kNotJson) && !config_.AllNdjson();
+  bool one_format = true;  // every input's the same
+  for (size_t i = 1; i < config_.inputs.size(); ++i)
+    one_format = one_format && config_.FormatOf(i) == config_.FormatOf(0);
   const std::string not_of =
-      other_format ? fmt::format("not {} lines", InputFormatName(config_.input_format)) : "";
+      !other_format ? ""
+      : one_format  ? fmt::format("not {} lines",
+                                  InputFormatName(config_.inputs.empty() ? config_.input_format
+                                                                         : config_.FormatOf(0)))
+                    : std::string("not lines of their input's format");
   std::string most = fmt::format(
       "{} of them {} (the first, {}); {}", bad_by_kind_[kind],
       other_format ? not_of.c_str() : kBadKindText[kind][0], first_reason_[kind],

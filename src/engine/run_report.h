@@ -61,15 +61,17 @@ class RunReport {
   // as missed), written to --late-output. Late lines leave the fast path: the whole line is
   // checked first, and one that is not valid JSON (its fields could be read) is a bad line
   // instead (*bad set; BadLine's errors), as it would be copied into the record as it is.
-  Status LateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                   uint32_t windows, bool* bad);
+  // `format`: the input's lines' (a line of another format than NDJSON is an event, and its
+  // record holds the line as a string).
+  Status LateEvent(std::string_view input, InputFormat format, const Line& line, Nanos time,
+                   Nanos watermark, uint32_t windows, bool* bad);
   // An event added to some of its windows that came after the others closed: counted (its
   // missed windows too), written to --late-output with the windows it missed. It is in the
   // windows already: a line that is not valid JSON as a whole is still an event, and the
   // record holds it as a string.
   // It is in `windows` windows, of which the first `missed` (a slide apart) had closed.
-  void PartlyLateEvent(std::string_view input, const Line& line, Nanos time, Nanos watermark,
-                       uint32_t windows, uint32_t missed);
+  void PartlyLateEvent(std::string_view input, InputFormat format, const Line& line, Nanos time,
+                       Nanos watermark, uint32_t windows, uint32_t missed);
   // Keeps the first lines that held events, to say which fields events have (WarnAtEnd).
   void NoteSample(const Line& line) {
     if (samples_.size() < kSamples) [[unlikely]]

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "engine/path_check.h"
 #include "output/having_filter.h"
 #include "time/duration.h"
+#include "util/quote.h"
 #include "window/window_label.h"
 
 namespace logtide {
@@ -17,6 +19,15 @@ namespace logtide {
 Status ValidateConfig(EngineConfig* config) {
   EngineConfig& c = *config;
   if (c.inputs.empty()) c.inputs.push_back("-");
+  for (const auto& [name, format] : c.input_formats) {
+    if (std::find(c.inputs.begin(), c.inputs.end(), name) == c.inputs.end()) {
+      return Status::InvalidArgument(fmt::format(
+          "--input-format {}: {} is not one of the inputs (name it as the input is named on the "
+          "command line, - for standard input)",
+          QuoteForMessage(name + "=" + std::string(InputFormatName(format))),
+          QuoteForMessage(name)));
+    }
+  }
   if (c.aggs.empty()) {
     AggSpec count;
     Status s = ParseAggSpec("count", &count);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 namespace logtide {
 
 std::string CsvFieldError(std::string_view what, size_t field, size_t byte) {
@@ -37,6 +39,7 @@ CsvHeader::CsvHeader(std::string_view line, char sep) : sep_(sep) {
                          s.message());
     return;
   }
+  plain_ = names;
   JsonBuilder b;
   for (const std::string& name : names) {
     b.Begin(6 * name.size() + 4);
@@ -57,7 +60,19 @@ CsvHeader CsvHeader::Unreadable(std::string reason, char sep) {
   return h;
 }
 
-Status CsvHeader::RowToJson(std::string_view line, JsonBuilder* out) const {
+uint64_t CsvHeader::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::vector<uint8_t> CsvHeader::Columns(const KeySet& keys) const {
+  std::vector<uint8_t> out(plain_.size());
+  for (size_t i = 0; i < plain_.size(); ++i) out[i] = keys.Has(plain_[i]) ? 1 : 0;
+  return out;
+}
+
+Status CsvHeader::RowToJson(std::string_view line, const std::vector<uint8_t>* columns,
+                            JsonBuilder* out) const {
   if (!error_.empty()) return Status::DataError(BadKind::kNotJson, error_);
   // The keys, and at most 6 bytes per byte of the row with a comma and null or quotes per field.
   out->Begin(names_.size() + 6 * line.size() + 6 * keys_.size() + 8);
@@ -65,6 +80,10 @@ Status CsvHeader::RowToJson(std::string_view line, JsonBuilder* out) const {
   size_t count = 0;
   Status s = SplitCsvRow(line, sep_, &count, [&](std::string_view text, bool quoted) {
     if (k == keys_.size()) return;  // one field too many: counted, refused below
+    if (columns != nullptr && !(*columns)[k]) {
+      ++k;
+      return;
+    }
     out->Comma();
     out->Raw(std::string_view(names_.data() + keys_[k].first, keys_[k].second));
     ++k;

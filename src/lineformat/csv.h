@@ -17,11 +17,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lineformat/json_builder.h"
+#include "lineformat/key_set.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -39,18 +41,29 @@ class CsvHeader {
 
   // The reason its rows are bad lines, when the header is not usable; empty otherwise.
   const std::string& error() const { return error_; }
+  // A number no other header of the process has (a header freed and another made at its
+  // address have different ids).
+  uint64_t id() const { return id_; }
   size_t size() const { return keys_.size(); }
   char sep() const { return sep_; }
 
-  // Writes the JSON object of row `line` into *out. Errors: DataError (BadKind::kNotJson) for a
-  // row that is not well-formed, has another number of fields than the header, or whose
-  // header is not usable.
-  Status RowToJson(std::string_view line, JsonBuilder* out) const;
+  // Which of its columns hold a key of `keys`: 1 for each, in column order.
+  std::vector<uint8_t> Columns(const KeySet& keys) const;
+
+  // Writes the JSON object of row `line` into *out, with the fields of the columns `columns`
+  // marks (Columns; nullptr: all). Errors: DataError (BadKind::kNotJson) for a row that is not
+  // well-formed, has another number of fields than the header, or whose header is not usable.
+  Status RowToJson(std::string_view line, const std::vector<uint8_t>* columns,
+                   JsonBuilder* out) const;
 
  private:
   CsvHeader() = default;
+  static uint64_t NextId();
+
+  uint64_t id_ = NextId();
   char sep_ = ',';
   std::string error_;
+  std::vector<std::string> plain_;               // every key as it is
   std::string names_;                            // every key as JSON text with its ':', "ts":
   std::vector<std::pair<size_t, size_t>> keys_;  // each key's (offset, size) in names_
 };

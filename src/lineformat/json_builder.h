@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "json/padding.h"
+#include "lineformat/scan.h"
 
 namespace logtide {
 
@@ -36,13 +37,19 @@ class JsonBuilder {
   // escaped, every other byte as it is (UTF-8 is checked by json/ when it reads the object).
   // At most 6 bytes per byte of `s`.
   void Escaped(std::string_view s) {
-    for (const char c : s) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (u >= 0x20 && c != '"' && c != '\\') [[likely]] {
-        *p_++ = c;
-      } else {
-        EscapeOne(u);
-      }
+    const size_t n = s.size();
+    for (size_t i = 0;;) {
+      const size_t j = scan::Find(
+          s.data(), i, n,
+          [](uint64_t v) {
+            return scan::Below(v, 0x20) | scan::Equal(v, '"') | scan::Equal(v, '\\');
+          },
+          [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\'; });
+      std::memcpy(p_, s.data() + i, j - i);
+      p_ += j - i;
+      if (j == n) return;
+      EscapeOne(static_cast<unsigned char>(s[j]));
+      i = j + 1;
     }
   }
   // Writes `s` as a JSON string, quotes included (at most 6 * size + 2 bytes).

@@ -9,15 +9,45 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t'; }
 
+// The end of a key: a space, a tab, '=' or '"' (or the line's end).
+size_t KeyEnd(std::string_view line, size_t i) {
+  return scan::Find(
+      line.data(), i, line.size(),
+      [](uint64_t v) {
+        return scan::Equal(v, ' ') | scan::Equal(v, '\t') | scan::Equal(v, '=') |
+               scan::Equal(v, '"');
+      },
+      [](char c) { return IsSpace(c) || c == '=' || c == '"'; });
+}
+
+// The end of a bare value: a space or a tab (or the line's end).
+size_t BareEnd(std::string_view line, size_t i) {
+  return scan::Find(
+      line.data(), i, line.size(),
+      [](uint64_t v) { return scan::Equal(v, ' ') | scan::Equal(v, '\t'); }, IsSpace);
+}
+
 bool IsHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 Status Bad(std::string message) { return Status::DataError(BadKind::kNotJson, std::move(message)); }
 
+Status NoClosingQuote(std::string_view key) {
+  return Bad(
+      fmt::format("the quoted value of key {} has no closing double quote", QuoteForMessage(key)));
+}
+
+Status TextAfterQuote(std::string_view key, size_t i) {
+  return Bad(fmt::format(
+      "text after the closing double quote of key {}'s value at byte {} (a space must separate "
+      "pairs)",
+      QuoteForMessage(key), i + 1));
+}
+
 }  // namespace
 
-Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
+Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out) {
   const size_t n = line.size();
   // Each byte of the line makes at most 7 of the object's ("k" alone: "\u00XX":true,).
   out->Begin(8 * n + 8);
@@ -34,7 +64,7 @@ Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
       return Bad(fmt::format("logfmt keys are not quoted: a key starts with '{}' at byte {}",
                              line[i], i + 1));
     }
-    while (i < n && !IsSpace(line[i]) && line[i] != '=' && line[i] != '"') ++i;
+    i = KeyEnd(line, i);
     const std::string_view key = line.substr(key_start, i - key_start);
     if (key.empty()) {
       return Bad(fmt::format("an empty key: '=' with no key before it at byte {}", i + 1));
@@ -43,6 +73,23 @@ Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
       return Bad(fmt::format("a double quote inside the key {} at byte {}: logfmt keys are not "
                              "quoted",
                              QuoteForMessage(key), i + 1));
+    }
+    const bool wanted = keys.Has(key);
+    if (!wanted) {
+      // Read to the pair's end, for the line's errors. A quoted value ends at its first '"'
+      // that no backslash takes: of the escapes below, only \" takes a '"'.
+      if (i == n || IsSpace(line[i]) || ++i == n || IsSpace(line[i])) continue;
+      if (line[i] != '"') {
+        i = BareEnd(line, i);
+        continue;
+      }
+      for (++i; i < n && line[i] != '"'; ++i) {
+        if (line[i] == '\\' && i + 1 < n) ++i;
+      }
+      if (i == n) return NoClosingQuote(key);
+      ++i;  // the closing quote
+      if (i < n && !IsSpace(line[i])) return TextAfterQuote(key, i);
+      continue;
     }
     out->Comma();
     out->String(key);
@@ -58,7 +105,7 @@ Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
     }
     if (line[i] != '"') {
       const size_t value_start = i;
-      while (i < n && !IsSpace(line[i])) ++i;
+      i = BareEnd(line, i);
       out->Scalar(line.substr(value_start, i - value_start));
       continue;
     }
@@ -66,10 +113,7 @@ Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
     ++i;
     out->Char('"');
     while (true) {
-      if (i == n) {
-        return Bad(fmt::format("the quoted value of key {} has no closing double quote",
-                               QuoteForMessage(key)));
-      }
+      if (i == n) return NoClosingQuote(key);
       const char c = line[i];
       if (c == '"') break;
       if (c == '\\' && i + 1 < n) {
@@ -92,12 +136,7 @@ Status LogfmtToJson(std::string_view line, JsonBuilder* out) {
     }
     out->Char('"');
     ++i;  // the closing quote
-    if (i < n && !IsSpace(line[i])) {
-      return Bad(fmt::format(
-          "text after the closing double quote of key {}'s value at byte {} (a space must "
-          "separate pairs)",
-          QuoteForMessage(key), i + 1));
-    }
+    if (i < n && !IsSpace(line[i])) return TextAfterQuote(key, i);
   }
   return Status::Ok();
 }

@@ -22,13 +22,15 @@
 #include <string_view>
 
 #include "lineformat/json_builder.h"
+#include "lineformat/key_set.h"
 #include "util/status.h"
 
 namespace logtide {
 
-// Writes the JSON object of the logfmt line `line` into *out (Finish gives it). Errors:
+// Writes the JSON object of the logfmt line `line` into *out (Finish gives it), with the pairs
+// whose key is in `keys` (the whole line is read, and refused, all the same). Errors:
 // DataError (BadKind::kNotJson) naming what breaks the grammar: an unterminated quoted value, a
 // closing quote followed by text, a quoted or empty key, a line that looks like JSON.
-Status LogfmtToJson(std::string_view line, JsonBuilder* out);
+Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out);
 
 }  // namespace logtide

@@ -3,6 +3,7 @@
 #include <absl/time/time.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "agg/sketches.h"
@@ -442,6 +443,8 @@ std::string CommandLine(const Query& c) {
     s += " --input-format ";
     s += InputFormatName(c.input_format);
   }
+  for (const auto& [name, format] : c.input_formats)
+    s += " --input-format " + ShellWord(name + "=" + std::string(InputFormatName(format)));
   if (c.time_field != "ts") s += " --time " + ShellWord(c.time_field);
   if (c.time_format != "auto") s += " --time-format " + ShellWord(c.time_format);
   for (size_t i = 0; i < c.by.size(); ++i) {
@@ -471,17 +474,31 @@ std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
   // The twins read NDJSON: DuckDB's with read_ndjson and every field typed as JSON (json_type),
   // Flink's with the 'json' format. read_csv sniffs its columns' types, which are not
   // lineformat/'s rules, and neither dialect reads logfmt.
-  if (c.input_format != InputFormat::kNdjson) {
-    const std::string flag = "--input-format " + std::string(InputFormatName(c.input_format));
+  // Each format other than NDJSON that some input's lines are in, by the flag that says so.
+  std::vector<std::pair<std::string, InputFormat>> formats;
+  const size_t inputs = std::max<size_t>(c.inputs.size(), 1);  // none: standard input
+  for (size_t i = 0; i < inputs; ++i) {
+    const std::string& name = c.inputs.empty() ? std::string("-") : c.inputs[i];
+    const InputFormat f = c.FormatOf(name);
+    std::string value(InputFormatName(f));
+    for (const auto& [named, format] : c.input_formats) {
+      if (named == name) value = ShellWord(name + "=" + value);
+    }
+    const std::string flag = "--input-format " + value;
+    if (f != InputFormat::kNdjson &&
+        std::find(formats.begin(), formats.end(), std::pair{flag, f}) == formats.end())
+      formats.emplace_back(flag, f);
+  }
+  for (const auto& [flag, format] : formats) {
     if (dialect == SqlDialect::kDuckDb) {
       out.push_back(flag +
-                    (c.input_format == InputFormat::kLogfmt
+                    (format == InputFormat::kLogfmt
                          ? ": DuckDB has no logfmt reader"
                          : ": the twin reads every field as JSON (read_ndjson), and DuckDB's "
                            "read_csv types columns by sniffing them, not as logtide types a "
                            "field: convert the input to NDJSON to compare"));
     } else {
-      out.push_back(flag + (c.input_format == InputFormat::kLogfmt
+      out.push_back(flag + (format == InputFormat::kLogfmt
                                 ? ": Flink SQL has no logfmt format"
                                 : ": Flink SQL's csv format reads no header line, which names "
                                   "the fields here"));

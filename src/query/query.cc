@@ -48,6 +48,20 @@ int FindRecordField(const RecordFields& f, const std::string& path) {
   return -1;
 }
 
+namespace {
+
+// An input's name on one line of the query's text: its backslashes and newlines escaped.
+std::string EscapedName(std::string_view name) {
+  std::string out;
+  for (const char ch : name) {
+    if (ch == '\\' || ch == '\n') out += '\\';
+    out += ch == '\n' ? 'n' : ch;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string QueryText(const Query& c) {
   // Canonical: aggregates as NAME=FN(FIELD) from their parsed form, so spacing and a default
   // name written out or left off do not make another query.
@@ -73,6 +87,12 @@ std::string QueryText(const Query& c) {
   if (c.input_format != InputFormat::kNdjson) {
     text += "\ninput-format=";
     text += InputFormatName(c.input_format);
+  }
+  // Each input=FORMAT as given (a line of its own: a name may hold any byte but a newline,
+  // which is escaped).
+  for (const auto& [name, format] : c.input_formats) {
+    text += "\ninput-format-of=" + EscapedName(name) + "=";
+    text += InputFormatName(format);
   }
   if (c.local_times) text += "\nlocal-times=true";
   if (c.window_label) text += "\nwindow-label=true";

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "agg/agg_spec.h"
@@ -21,8 +23,28 @@ namespace logtide {
 
 struct Query {
   std::vector<std::string> inputs;  // "-" is stdin; empty means stdin
-  // --input-format: what every input's lines are (lineformat/input_format.h).
+  // --input-format: what the inputs' lines are (lineformat/input_format.h), and, from
+  // --input-format INPUT=FORMAT, the inputs (named as in `inputs`) whose lines are another.
   InputFormat input_format = InputFormat::kNdjson;
+  std::vector<std::pair<std::string, InputFormat>> input_formats;
+  // The format of the lines of inputs[i] (no inputs: standard input's, "-").
+  InputFormat FormatOf(size_t i) const {
+    return i < inputs.size() ? FormatOf(inputs[i]) : FormatOf(std::string_view("-"));
+  }
+  InputFormat FormatOf(std::string_view input) const {
+    for (const auto& [name, format] : input_formats) {
+      if (name == input) return format;
+    }
+    return input_format;
+  }
+  // Whether every input's lines are NDJSON (no input: standard input, "-").
+  bool AllNdjson() const {
+    if (inputs.empty()) return FormatOf("-") == InputFormat::kNdjson;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (FormatOf(i) != InputFormat::kNdjson) return false;
+    }
+    return true;
+  }
   std::string time_field = "ts";
   std::string time_format = "auto";
   WindowSpec window;

@@ -11,19 +11,23 @@
 //  - a CSV or TSV row has exactly as many members as its header has fields, and a header that
 //    is refused makes every row refused;
 //  - a line refused is refused with a reason (DataError of kind kNotJson), never silently;
-//  - the same line converted again in the same builder (its buffer reused) gives the same bytes.
+//  - the same line converted again in the same builder (its buffer reused) gives the same bytes;
+//  - converted with only some keys (LineConverter::set_keys: a, ts, b), it is refused exactly
+//    when it is refused with all of them (or, besides, when it is not valid UTF-8), and holds
+//    the same members of those keys, in the same order.
+#include <simdjson.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <simdjson.h>
-
 #include "fuzz/check.h"
 #include "json/padding.h"
 #include "lineformat/csv.h"
 #include "lineformat/json_builder.h"
+#include "lineformat/line_converter.h"
 #include "lineformat/logfmt.h"
 
 namespace logtide {
@@ -62,6 +66,20 @@ void CheckObject(bool utf8, std::string_view json, size_t capacity, int64_t memb
   }
 }
 
+// The members of `json` whose key is a, ts or b, minified, in order; nullopt when simdjson
+// refuses the object.
+std::optional<std::string> SomeMembers(std::string_view json) {
+  static simdjson::dom::parser parser;
+  simdjson::dom::object o;
+  if (parser.parse(simdjson::padded_string(json)).get(o)) return std::nullopt;
+  std::string out;
+  for (auto field : o) {
+    if (field.key == "a" || field.key == "ts" || field.key == "b")
+      out += std::string(field.key) + "=" + simdjson::to_string(field.value) + ";";
+  }
+  return out;
+}
+
 void CheckRefusal(const Status& s) {
   FUZZ_CHECK(s.bad_kind() == BadKind::kNotJson && !s.message().empty(),
              "refused without a reason of kind kNotJson: %s", s.message().c_str());
@@ -76,6 +94,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int format = data[0] % 3;
   std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   JsonBuilder builder;
+  LineConverter some;
+  some.set_keys(KeySet({"a", "ts", "b"}));
+  const InputFormat formats[] = {InputFormat::kLogfmt, InputFormat::kCsv, InputFormat::kTsv};
   std::optional<CsvHeader> header;
   std::string header_line;
   bool first = true;
@@ -89,17 +110,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       first = false;
       continue;
     }
-    Status s = format == 0 ? LogfmtToJson(line, &builder) : header->RowToJson(line, &builder);
+    Status s = format == 0 ? LogfmtToJson(line, KeySet(), &builder)
+                           : header->RowToJson(line, nullptr, &builder);
+    std::string_view projected;
+    Status p = some.Convert(formats[format], format == 0 ? nullptr : &*header, line, &projected);
     if (!s.ok()) {
       CheckRefusal(s);
+      FUZZ_CHECK(!p.ok() && p.message() == s.message(), "refused with all keys (%s), not with some",
+                 s.message().c_str());
       continue;
     }
+
     FUZZ_CHECK(format == 0 || header->error().empty(), "a row of a refused header converted: %s",
                header->error().c_str());
     const std::string json(builder.Finish());
+    if (!p.ok()) {
+      FUZZ_CHECK(!Utf8(line), "converted with all keys, refused with some: %s",
+                 p.message().c_str());
+    } else if (const std::optional<std::string> want = SomeMembers(json)) {
+      FUZZ_CHECK(SomeMembers(projected) == want, "other members with some keys: %s",
+                 std::string(projected).c_str());
+    }
     CheckObject(Utf8(line) && Utf8(header_line), json, builder.capacity(),
                 format == 0 ? -1 : static_cast<int64_t>(header->size()));
-    Status t = format == 0 ? LogfmtToJson(line, &builder) : header->RowToJson(line, &builder);
+    Status t = format == 0 ? LogfmtToJson(line, KeySet(), &builder)
+                           : header->RowToJson(line, nullptr, &builder);
     FUZZ_CHECK(t.ok(), "converted once, refused the second time: %s", t.message().c_str());
     FUZZ_CHECK(builder.Finish() == json, "two conversions differ");
   }

@@ -25,6 +25,41 @@ TEST_CASE("json builder: strings escaped for JSON") {
   CHECK(b.Finish() == R"({"a\"\\\n\u0001\u001f"})");
 }
 
+TEST_CASE("json builder: escapes found at every place of a word, 8 bytes at a time") {
+  // Each byte to escape at each offset of strings of 0 to 24 bytes (with UTF-8 around it),
+  // against escaping byte by byte.
+  for (const char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t size = 0; size <= 24; ++size) {
+      for (size_t at = 0; at <= size; ++at) {
+        std::string s;
+        for (size_t i = 0; i < size; ++i) s += i % 5 == 4 ? '\xc3' : static_cast<char>('a' + i);
+        if (at < size) s[at] = special;
+        std::string want = "{\"";
+        for (const char c : s) {
+          const unsigned char u = static_cast<unsigned char>(c);
+          if (c == '"' || c == '\\') {
+            want += '\\';
+            want += c;
+          } else if (c == '\n') {
+            want += "\\n";
+          } else if (u < 0x20) {
+            want += u == 1 ? "\\u0001" : "\\u001f";
+          } else {
+            want += c;
+          }
+        }
+        want += "\"}";
+        JsonBuilder b;
+        b.Begin(6 * s.size() + 4);
+        b.Comma();
+        b.String(s);
+        CAPTURE(size, at, static_cast<int>(special));
+        CHECK(b.Finish() == want);
+      }
+    }
+  }
+}
+
 TEST_CASE("input format: names both ways") {
   InputFormat f;
   for (const char* name : {"ndjson", "logfmt", "csv", "tsv"}) {

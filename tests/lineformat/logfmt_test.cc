@@ -13,7 +13,7 @@ namespace {
 // The object `line` converts to, or "BAD: reason".
 std::string Json(std::string_view line) {
   JsonBuilder b;
-  Status s = LogfmtToJson(line, &b);
+  Status s = LogfmtToJson(line, KeySet(), &b);
   if (!s.ok()) return "BAD: " + s.message();
   return std::string(b.Finish());
 }
@@ -86,10 +86,10 @@ TEST_CASE("logfmt: a long line converts whole") {
 
 TEST_CASE("logfmt: the buffer is reused once grown") {
   JsonBuilder b;
-  REQUIRE(LogfmtToJson("a=1 b=\"some longer text here\"", &b).ok());
+  REQUIRE(LogfmtToJson("a=1 b=\"some longer text here\"", KeySet(), &b).ok());
   const char* first = b.Finish().data();
   for (int i = 0; i < 100; ++i) {
-    REQUIRE(LogfmtToJson("a=1 b=2", &b).ok());
+    REQUIRE(LogfmtToJson("a=1 b=2", KeySet(), &b).ok());
     CHECK(b.Finish().data() == first);
   }
   CHECK(b.capacity() >= b.Finish().size() + kJsonPadding);
@@ -105,7 +105,7 @@ TEST_CASE("logfmt: whatever converts is valid JSON (random lines of ASCII)") {
     const int n = static_cast<int>(rng() % 24);
     for (int k = 0; k < n; ++k) line += alphabet[rng() % alphabet.size()];
     JsonBuilder b;
-    if (!LogfmtToJson(line, &b).ok()) continue;
+    if (!LogfmtToJson(line, KeySet(), &b).ok()) continue;
     ++converted;
     const std::string_view j = b.Finish();
     INFO(line);
