@@ -190,16 +190,17 @@ Status ParseAggSpec(std::string_view text, AggSpec* out) {
       return bad("a field name cannot hold parentheses (several aggregates are separated by "
                  "commas: sum(bytes),avg(latency_ms))");
     } else {
+      // The arguments: split at commas outside a quoted key (."x,y" is one field).
+      const std::vector<std::string_view> args = SplitTopLevel(inner);
       if (fn == "quantile" || fn == "top_k") {
-        const size_t comma = inner.rfind(',');
-        if (comma == std::string_view::npos) {
+        if (args.size() < 2) {
           return bad(fn == "quantile" ? "quantile needs a field and Q, as in quantile(latency_ms, 0.99)"
                                       : "top_k needs a field and K, as in top_k(path, 10)");
         }
-        param = Trim(inner.substr(comma + 1));
-        inner = Trim(inner.substr(0, comma));
+        param = Trim(args.back());
+        inner = Trim(inner.substr(0, static_cast<size_t>(args.back().data() - inner.data()) - 1));
         if (inner.empty()) return bad("empty field inside ()");
-      } else if (inner.find(',') != std::string_view::npos) {
+      } else if (args.size() > 1) {
         return bad(fmt::format("{} takes one field", fn));
       }
       Status s = NormalizeFieldPath("--agg", inner, &spec.field);

@@ -1,6 +1,7 @@
 #include "lineformat/csv.h"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <atomic>
 
@@ -37,6 +38,12 @@ CsvHeader::CsvHeader(std::string_view line, char sep) : sep_(sep) {
   if (!s.ok()) {
     error_ = fmt::format("the header (line 1) is not a {} row: {}", sep == ',' ? "CSV" : "TSV",
                          s.message());
+    return;
+  }
+  // Its names are keys of every row's object, read or not: bytes that are no UTF-8 make every
+  // row bad, as the same object is in an NDJSON line.
+  if (!simdjson::validate_utf8(line.data(), line.size())) {
+    error_ = "the header (line 1) is not valid UTF-8";
     return;
   }
   plain_ = names;

@@ -320,6 +320,20 @@ TEST_CASE("agg specs: quantiles, approx_count_distinct and top_k") {
   CHECK_THAT(ParseAggSpec("top_k(x, 2.5)", &s).message(), Catch::Contains("K must be a whole"));
   CHECK_THAT(ParseAggSpec("p99(x, 0.5)", &s).message(), Catch::Contains("takes one field"));
   CHECK_THAT(ParseAggSpec("p99", &s).message(), Catch::Contains("needs a field"));
+  CHECK_THAT(ParseAggSpec("sum(a, b)", &s).message(), Catch::Contains("takes one field"));
+}
+
+TEST_CASE("agg spec: a comma inside a quoted key is the key's") {
+  AggSpec s;
+  REQUIRE(ParseAggSpec(R"(sum(."x,y"))", &s).ok());
+  CHECK(s.field == R"(["x,y"])");  // the canonical path
+  CHECK(s.name == "sum_x,y");
+  REQUIRE(ParseAggSpec(R"(top_k(."a,b", 3))", &s).ok());
+  CHECK(s.field == R"(["a,b"])");
+  CHECK(s.k == 3);
+  REQUIRE(ParseAggSpec(R"(quantile(."p,q", 0.9))", &s).ok());
+  CHECK(s.field == R"(["p,q"])");
+  CHECK(s.name == "p90_p,q");
 }
 
 TEST_CASE("quantiles of one field share one sketch; each reads its own rank") {

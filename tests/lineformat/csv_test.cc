@@ -27,6 +27,16 @@ TEST_CASE("csv: a row's fields under the header's names, typed") {
   CHECK(Row(h, "x,y,007") == R"({"ts":"x","level":"y","dur":"007"})");
 }
 
+TEST_CASE("csv: a header that is no UTF-8 makes every row bad, its names being keys") {
+  const CsvHeader h("ts,j\xffunk", ',');
+  CHECK(h.error() == "the header (line 1) is not valid UTF-8");
+  CHECK(Row(h, "1,ok") == "BAD: the header (line 1) is not valid UTF-8");
+  const CsvHeader quoted("ts,\"\xc3\"", ',');
+  CHECK(Row(quoted, "1,ok") == "BAD: the header (line 1) is not valid UTF-8");
+  const CsvHeader tsv("ts\t\xe2\x82", '\t');
+  CHECK(Row(tsv, "1\tok") == "BAD: the header (line 1) is not valid UTF-8");
+}
+
 TEST_CASE("csv: an empty field is null, a quoted empty field the empty string") {
   const CsvHeader h("a,b,c", ',');
   CHECK(Row(h, ",,") == R"({"a":null,"b":null,"c":null})");
