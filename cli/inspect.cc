@@ -2,14 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
+#include <array>
+#include <vector>
 
 #include "engine/counters.h"
 #include "input/input_set.h"
 #include "json/json_text.h"
+#include "keys/key_group.h"
 #include "output/output_set.h"
 #include "state/state_store.h"
 #include "time/timestamp.h"
+#include "util/bytes.h"
 #include "watermark/input_times.h"
 #include "watermark/watermark.h"
 #include "window/window_operator.h"
@@ -35,6 +41,69 @@ std::string CountersJson(const SavedCounters& c) {
     j += fmt::format("{}{}", i == 0 ? "" : ",", s.ignored_values[i]);
   j += fmt::format("],\"filtered\":{}}}", s.filtered);
   return j;
+}
+
+// The ranges of key groups `logtide inspect` sums the state over: those of 16 threads, the
+// most the groups are sized for (256 each).
+constexpr uint32_t kInspectThreads = 16;
+
+// "key_groups": the live window rows of the state at `path` (StateStore::Read: they are read
+// into memory), summed per key group and per range of kInspectThreads threads: the keys, the
+// state entries (a pane or a session of a key) and the rows' bytes; the skew (the largest
+// range's entries over the mean: 1 is even, kInspectThreads all in one); the largest group.
+Status KeyGroupsJson(const std::string& path, bool sessions, std::string* j) {
+  std::string query;
+  Checkpoint cp;
+  if (Status s = StateStore::Read(path, &query, &cp); !s.ok()) return s;
+  struct Sum {
+    uint64_t keys = 0, entries = 0, bytes = 0;
+  };
+  std::vector<Sum> groups(kKeyGroups);
+  absl::flat_hash_set<std::string_view> seen;
+  for (size_t i = 0; i < cp.windows.size(); ++i) {
+    const auto [k, v] = cp.windows[i];
+    // A pane's row is its start (8 bytes) and the key; a key's sessions are one row.
+    if (!sessions && k.size() < 8) continue;
+    const std::string_view key = sessions ? k : k.substr(8);
+    Sum& g = groups[KeyGroupOf(key)];
+    if (seen.insert(key).second) ++g.keys;
+    if (sessions) {
+      ByteReader r(v);
+      g.entries += r.U32();
+    } else {
+      ++g.entries;
+    }
+    g.bytes += k.size() + v.size();
+  }
+  std::array<Sum, kInspectThreads> ranges{};
+  uint32_t largest = 0;
+  for (uint32_t g = 0; g < kKeyGroups; ++g) {
+    Sum& r = ranges[WorkerOfGroup(g, kInspectThreads)];
+    r.keys += groups[g].keys;
+    r.entries += groups[g].entries;
+    r.bytes += groups[g].bytes;
+    if (groups[g].entries > groups[largest].entries) largest = g;
+  }
+  auto sum = [](const Sum& x) {
+    return fmt::format("\"keys\":{},\"entries\":{},\"bytes\":{}", x.keys, x.entries, x.bytes);
+  };
+  fmt::format_to(std::back_inserter(*j), ",\"key_groups\":{{\"groups\":{},\"threads\":{},\"ranges\":[",
+                 kKeyGroups, kInspectThreads);
+  uint64_t total = 0, most = 0;
+  for (uint32_t w = 0; w < kInspectThreads; ++w) {
+    const KeyGroupRange r = GroupsOfWorker(w, kInspectThreads);
+    fmt::format_to(std::back_inserter(*j), "{}{{\"first\":{},\"last\":{},{}}}", w == 0 ? "" : ",",
+                   r.first, r.last - 1, sum(ranges[w]));
+    total += ranges[w].entries;
+    most = std::max(most, ranges[w].entries);
+  }
+  *j += "],\"skew\":";
+  *j += total == 0 ? std::string("null")
+                   : fmt::format("{:.2f}", static_cast<double>(most) * kInspectThreads /
+                                               static_cast<double>(total));
+  fmt::format_to(std::back_inserter(*j), ",\"largest_group\":{{\"group\":{},{}}}}}", largest,
+                 sum(groups[largest]));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -158,6 +227,13 @@ Status InspectState(const std::string& path, std::string* json) {
   }
   j += fmt::format("],\"window_log_rows\":{},\"window_log_bytes\":{}", cp.window_log_rows,
                    cp.window_log_bytes);
+  if (!empty) {
+    // The query's window spec is its first line: window=session:... for sessions.
+    const bool sessions = query.rfind("window=session", 0) == 0;
+    if (Status ks = KeyGroupsJson(path, sessions, &j); !ks.ok()) return ks;
+  } else {
+    j += ",\"key_groups\":null";
+  }
   j += fmt::format(
       ",\"file\":{{\"bytes\":{},\"page_size\":{},\"pages\":{},\"free_pages\":{},\"reclaims_"
       "space\":{}}}",
