@@ -281,6 +281,36 @@ bool PatternHasOffset(const std::string& pattern) {
   return false;
 }
 
+// One change of a zone's clock: at instant `at` (as text, `when`) the local clock jumps from
+// civil time `from` to `to`, by `change` seconds (> 0 skips, < 0 goes back).
+struct ClockChange {
+  absl::Time at;
+  std::string when;
+  absl::CivilSecond from, to;
+  int64_t change;
+};
+
+// Calls check(change) for each change of `zone`'s clock in the range of logtide's times
+// (1677-2262), in order, until it returns a reason; returns that reason, or "".
+template <typename Check>
+std::string FirstClockChange(const absl::TimeZone& zone, Check check) {
+  const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
+  absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
+  absl::TimeZone::CivilTransition tr;
+  for (int i = 0; i < 100'000 && zone.NextTransition(at, &tr); ++i) {
+    const absl::TimeZone::TimeInfo info = zone.At(tr.to);
+    at = info.kind == absl::TimeZone::TimeInfo::REPEATED ? info.trans : info.pre;
+    if (at > last) break;
+    const int64_t change = tr.to - tr.from;
+    if (change == 0) continue;  // another abbreviation only
+    std::string why = check(ClockChange{
+        at, absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone()), tr.from, tr.to,
+        change});
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
 // Returns why the DuckDB rendering of calendar window `w`, or of local times in its zone, could
 // give other bounds or instants than logtide, or "" when it gives the same. The rendering
 // (duckdb_sql.cc) names the zone to DuckDB by its IANA name (a zone loaded from a path, `--tz
@@ -303,42 +333,32 @@ std::string ZoneNameRefusal(const std::string& name, const char* engine) {
 
 std::string DuckDbZoneRefusal(const WindowSpec& w) {
   if (std::string why = ZoneNameRefusal(w.zone.name(), "DuckDB"); !why.empty()) return why;
-  const absl::TimeZone& zone = w.zone.zone();
   const int64_t step =
       w.calendar == WindowSpec::Calendar::kWallClock ? w.size / kNanosPerSecond : int64_t{86400};
-  const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
-  absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
   absl::Time previous = absl::InfinitePast();
-  absl::TimeZone::CivilTransition tr;
-  for (int i = 0; i < 100'000 && zone.NextTransition(at, &tr); ++i) {
-    const absl::TimeZone::TimeInfo info = zone.At(tr.to);
-    at = info.kind == absl::TimeZone::TimeInfo::REPEATED ? info.trans : info.pre;
-    if (at > last) break;
-    const int64_t change = tr.to - tr.from;  // seconds the local clock jumps
-    if (change == 0) continue;               // another abbreviation only
-    const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
-    if (previous != absl::InfinitePast() && at - previous <= absl::Hours(48)) {
+  return FirstClockChange(w.zone.zone(), [&](const ClockChange& c) -> std::string {
+    if (previous != absl::InfinitePast() && c.at - previous <= absl::Hours(48)) {
       return fmt::format(
           "the zone's UTC offset changes twice within two days (at {} and {}), and the "
           "rendering finds a local time's instants from the offsets one day either side of it",
-          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", previous, absl::UTCTimeZone()), when);
+          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", previous, absl::UTCTimeZone()), c.when);
     }
-    if (w.is_calendar() && -change >= step) {
+    if (w.is_calendar() && -c.change >= step) {
       return fmt::format(
           "at {} the zone's clock goes back by {}, not less than {}, and the rendering moves an "
           "event at most one window past the window of its local time",
-          when, FormatDuration(-change * kNanosPerSecond),
+          c.when, FormatDuration(-c.change * kNanosPerSecond),
           step == 86400 ? std::string("a day") : "the window's step " + FormatDuration(w.size));
     }
-    if (change >= 86400) {
+    if (c.change >= 86400) {
       return fmt::format(
           "at {} the zone's clock skips {}, and the rendering finds a local time's instants from "
           "the offsets one day either side of it",
-          when, FormatDuration(change * kNanosPerSecond));
+          c.when, FormatDuration(c.change * kNanosPerSecond));
     }
-    previous = at;
-  }
-  return "";
+    previous = c.at;
+    return "";
+  });
 }
 
 // Returns why Flink's windows of calendar window `w` (FlinkWindowSize and FlinkWindowOffset
@@ -367,51 +387,41 @@ std::string FlinkCalendarRefusal(const WindowSpec& w) {
     const int64_t r = ((c - base) % size + size) % size;
     return c - r + size;
   };
-  const absl::TimeZone& zone = w.zone.zone();
-  const absl::Time last = absl::FromUnixNanos(std::numeric_limits<int64_t>::max());
-  absl::Time at = absl::FromUnixNanos(std::numeric_limits<int64_t>::min());
-  absl::TimeZone::CivilTransition tr;
-  for (int i = 0; i < 100'000 && zone.NextTransition(at, &tr); ++i) {
-    const absl::TimeZone::TimeInfo info = zone.At(tr.to);
-    at = info.kind == absl::TimeZone::TimeInfo::REPEATED ? info.trans : info.pre;
-    if (at > last) break;
-    const int64_t change = tr.to - tr.from;  // seconds the local clock jumps
-    if (change == 0) continue;               // another abbreviation only
-    const std::string when = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
-    const std::string by = FormatDuration(std::abs(change) * kNanosPerSecond);
-    if (grid && change < 0) {
+  return FirstClockChange(w.zone.zone(), [&](const ClockChange& c) -> std::string {
+    const std::string by = FormatDuration(std::abs(c.change) * kNanosPerSecond);
+    if (grid && c.change < 0) {
       return fmt::format(
           "at {} the zone's clock goes back by {}: Flink's windows follow the local wall clock, "
           "so the repeated {} are in one window there, where logtide's windows of {} keep their "
           "length",
-          when, by, by, FormatDuration(w.size));
+          c.when, by, by, FormatDuration(w.size));
     }
-    const int64_t from = tr.from - epoch, to = tr.to - epoch;
+    const int64_t from = c.from - epoch, to = c.to - epoch;
     const int64_t lo = std::min(from, to), hi = std::max(from, to);
-    if (grid && (change % size != 0 || next_bound(from - 1) != from)) {
+    if (grid && (c.change % size != 0 || next_bound(from - 1) != from)) {
       return fmt::format(
           "at {} the zone's clock skips {}, which moves logtide's windows of {} (fixed lengths "
           "from local midnight) off Flink's grid on the local wall clock",
-          when, by, FormatDuration(w.size));
+          c.when, by, FormatDuration(w.size));
     }
     const int64_t bound = next_bound(lo);
-    if (change < -3600 && bound == hi) {
+    if (c.change < -3600 && bound == hi) {
       return fmt::format(
           "at {} the zone's clock goes back by {} from a window's end: Flink fires that window "
           "an hour after the end's first instant (its TimeWindowUtil), before the repeated time "
           "is over, and drops the window's later events as late",
-          when, by);
+          c.when, by);
     }
     if (bound < hi) {
       return fmt::format(
           "at {} the zone's clock {} {}, and a window bound is a local time in between: Flink "
           "takes that bound {} and puts an event in the window of its local time, where "
           "logtide's bound is the first instant the clock shows it or later",
-          when, change > 0 ? "skips" : "goes back by", by,
-          change > 0 ? "as that time moved on by the skip" : "as its earlier instant");
+          c.when, c.change > 0 ? "skips" : "goes back by", by,
+          c.change > 0 ? "as that time moved on by the skip" : "as its earlier instant");
     }
-  }
-  return "";
+    return "";
+  });
 }
 
 }  // namespace
