@@ -113,9 +113,8 @@ Status Explain(const EngineConfig& c, std::string* result) {
   auto out = std::back_inserter(s);
   const std::vector<std::string>& inputs = p.inputs;
 
-  bool one_format = true;
-  for (const std::string& in : inputs)
-    one_format = one_format && c.FormatOf(in) == c.FormatOf(inputs[0]);
+  InputFormat format;
+  const bool one_format = c.OneFormat(&format);
   if (inputs.size() == 1) {
     fmt::format_to(out, "Input: {}, {}.\n", inputs[0] == "-" ? "standard input" : inputs[0],
                    LinesText(c.FormatOf(inputs[0])));
@@ -124,7 +123,7 @@ Status Explain(const EngineConfig& c, std::string* result) {
                    "Input: {} files, {}read side by side: the next line always comes from the "
                    "file whose latest event time is the earliest.\n",
                    inputs.size(),
-                   one_format ? std::string(LinesText(c.FormatOf(inputs[0]))) + ", " : "");
+                   one_format ? std::string(LinesText(format)) + ", " : "");
     if (!one_format) {
       s += "Lines:";
       for (size_t i = 0; i < inputs.size(); ++i) {

@@ -143,15 +143,11 @@ Status RunReport::Verdict() const {
   }
   // A line of --input-format logfmt, csv or tsv that is not of it is not a JSON object.
   const bool other_format = kind == static_cast<int>(BadKind::kNotJson) && !config_.AllNdjson();
-  bool one_format = true;  // every input's the same
-  for (size_t i = 1; i < config_.inputs.size(); ++i)
-    one_format = one_format && config_.FormatOf(i) == config_.FormatOf(0);
-  const std::string not_of =
-      !other_format ? ""
-      : one_format  ? fmt::format("not {} lines",
-                                  InputFormatName(config_.inputs.empty() ? config_.input_format
-                                                                         : config_.FormatOf(0)))
-                    : std::string("not lines of their input's format");
+  InputFormat format;
+  const bool one_format = config_.OneFormat(&format);
+  const std::string not_of = !other_format ? ""
+                             : one_format  ? fmt::format("not {} lines", InputFormatName(format))
+                                           : std::string("not lines of their input's format");
   std::string most = fmt::format(
       "{} of them {} (the first, {}); {}", bad_by_kind_[kind],
       other_format ? not_of.c_str() : kBadKindText[kind][0], first_reason_[kind],

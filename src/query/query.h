@@ -37,13 +37,19 @@ struct Query {
     }
     return input_format;
   }
-  // Whether every input's lines are NDJSON (no input: standard input, "-").
-  bool AllNdjson() const {
-    if (inputs.empty()) return FormatOf("-") == InputFormat::kNdjson;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (FormatOf(i) != InputFormat::kNdjson) return false;
+  // Whether every input's lines are of one format (no input: standard input, "-"), and that
+  // format in *format (inputs[0]'s when they differ).
+  bool OneFormat(InputFormat* format) const {
+    *format = FormatOf(size_t{0});
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (FormatOf(i) != *format) return false;
     }
     return true;
+  }
+  // Whether every input's lines are NDJSON.
+  bool AllNdjson() const {
+    InputFormat f;
+    return OneFormat(&f) && f == InputFormat::kNdjson;
   }
   std::string time_field = "ts";
   std::string time_format = "auto";
