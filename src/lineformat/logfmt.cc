@@ -45,6 +45,24 @@ Status TextAfterQuote(std::string_view key, size_t i) {
       QuoteForMessage(key), i + 1));
 }
 
+// The code unit of the escape \uXXXX at `i`, or -1 when there is none there.
+int Utf16At(std::string_view line, size_t i) {
+  if (i + 5 >= line.size() || line[i] != '\\' || line[i + 1] != 'u') return -1;
+  int u = 0;
+  for (size_t j = i + 2; j < i + 6; ++j) {
+    const char c = line[j];
+    if (!IsHex(c)) return -1;
+    u = u * 16 + (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  }
+  return u;
+}
+
+Status LoneSurrogate(std::string_view key, std::string_view line, size_t i) {
+  return Bad(fmt::format(
+      "the quoted value of key {} has half a UTF-16 surrogate pair, {}, at byte {}",
+      QuoteForMessage(key), line.substr(i, 6), i + 1));
+}
+
 }  // namespace
 
 Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out) {
@@ -124,10 +142,18 @@ Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out)
           i += 2;
           continue;
         }
-        if (e == 'u' && i + 5 < n && IsHex(line[i + 2]) && IsHex(line[i + 3]) &&
-            IsHex(line[i + 4]) && IsHex(line[i + 5])) {
-          out->Raw(line.substr(i, 6));
-          i += 6;
+        if (const int u = Utf16At(line, i); u >= 0) {
+          // JSON spells a character above U+FFFF as a surrogate pair; half a pair is no
+          // character, so the line is bad rather than guessed at.
+          size_t length = 6;
+          if (u >= 0xDC00 && u <= 0xDFFF) return LoneSurrogate(key, line, i);
+          if (u >= 0xD800 && u <= 0xDBFF) {
+            const int low = Utf16At(line, i + 6);
+            if (low < 0xDC00 || low > 0xDFFF) return LoneSurrogate(key, line, i);
+            length = 12;
+          }
+          out->Raw(line.substr(i, length));
+          i += length;
           continue;
         }
       }

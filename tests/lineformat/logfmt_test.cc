@@ -50,6 +50,16 @@ TEST_CASE("logfmt: JSON's escapes in quoted values are kept, a lone backslash is
   CHECK(Json("tab=\"a\tb\"") == R"({"tab":"a\tb"})");  // a raw tab inside quotes
 }
 
+TEST_CASE("logfmt: a surrogate pair is one character, half a pair a bad line") {
+  CHECK(Json(R"(e="\ud83d\ude00!")") == R"({"e":"\ud83d\ude00!"})");
+  CHECK(Json(R"(e="\uDDD4x")") ==
+        "BAD: the quoted value of key \"e\" has half a UTF-16 surrogate pair, \\uDDD4, at byte 4");
+  CHECK(Json(R"(k=1 e="a\ud83d")") ==
+        "BAD: the quoted value of key \"e\" has half a UTF-16 surrogate pair, \\ud83d, at byte 9");
+  CHECK(Json(R"(e="\ud83d\u0041")").starts_with("BAD: the quoted value of key \"e\" has half"));
+  CHECK(Json(R"(e="\ud83d\ud83d")").starts_with("BAD: the quoted value of key \"e\" has half"));
+}
+
 TEST_CASE("logfmt: bare values keep quotes and equals signs inside them") {
   CHECK(Json("q=a\"b eq=x=y") == R"({"q":"a\"b","eq":"x=y"})");
   CHECK(Json(R"(k\x=1)") == R"({"k\\x":1})");
