@@ -48,13 +48,32 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
                       c->section(), s->version, c->version()));
     }
   }
+  // The window log's component last: a state that does not fit this run (other outputs, say)
+  // is refused before its rows are read, which for a large state is most of the time.
+  std::vector<const Part*> order;
   for (const Part& p : components_) {
+    if (p.plain != nullptr) order.push_back(&p);
+  }
+  for (const Part& p : components_) {
+    if (p.plain == nullptr) order.push_back(&p);
+  }
+  for (const Part* part : order) {
+    const Part& p = *part;
     const SectionFormat* c = p.format;
     const Section* s = cp.Find(c->section());
     const std::string_view data = s != nullptr ? std::string_view(s->data) : std::string_view();
     const uint32_t version = s != nullptr ? s->version : 0;  // 0: absent (ReadsAbsent)
-    Status st = p.plain != nullptr ? p.plain->Load(data, version)
-                                   : p.windows->Load(data, version, cp.windows);
+    Status st;
+    if (p.plain != nullptr) {
+      st = p.plain->Load(data, version);
+    } else {
+      // The rows are read as the operator restores them: a damaged or edited log is said as
+      // such, before what the operator made of its rows.
+      LiveRows* rows = store_->live_rows();
+      st = p.windows->Load(data, version, rows);
+      rows->Drain();
+      if (!rows->status().ok()) return rows->status();
+    }
     if (st.code() == Status::Code::kCorruption) {
       return Status::Corruption(
           fmt::format("state file {}: its \"{}\" section is damaged ({}); it was not changed",
@@ -80,13 +99,12 @@ Status Checkpointer::Commit(Checkpoint* cp) {
 
 // The components were registered in this order: the counters, the inputs, the watermark and
 // idleness (which keep their times by the inputs' ids), the window operator (which saves the
-// watermark its timers were set at, checked here against the watermark's own), the outputs.
+// watermark its timers were set at, checked here against the watermark's own), the outputs;
+// the window operator is restored last (Restore).
 Status Checkpointer::Resume(bool* finished) {
   Checkpoint cp;
   Status s = store_->Load(&cp);
   if (!s.ok()) return s;
-  // The window operator reads the rows once, in order: their bytes go as it restores them.
-  cp.windows.set_release_as_read();
   if (!(s = Restore(cp)).ok()) return s;
   if (deps_.op->watermark() != deps_.tracker->current()) {
     return Status::Corruption(fmt::format(
@@ -94,7 +112,7 @@ Status Checkpointer::Resume(bool* finished) {
         "damaged; it was not changed",
         store_->path()));
   }
-  window_log_rows_ = cp.window_log_rows;
+  window_log_rows_ = store_->log_rows();
   checkpoints_ = cp.checkpoints;
   *finished = cp.finished;
   return Status::Ok();

@@ -52,7 +52,8 @@ class Checkpointer {
   Checkpointer(StateStore* store, const EngineConfig* config, const CheckpointDeps& deps)
       : store_(store), config_(config), deps_(deps) {}
 
-  // Adds a component; components are saved and restored in the order they are added.
+  // Adds a component; components are saved in the order they are added, and restored in that
+  // order with the window log's component last.
   // REQUIRES: its section name is not taken; it outlives the Checkpointer.
   void Add(CheckpointComponent* c) { components_.push_back({c, c, nullptr}); }
   // Adds the one component that writes the window log.

@@ -57,6 +57,18 @@ int Utf16At(std::string_view line, size_t i) {
   return u;
 }
 
+// The length of the \uXXXX escape at `i` (12 for a surrogate pair), 0 when there is none
+// there, and -1 for half a surrogate pair: JSON spells a character above U+FFFF as a pair, and
+// half a pair is no character, so the line is bad rather than guessed at.
+int UnicodeEscapeAt(std::string_view line, size_t i) {
+  const int u = Utf16At(line, i);
+  if (u < 0) return 0;
+  if (u >= 0xDC00 && u <= 0xDFFF) return -1;
+  if (u < 0xD800 || u > 0xDBFF) return 6;
+  const int low = Utf16At(line, i + 6);
+  return low >= 0xDC00 && low <= 0xDFFF ? 12 : -1;
+}
+
 Status LoneSurrogate(std::string_view key, std::string_view line, size_t i) {
   return Bad(fmt::format(
       "the quoted value of key {} has half a UTF-16 surrogate pair, {}, at byte {}",
@@ -102,7 +114,10 @@ Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out)
         continue;
       }
       for (++i; i < n && line[i] != '"'; ++i) {
-        if (line[i] == '\\' && i + 1 < n) ++i;
+        if (line[i] != '\\' || i + 1 == n) continue;
+        const int length = UnicodeEscapeAt(line, i);
+        if (length < 0) return LoneSurrogate(key, line, i);
+        i += length > 0 ? length - 1 : 1;
       }
       if (i == n) return NoClosingQuote(key);
       ++i;  // the closing quote
@@ -142,16 +157,9 @@ Status LogfmtToJson(std::string_view line, const KeySet& keys, JsonBuilder* out)
           i += 2;
           continue;
         }
-        if (const int u = Utf16At(line, i); u >= 0) {
-          // JSON spells a character above U+FFFF as a surrogate pair; half a pair is no
-          // character, so the line is bad rather than guessed at.
-          size_t length = 6;
-          if (u >= 0xDC00 && u <= 0xDFFF) return LoneSurrogate(key, line, i);
-          if (u >= 0xD800 && u <= 0xDBFF) {
-            const int low = Utf16At(line, i + 6);
-            if (low < 0xDC00 || low > 0xDFFF) return LoneSurrogate(key, line, i);
-            length = 12;
-          }
+        const int length = UnicodeEscapeAt(line, i);
+        if (length < 0) return LoneSurrogate(key, line, i);
+        if (length > 0) {
           out->Raw(line.substr(i, length));
           i += length;
           continue;

@@ -95,7 +95,7 @@ class WindowLogComponent : public SectionFormat {
   virtual Status Save(std::string* data, std::vector<StateOp>* log, bool all) = 0;
   // Restores from a section saved in `version` and the window log's live rows.
   // Errors and REQUIRES: as CheckpointComponent::Load.
-  virtual Status Load(std::string_view data, uint32_t version, const WindowRows& rows) = 0;
+  virtual Status Load(std::string_view data, uint32_t version, RowSource* rows) = 0;
 };
 
 }  // namespace logtide

@@ -432,45 +432,133 @@ Status StateStore::CheckQuery(const std::string& query) {
 
 namespace {
 
-// Adds to *rows, sorted by key, the rows of the window log `log` (puts with their values,
-// erases with none, in the log's order; `ops` their kinds) leaves live: a key's last change is
-// a put, and no erase of a prefix of it came after that put.
-void LiveRows(const WindowRows& log, const std::vector<uint8_t>& ops, WindowRows* rows) {
-  const auto key = [&](uint32_t i) { return log[i].first; };
-  // Each key's changes, by key and, for one key, in the log's order.
-  std::vector<uint32_t> order;
-  std::vector<uint32_t> prefixes;  // the erases of a prefix, in the log's order
-  for (uint32_t i = 0; i < ops.size(); ++i) {
-    (ops[i] == StateOp::kErasePrefix ? prefixes : order).push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
-  // The last change of each key, when it is a put: the candidates, sorted by key.
-  std::vector<uint32_t> live;
-  for (size_t i = 0; i < order.size(); ++i) {
-    const bool last = i + 1 == order.size() || key(order[i]) != key(order[i + 1]);
-    if (last && ops[order[i]] == StateOp::kPut) live.push_back(order[i]);
-  }
-  std::vector<uint32_t>().swap(order);
-  // An erase of a prefix takes the puts before it of the keys that start with it: a run of
-  // the candidates.
-  std::vector<char> erased(live.size(), 0);
-  for (uint32_t e : prefixes) {
-    const std::string_view p = key(e);
-    size_t i = static_cast<size_t>(
-        std::lower_bound(live.begin(), live.end(), p,
-                         [&](uint32_t r, std::string_view k) { return key(r) < k; }) -
-        live.begin());
-    for (; i < live.size() && key(live[i]).substr(0, p.size()) == p; ++i) {
-      if (live[i] < e) erased[i] = 1;
-    }
-  }
-  for (size_t i = 0; i < live.size(); ++i) {
-    if (!erased[i]) rows->Add(log[live[i]].first, log[live[i]].second);
-  }
+std::string_view ColumnView(sqlite3_stmt* stmt, int i) {
+  const void* p = sqlite3_column_blob(stmt, i);
+  const int n = sqlite3_column_bytes(stmt, i);
+  return p == nullptr ? std::string_view()
+                      : std::string_view(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+Status BindingMismatch(const std::string& path, std::string_view what, std::string_view has,
+                       std::string_view want) {
+  return Status::Corruption(fmt::format(
+      "state file {} is damaged: its {} do not match its last checkpoint ({}, the checkpoint "
+      "recorded {}): rows from another checkpoint or another job, or rows added, deleted or "
+      "moved; it was not changed",
+      path, what, has, want));
+}
+
+Status LogMismatch(const std::string& path, uint64_t rows, uint64_t digest, uint64_t want_rows,
+                   uint64_t want_digest) {
+  return BindingMismatch(path, "window rows", fmt::format("{} rows, digest {:016x}", rows, digest),
+                         fmt::format("{}, digest {:016x}", want_rows, want_digest));
+}
+
+Status UnknownChange(const std::string& path, int64_t op) {
+  return Status::Corruption(
+      fmt::format("state file {}: unknown window change {}; it was not changed", path, op));
+}
+
+bool KnownOp(int64_t op) {
+  return op == StateOp::kPut || op == StateOp::kErase || op == StateOp::kErasePrefix;
 }
 
 }  // namespace
+
+LiveRows::LiveRows(StateStore* store, sqlite3_stmt* stmt, uint64_t job, bool bound,
+                   uint64_t want_rows, uint64_t want_digest)
+    : store_(store),
+      stmt_(stmt),
+      job_(job),
+      bound_(bound),
+      want_rows_(want_rows),
+      want_digest_(want_digest) {}
+
+LiveRows::~LiveRows() { sqlite3_finalize(stmt_); }
+
+void LiveRows::Finish(int rc) {
+  done_ = true;
+  on_row_ = false;
+  if (status_.ok() && rc != SQLITE_DONE) {
+    status_ = ReadError(store_->db_, store_->path_, "reading windows");
+    // A state that passed the integrity check but cannot be read as our schema was damaged.
+    if (status_.code() == Status::Code::kIOError)
+      status_ = Status::Corruption(status_.message() + " (the state file is damaged; it was not changed)");
+  }
+  if (status_.ok() && bound_ && (rows_ != want_rows_ || digest_ != want_digest_))
+    status_ = LogMismatch(store_->path_, rows_, digest_, want_rows_, want_digest_);
+  if (status_.ok()) {
+    store_->log_rows_ = rows_;
+    store_->log_digest_ = digest_;
+    store_->log_known_ = true;
+  }
+  sqlite3_finalize(stmt_);
+  stmt_ = nullptr;
+}
+
+bool LiveRows::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc != SQLITE_ROW) {
+    Finish(rc);
+    return false;
+  }
+  ++rows_;
+  op_ = sqlite3_column_int64(stmt_, 0);
+  k_ = ColumnView(stmt_, 1);
+  v_ = ColumnView(stmt_, 2);
+  const int64_t sum = sqlite3_column_int64(stmt_, 3);
+  id_ = sqlite3_column_int64(stmt_, 4);
+  if (sum != RowSum({OpName(op_), k_, v_})) {
+    status_ = Damaged(store_->path_, "a window row");
+  } else if (!KnownOp(op_)) {
+    status_ = UnknownChange(store_->path_, op_);
+  }
+  if (!status_.ok()) {
+    Finish(SQLITE_DONE);
+    return false;
+  }
+  digest_ += BindTerm(job_, static_cast<uint64_t>(id_), sum);
+  on_row_ = true;
+  return true;
+}
+
+// The log comes by key and, for one key, by id. A key is live when its last put or erase is a
+// put and no erase of a prefix of it (the prefix sorts before it, and its keys follow it in a
+// run) came after that put.
+bool LiveRows::Next(Row* row) {
+  while (true) {
+    if (!on_row_ && (done_ || !Step())) return false;
+    key_.assign(k_);
+    int64_t last_id = -1, prefix_erased = -1;
+    bool put = false;
+    do {
+      if (op_ == StateOp::kErasePrefix) {
+        prefix_erased = id_;
+        continue;
+      }
+      last_id = id_;
+      put = op_ == StateOp::kPut;
+      if (put) value_.assign(v_);
+    } while (Step() && k_ == key_);
+    if (!status_.ok()) return false;
+    while (!prefixes_.empty() && !std::string_view(key_).starts_with(prefixes_.back().key))
+      prefixes_.pop_back();
+    int64_t erased_before = prefixes_.empty() ? -1 : prefixes_.back().erased_before;
+    if (prefix_erased >= 0) {
+      erased_before = std::max(erased_before, prefix_erased);
+      prefixes_.push_back({key_, erased_before});
+    }
+    if (put && last_id > erased_before) {
+      *row = {key_, value_};
+      return true;
+    }
+  }
+}
+
+void LiveRows::Drain() {
+  for (Row row; Next(&row);) {
+  }
+}
 
 Status StateStore::Load(Checkpoint* c) {
   Status s = LoadRows(c, true);
@@ -536,12 +624,28 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     c->sections.push_back(std::move(section));
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading sections");
-  // Replay the log: later changes win. Its rows are kept as they are read, in the log's order,
-  // as bytes (WindowRows), and the live rows taken from them once all are read (LiveRows), so a
-  // large state is held as its bytes, never as a tree of strings.
-  // Peek checks every row the same way, and counts and measures them instead.
-  WindowRows log;
-  std::vector<uint8_t> ops;
+  if (bound) {
+    if (bind.checkpoints != c->checkpoints || bind.finished != c->finished)
+      return BindingMismatch(path_, "meta rows", fmt::format("checkpoint {}", c->checkpoints),
+                             fmt::format("checkpoint {}", bind.checkpoints));
+    if (bind.sections != sections || bind.section_digest != section_digest)
+      return BindingMismatch(
+          path_, "sections", fmt::format("{} sections, digest {:016x}", sections, section_digest),
+          fmt::format("{}, digest {:016x}", bind.sections, bind.section_digest));
+  }
+  if (replay) {
+    // The live rows are read as they are restored (LiveRows), which checks them.
+    job_ = job;
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY CAST(k AS BLOB), id",
+                           -1, &stmt, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      return ReadError(db_, path_, "reading windows");
+    }
+    live_.reset(new LiveRows(this, stmt, job, bound, bind.log_rows, bind.log_digest));
+    return Status::Ok();
+  }
+  // Peek checks every row as LiveRows does, and counts and measures them instead.
   Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
   if (!win.ok()) return ReadError(db_, path_, "reading windows");
   while ((rc = win.Step()) == SQLITE_ROW) {
@@ -550,57 +654,22 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     const std::string_view k = win.ColView(1), value = win.ColView(2);
     if (win.ColInt(3) != RowSum({OpName(op), k, value})) return Damaged(path_, "a window row");
     log_digest += BindTerm(job, static_cast<uint64_t>(win.ColInt(4)), win.ColInt(3));
-    if (op != StateOp::kPut && op != StateOp::kErase && op != StateOp::kErasePrefix) {
-      return Status::Corruption(
-          fmt::format("state file {}: unknown window change {}; it was not changed", path_, op));
-    }
-    if (!replay) {
-      c->window_log_bytes += k.size() + value.size();
-      continue;
-    }
-    log.Add(k, op == StateOp::kPut ? value : std::string_view());
-    ops.push_back(static_cast<uint8_t>(op));
+    if (!KnownOp(op)) return UnknownChange(path_, op);
+    c->window_log_bytes += k.size() + value.size();
   }
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
-  if (bound) {
-    auto mismatch = [&](std::string_view what, auto has, auto want) {
-      return Status::Corruption(fmt::format(
-          "state file {} is damaged: its {} do not match its last checkpoint ({}, the checkpoint "
-          "recorded {}): rows from another checkpoint or another job, or rows added, deleted or "
-          "moved; it was not changed",
-          path_, what, has, want));
-    };
-    if (bind.checkpoints != c->checkpoints || bind.finished != c->finished)
-      return mismatch("meta rows", fmt::format("checkpoint {}", c->checkpoints),
-                      fmt::format("checkpoint {}", bind.checkpoints));
-    if (bind.sections != sections || bind.section_digest != section_digest)
-      return mismatch("sections", fmt::format("{} sections, digest {:016x}", sections,
-                                              section_digest),
-                      fmt::format("{}, digest {:016x}", bind.sections, bind.section_digest));
-    if (bind.log_rows != c->window_log_rows || bind.log_digest != log_digest)
-      return mismatch("window rows",
-                      fmt::format("{} rows, digest {:016x}", c->window_log_rows, log_digest),
-                      fmt::format("{}, digest {:016x}", bind.log_rows, bind.log_digest));
-  }
-  if (!replay) {
-    c->binding.format = bound_ ? kSchemaVersion : kUnboundVersion;
-    c->binding.bound = bound;
-    c->binding.job = bound ? bind.job : 0;
-    c->binding.sections = sections;
-    bool ok = true;
-    c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
-    c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
-    c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
-    c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
-    if (!ok) return ReadError(db_, path_, "reading the file's size");
-    return Status::Ok();
-  }
-  job_ = job;
-  log_rows_ = c->window_log_rows;
-  log_digest_ = log_digest;
-  log_known_ = true;
-  c->windows.clear();
-  LiveRows(log, ops, &c->windows);
+  if (bound && (bind.log_rows != c->window_log_rows || bind.log_digest != log_digest))
+    return LogMismatch(path_, c->window_log_rows, log_digest, bind.log_rows, bind.log_digest);
+  c->binding.format = bound_ ? kSchemaVersion : kUnboundVersion;
+  c->binding.bound = bound;
+  c->binding.job = bound ? bind.job : 0;
+  c->binding.sections = sections;
+  bool ok = true;
+  c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
+  c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
+  c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
+  c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
+  if (!ok) return ReadError(db_, path_, "reading the file's size");
   return Status::Ok();
 }
 
@@ -752,6 +821,12 @@ Status StateStore::ReadOnly(const std::string& path, bool replay, std::string* q
   if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
   if (!found) query->clear();
   s = st->LoadRows(out, replay);
+  if (s.ok() && replay) {
+    LiveRows* rows = st->live_rows();
+    for (RowSource::Row row; rows->Next(&row);) out->windows.Add(row.first, row.second);
+    s = rows->status();
+    out->window_log_rows = st->log_rows_;
+  }
   if (!s.ok() && s.code() == Status::Code::kIOError)
     return Status::Corruption(s.message() + " (the state file is damaged)");
   if (s.ok()) s = st->Exec("COMMIT");

@@ -14,8 +14,9 @@
 //                                               k=v, 1 erase k, 2 erase keys starting with k):
 //                                               each checkpoint appends only what changed, so it
 //                                               writes pages in proportion to the changes;
-//                                               replayed in id order on load, and rewritten
-//                                               whole (compacted) when it outgrows the state
+//                                               replayed on load (later ids win; LiveRows),
+//                                               and rewritten whole (compacted) when it
+//                                               outgrows the state
 // A new file is created with PRAGMA auto_vacuum = INCREMENTAL (before its first table): the
 // pages a compaction frees are returned to the file system in the compaction's transaction
 // (PRAGMA incremental_vacuum), so the file shrinks with the log instead of keeping its largest
@@ -45,6 +46,7 @@
 #include "util/status.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace logtide {
 
@@ -73,8 +75,8 @@ struct Checkpoint {
   uint64_t checkpoints = 0;
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
-  WindowRows windows;               // Load: the live rows, by key
-  uint64_t window_log_rows = 0;     // Load, Peek: rows in the log
+  WindowRows windows;               // Read: the live rows, by key (Load: StateStore::live_rows)
+  uint64_t window_log_rows = 0;     // Read, Peek: rows in the log
   uint64_t window_log_bytes = 0;    // Peek: bytes of the log's keys and values
   StateFileStats file;              // Peek
   StateBinding binding;             // Peek
@@ -86,6 +88,50 @@ struct Checkpoint {
     }
     return nullptr;
   }
+};
+
+class StateStore;
+
+// The window log's live rows, by key, read from the state file as the window operator restores
+// them (StateStore::Load prepares it): SQLite sorts the log by key and id (spilling to a
+// temporary file in SQLITE_TMPDIR or TMPDIR when it is large), and each key's changes are
+// replayed as they come, so a resumed run never holds the rows of a large state beside the
+// windows restored from them. Every row's sum is checked as it is read, and at the end the
+// number of rows and their digest against the last checkpoint's binding.
+class LiveRows final : public RowSource {
+ public:
+  ~LiveRows();
+  bool Next(Row* row) override;
+  // Reads the rows not yet read, so that status() covers the whole log.
+  void Drain();
+  // Ok when every row was read and the log matches its checkpoint; else why not
+  // (Corruption: a damaged or edited file; IOError: a read failed). Nothing was written.
+  const Status& status() const { return status_; }
+
+ private:
+  friend class StateStore;
+  struct Prefix {
+    std::string key;
+    int64_t erased_before;  // the puts before this id of keys starting with `key` are erased
+  };
+  LiveRows(StateStore* store, sqlite3_stmt* stmt, uint64_t job, bool bound, uint64_t want_rows,
+           uint64_t want_digest);
+  bool Step();  // to the log's next row (stmt_ on it), checking it; false at the end or on error
+  void Finish(int rc);
+
+  StateStore* store_;
+  sqlite3_stmt* stmt_;
+  uint64_t job_;
+  bool bound_;
+  uint64_t want_rows_, want_digest_;
+  uint64_t rows_ = 0, digest_ = 0;
+  bool on_row_ = false;  // stmt_ is on a row not yet taken into a key: op_, k_, v_, id_
+  int64_t op_ = 0, id_ = 0;
+  std::string_view k_, v_;  // valid until the next step
+  bool done_ = false;
+  std::string key_, value_;       // the row Next returned last
+  std::vector<Prefix> prefixes_;  // the erases of prefixes of the keys ahead, nested
+  Status status_;
 };
 
 class StateStore {
@@ -108,8 +154,14 @@ class StateStore {
   // every line of `query` ("name=value") that differs from the stored one, and with Corruption
   // when it holds none (its row was lost: the file is damaged).
   Status CheckQuery(const std::string& query);
-  // Reads the last checkpoint. REQUIRES: !is_new().
+  // Reads the last checkpoint, its window log's live rows left to be read from live_rows().
+  // REQUIRES: !is_new().
   Status Load(Checkpoint* out);
+  // After Load: the window log's live rows, by key. Nothing may be committed until they are
+  // read (or drained) and their status() is ok.
+  LiveRows* live_rows() { return live_.get(); }
+  // The rows in the window log, once known (all of them read after Load, or a Commit).
+  uint64_t log_rows() const { return log_rows_; }
   // Replaces the stored checkpoint with `c` in one transaction. With c.compact, the pages the
   // old log held are returned to the file system in that transaction.
   Status Commit(const Checkpoint& c);
@@ -124,6 +176,7 @@ class StateStore {
   static Status Read(const std::string& path, std::string* query, Checkpoint* out);
 
  private:
+  friend class LiveRows;
   StateStore() = default;
   Status Exec(const char* sql);
   Status LoadRows(Checkpoint* c, bool replay);
@@ -141,6 +194,7 @@ class StateStore {
   bool log_known_ = false;
   uint64_t log_rows_ = 0;
   uint64_t log_digest_ = 0;
+  std::unique_ptr<LiveRows> live_;  // Load's
   std::string path_;
 };
 

@@ -1,7 +1,9 @@
-// The live rows of the window log, as a resumed run restores them: (key, value) pairs sorted by
-// key, their bytes in chunks of up to 64 MiB, so that the rows of a large state cost their bytes
-// and 16 more each, not two strings and a tree node, and can be freed as they are restored
-// (set_release_as_read). Rows are read as pairs of string_views into the chunks.
+// The live rows of the window log as a window operator restores them: (key, value) pairs in key
+// order, read once from a RowSource. A resumed run reads them straight from the state file
+// (StateStore's LiveRows); WindowRows holds them in memory for `logtide inspect`, `state export`
+// and tests: their bytes in chunks of up to 64 MiB, so that the rows of a large state cost their
+// bytes and 16 more each, not two strings and a tree node. Rows are read as pairs of
+// string_views into the chunks.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +15,18 @@
 #include <vector>
 
 namespace logtide {
+
+// Rows read once, in key order (a window operator's Restore).
+class RowSource {
+ public:
+  using Row = std::pair<std::string_view, std::string_view>;
+  // The next row, valid until the next call; false at the end. A source that fails (a damaged
+  // file) ends early and says why itself.
+  virtual bool Next(Row* row) = 0;
+
+ protected:
+  ~RowSource() = default;
+};
 
 class WindowRows {
  public:
@@ -29,7 +43,6 @@ class WindowRows {
     Row operator*() const { return (*rows_)[i_]; }
     Iterator& operator++() {
       ++i_;
-      if (rows_->release_as_read_) rows_->ReleaseBefore(i_);
       return *this;
     }
     bool operator==(const Iterator& o) const { return i_ == o.i_; }
@@ -69,11 +82,20 @@ class WindowRows {
     c.append(value);
   }
 
-  // Rows read once, in order (a resumed run's restore): the bytes of the rows before the one
-  // an iterator has reached are freed as it moves on, so that the rows of a large state are not
-  // held beside all of the windows restored from them. Reading a row behind it then is an
-  // error. REQUIRES: before any iteration.
-  void set_release_as_read() { release_as_read_ = true; }
+  // The rows, from the first, as a RowSource. REQUIRES: `rows` outlives it.
+  class Reader final : public RowSource {
+   public:
+    explicit Reader(const WindowRows& rows) : rows_(rows) {}
+    bool Next(Row* row) override {
+      if (i_ == rows_.size()) return false;
+      *row = rows_[i_++];
+      return true;
+    }
+
+   private:
+    const WindowRows& rows_;
+    size_t i_ = 0;
+  };
 
   void clear() {
     rows_.clear();
@@ -109,8 +131,7 @@ class WindowRows {
 
  private:
   // Chunks double from 64 KiB to 64 MiB: a small state takes little, and a large one's chunks
-  // are mapped pages of their own (above malloc's largest mmap threshold, 32 MiB), which go
-  // back to the system when freed.
+  // are mapped pages of their own (above malloc's largest mmap threshold, 32 MiB).
   static constexpr size_t kFirstChunk = size_t{64} << 10;
   static constexpr size_t kLargestChunk = size_t{64} << 20;
   struct Entry {
@@ -119,18 +140,9 @@ class WindowRows {
     uint32_t key_size;
     uint32_t value_size;
   };
-  // Frees the chunks that hold only rows before row i (set_release_as_read).
-  void ReleaseBefore(size_t i) const {
-    const size_t keep = i < rows_.size() ? rows_[i].chunk : chunks_.size();
-    for (; released_ < keep; ++released_) std::string().swap(chunks_[released_]);
-  }
-
   std::vector<Entry> rows_;
-  // The rows' bytes in the order they were added, in chunks (kFirstChunk...). Mutable:
-  // reading rows once frees them behind the reader (set_release_as_read).
-  mutable std::vector<std::string> chunks_;
-  mutable size_t released_ = 0;
-  bool release_as_read_ = false;
+  // The rows' bytes in the order they were added, in chunks (kFirstChunk...).
+  std::vector<std::string> chunks_;
 };
 
 }  // namespace logtide

@@ -395,9 +395,10 @@ WindowBounds PaneOperator::BoundsNow(Nanos start) const {
   return spec_.Window(start);
 }
 
-bool PaneOperator::Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) {
+bool PaneOperator::Restore(RowSource* rows, ByteReader* meta, Nanos watermark) {
   watermark_ = watermark;
-  for (const auto& [k, v] : rows) {
+  for (RowSource::Row row; rows->Next(&row);) {
+    const auto [k, v] = row;
     if (k.size() < 8 || !IsEncodedKey(std::string_view(k).substr(8), deps_.key_fields))
       return false;
     Nanos start = PaneRowStart(k);

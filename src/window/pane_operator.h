@@ -46,7 +46,7 @@ class PaneOperator final : public WindowOperator {
 
  protected:
   void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
-  bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) override;
+  bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) override;
   void OnTimer(TimeDomain domain, const Timer& t) override;
   // Calendar windows: one pane is one window.
   void OpenWindows(std::vector<WindowBounds>* out) const override;

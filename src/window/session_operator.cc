@@ -272,9 +272,10 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
   dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(const WindowRows& rows, ByteReader*, Nanos watermark) {
+bool SessionOperator::Restore(RowSource* rows, ByteReader*, Nanos watermark) {
   watermark_ = watermark;
-  for (const auto& [k, v] : rows) {
+  for (RowSource::Row row; rows->Next(&row);) {
+    const auto [k, v] = row;
     if (!IsEncodedKey(k, deps_.key_fields)) return false;
     uint32_t key = deps_.keys->Intern(k);
     ByteReader r(v);

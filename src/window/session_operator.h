@@ -32,7 +32,7 @@ class SessionOperator final : public WindowOperator {
 
  protected:
   void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
-  bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) override;
+  bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) override;
   // Collects the sessions that fire; AfterTimers emits them together, then drops the ones
   // whose state is done.
   void OnTimer(TimeDomain domain, const Timer& t) override;

@@ -91,7 +91,7 @@ bool DecodeSavedZoneRules(std::string_view data, uint32_t version, SavedZoneRule
   return r.ok() && ReadZoneBlock(&r, version, out);
 }
 
-Status WindowOperator::Load(std::string_view data, uint32_t version, const WindowRows& rows) {
+Status WindowOperator::Load(std::string_view data, uint32_t version, RowSource* rows) {
   ByteReader r(data);
   const Nanos w = r.I64();
   SavedZoneRules saved;

@@ -160,7 +160,7 @@ class WindowOperator : public WindowLogComponent {
   // Restores into a new operator and sets the timers its state implies. Errors: Corruption
   // when the bytes are damaged; Refused, naming both zone database versions and a window,
   // when the saved open windows do not have the bounds the zone's rules give them now.
-  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) override;
+  Status Load(std::string_view data, uint32_t version, RowSource* rows) override;
   // After a Load under another zone database version than the state's, whose rules gave every
   // open window its saved bounds: a warning that says so (the job goes on, and windows opened
   // from now follow this system's rules). Empty otherwise.
@@ -235,7 +235,7 @@ class WindowOperator : public WindowLogComponent {
   // Restores into a new operator from every row and the meta blob of a Snapshot taken at
   // `watermark`, and sets the timers the state implies. Returns false when the bytes are
   // damaged.
-  virtual bool Restore(const WindowRows& rows, ByteReader* meta, Nanos watermark) = 0;
+  virtual bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) = 0;
 
   // Appends the bounds of the open windows, each once, by start. Called with --tz only.
   virtual void OpenWindows(std::vector<WindowBounds>*) const {}

@@ -38,8 +38,8 @@ class FakeOf final : public Base {
     value = std::string(data);
     return Status::Ok();
   }
-  Status Load(std::string_view data, uint32_t version, const WindowRows& rows) {
-    rows_seen = rows.size();
+  Status Load(std::string_view data, uint32_t version, RowSource* rows) {
+    for (RowSource::Row row; rows->Next(&row);) ++rows_seen;
     return Load(data, version);
   }
   std::string value;
@@ -118,6 +118,35 @@ TEST_CASE("the checkpointer saves and restores every component in the order adde
   CHECK(calls == std::vector<std::string>{"load a", "load windows"});
   CHECK(a == "hello");
   Cleanup(path);
+}
+
+TEST_CASE("the window log's component is restored last: a refusal before it reads no row") {
+  for (const char* value : {"hello", "damaged"}) {
+    const std::string path = TempPath();
+    Write(path, value);
+    std::vector<std::string> calls;
+    std::unique_ptr<StateStore> store;
+    REQUIRE(StateStore::Open(path, false, &store).ok());
+    Checkpoint c;
+    REQUIRE(store->Load(&c).ok());
+    FakeWindows w("windows", 1, &calls);
+    Fake a("a", 1, &calls);
+    Checkpointer cp(store.get());
+    cp.Add(&w);  // added first, restored last
+    cp.Add(&a);
+    const Status s = cp.Restore(c);
+    if (std::string_view(value) == "hello") {
+      CHECK(s.ok());
+      CHECK(calls == std::vector<std::string>{"load a", "load windows"});
+      CHECK(w.rows_seen == 1);
+    } else {
+      CHECK(s.code() == Status::Code::kCorruption);
+      CHECK(calls == std::vector<std::string>{"load a"});
+      CHECK(w.rows_seen == 0);
+    }
+    store.reset();
+    Cleanup(path);
+  }
 }
 
 TEST_CASE("a section in another format is refused as another version's, before any load") {

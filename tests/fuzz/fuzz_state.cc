@@ -194,8 +194,9 @@ struct Part {
     return plain != nullptr ? plain->Save(data) : windows->Save(data, log, true);
   }
   Status Load(std::string_view data, const WindowRows& rows) const {
+    WindowRows::Reader reader(rows);
     return plain != nullptr ? plain->Load(data, format->version())
-                            : windows->Load(data, format->version(), rows);
+                            : windows->Load(data, format->version(), &reader);
   }
   std::string section() const { return std::string(format->section()); }
   SectionFormat* format;

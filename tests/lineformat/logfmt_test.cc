@@ -58,6 +58,12 @@ TEST_CASE("logfmt: a surrogate pair is one character, half a pair a bad line") {
         "BAD: the quoted value of key \"e\" has half a UTF-16 surrogate pair, \\ud83d, at byte 9");
   CHECK(Json(R"(e="\ud83d\u0041")").starts_with("BAD: the quoted value of key \"e\" has half"));
   CHECK(Json(R"(e="\ud83d\ud83d")").starts_with("BAD: the quoted value of key \"e\" has half"));
+  // A value the query does not read is still checked: the line is bad the same way.
+  JsonBuilder b;
+  const Status s = LogfmtToJson(R"(ts=1 e="\uDDD4x")", KeySet({"ts"}), &b);
+  CHECK(s.message() ==
+        "the quoted value of key \"e\" has half a UTF-16 surrogate pair, \\uDDD4, at byte 9");
+  CHECK(LogfmtToJson(R"(ts=1 e="\ud83d\ude00")", KeySet({"ts"}), &b).ok());
 }
 
 TEST_CASE("logfmt: bare values keep quotes and equals signs inside them") {

@@ -78,7 +78,9 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
   }
   // Restores a snapshot into this harness's new operator. Returns false when it is refused.
   bool Load(const Saved& s) {
-    return op_->Load(s.meta, op_->version(), WindowRows(s.rows.begin(), s.rows.end())).ok();
+    const WindowRows rows(s.rows.begin(), s.rows.end());
+    WindowRows::Reader reader(rows);
+    return op_->Load(s.meta, op_->version(), &reader).ok();
   }
   size_t pending_timers() const { return op_->pending_timers(); }
 
