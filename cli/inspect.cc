@@ -47,26 +47,20 @@ std::string CountersJson(const SavedCounters& c) {
 // most the groups are sized for (256 each).
 constexpr uint32_t kInspectThreads = 16;
 
-// "key_groups": the live window rows of the state at `path` (StateStore::Read: they are read
-// into memory), summed per key group and per range of kInspectThreads threads: the keys, the
-// state entries (a pane or a session of a key) and the rows' bytes; the skew (the largest
-// range's entries over the mean: 1 is even, kInspectThreads all in one); the largest group.
-Status KeyGroupsJson(const std::string& path, bool sessions, std::string* j) {
-  std::string query;
-  Checkpoint cp;
-  if (Status s = StateStore::Read(path, &query, &cp); !s.ok()) return s;
-  struct Sum {
-    uint64_t keys = 0, entries = 0, bytes = 0;
-  };
-  std::vector<Sum> groups(kKeyGroups);
-  absl::flat_hash_set<std::string_view> seen;
-  for (size_t i = 0; i < cp.windows.size(); ++i) {
-    const auto [k, v] = cp.windows[i];
+// "key_groups": the live window rows of a state, summed per key group and per range of
+// kInspectThreads threads as they are read (Add): the keys, the state entries (a pane or a
+// session of a key) and the rows' bytes; the skew (the largest range's entries over the mean:
+// 1 is even, kInspectThreads all in one); the largest group.
+class KeyGroupSums {
+ public:
+  // `sessions`: the rows are a session operator's (one row per key).
+  void Add(bool sessions, RowSource::Row row) {
+    const auto [k, v] = row;
     // A pane's row is its start (8 bytes) and the key; a key's sessions are one row.
-    if (!sessions && k.size() < 8) continue;
+    if (!sessions && k.size() < 8) return;
     const std::string_view key = sessions ? k : k.substr(8);
-    Sum& g = groups[KeyGroupOf(key)];
-    if (seen.insert(key).second) ++g.keys;
+    Sum& g = groups_[KeyGroupOf(key)];
+    if (sessions || seen_.insert(std::string(key)).second) ++g.keys;
     if (sessions) {
       ByteReader r(v);
       g.entries += r.U32();
@@ -75,6 +69,18 @@ Status KeyGroupsJson(const std::string& path, bool sessions, std::string* j) {
     }
     g.bytes += k.size() + v.size();
   }
+  void AppendJson(std::string* j) const;
+
+ private:
+  struct Sum {
+    uint64_t keys = 0, entries = 0, bytes = 0;
+  };
+  std::vector<Sum> groups_ = std::vector<Sum>(kKeyGroups);
+  absl::flat_hash_set<std::string> seen_;  // the keys of panes: a key has a row per pane
+};
+
+void KeyGroupSums::AppendJson(std::string* j) const {
+  const std::vector<Sum>& groups = groups_;
   std::array<Sum, kInspectThreads> ranges{};
   uint32_t largest = 0;
   for (uint32_t g = 0; g < kKeyGroups; ++g) {
@@ -103,7 +109,6 @@ Status KeyGroupsJson(const std::string& path, bool sessions, std::string* j) {
                                                static_cast<double>(total));
   fmt::format_to(std::back_inserter(*j), ",\"largest_group\":{{\"group\":{},{}}}}}", largest,
                  sum(groups[largest]));
-  return Status::Ok();
 }
 
 }  // namespace
@@ -111,7 +116,11 @@ Status KeyGroupsJson(const std::string& path, bool sessions, std::string* j) {
 Status InspectState(const std::string& path, std::string* json) {
   std::string query;
   Checkpoint cp;
-  Status s = StateStore::Peek(path, &query, &cp);
+  KeyGroupSums groups;
+  // The query is read before the rows; its window spec is its first line.
+  Status s = StateStore::Read(path, &query, &cp, [&](RowSource::Row row) {
+    groups.Add(query.rfind("window=session", 0) == 0, row);
+  });
   if (!s.ok()) return s;
   std::vector<InputPosition> inputs;
   std::vector<OutputPosition> outputs;
@@ -228,9 +237,7 @@ Status InspectState(const std::string& path, std::string* json) {
   j += fmt::format("],\"window_log_rows\":{},\"window_log_bytes\":{}", cp.window_log_rows,
                    cp.window_log_bytes);
   if (!empty) {
-    // The query's window spec is its first line: window=session:... for sessions.
-    const bool sessions = query.rfind("window=session", 0) == 0;
-    if (Status ks = KeyGroupsJson(path, sessions, &j); !ks.ok()) return ks;
+    groups.AppendJson(&j);
   } else {
     j += ",\"key_groups\":null";
   }
@@ -239,7 +246,7 @@ Status InspectState(const std::string& path, std::string* json) {
       "space\":{}}}",
       cp.file.pages * cp.file.page_size, cp.file.page_size, cp.file.pages, cp.file.free_pages,
       cp.file.reclaims ? "true" : "false");
-  // Peek checked the binding against every row: a state that does not match it was refused.
+  // Read checked the binding against every row: a state that does not match it was refused.
   j += fmt::format(",\"state_format\":{},\"binding\":", cp.binding.format);
   if (cp.binding.bound) {
     j += fmt::format(

@@ -49,7 +49,10 @@ Status Write(std::FILE* out, const std::string& line) {
 Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
   std::string query;
   Checkpoint c;
-  Status s = StateStore::Read(state_path, &query, &c);
+  // Every row is read and checked before a line is written: a damaged state exports nothing.
+  WindowRows rows;
+  Status s = StateStore::Read(state_path, &query, &c,
+                              [&](RowSource::Row row) { rows.Add(row.first, row.second); });
   if (!s.ok()) return s;
   if (c.checkpoints == 0) {
     return Status::Refused(fmt::format(
@@ -83,7 +86,7 @@ Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
     if (!(s = Write(out, line)).ok()) return s;
   }
   uint64_t windows = 0;
-  for (const auto& [key, value] : c.windows) {
+  for (const auto& [key, value] : rows) {
     line = "{\"window\":";
     AppendBase64(key, &line);
     line += ",\"value\":";

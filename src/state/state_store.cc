@@ -506,6 +506,7 @@ bool LiveRows::Step() {
   op_ = sqlite3_column_int64(stmt_, 0);
   k_ = ColumnView(stmt_, 1);
   v_ = ColumnView(stmt_, 2);
+  bytes_ += k_.size() + v_.size();
   const int64_t sum = sqlite3_column_int64(stmt_, 3);
   id_ = sqlite3_column_int64(stmt_, 4);
   if (sum != RowSum({OpName(op_), k_, v_})) {
@@ -633,6 +634,16 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
           path_, "sections", fmt::format("{} sections, digest {:016x}", sections, section_digest),
           fmt::format("{}, digest {:016x}", bind.sections, bind.section_digest));
   }
+  c->binding.format = bound_ ? kSchemaVersion : kUnboundVersion;
+  c->binding.bound = bound;
+  c->binding.job = bound ? bind.job : 0;
+  c->binding.sections = sections;
+  bool ok = true;
+  c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
+  c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
+  c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
+  c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
+  if (!ok) return ReadError(db_, path_, "reading the file's size");
   if (replay) {
     // The live rows are read as they are restored (LiveRows), which checks them.
     job_ = job;
@@ -660,16 +671,6 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
   if (bound && (bind.log_rows != c->window_log_rows || bind.log_digest != log_digest))
     return LogMismatch(path_, c->window_log_rows, log_digest, bind.log_rows, bind.log_digest);
-  c->binding.format = bound_ ? kSchemaVersion : kUnboundVersion;
-  c->binding.bound = bound;
-  c->binding.job = bound ? bind.job : 0;
-  c->binding.sections = sections;
-  bool ok = true;
-  c->file.page_size = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_size", &ok));
-  c->file.pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA page_count", &ok));
-  c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
-  c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
-  if (!ok) return ReadError(db_, path_, "reading the file's size");
   return Status::Ok();
 }
 
@@ -796,14 +797,15 @@ Status StateStore::Commit(const Checkpoint& c) {
 }
 
 Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint* out) {
-  return ReadOnly(path, false, query, out);
+  return ReadOnly(path, nullptr, query, out);
 }
 
-Status StateStore::Read(const std::string& path, std::string* query, Checkpoint* out) {
-  return ReadOnly(path, true, query, out);
+Status StateStore::Read(const std::string& path, std::string* query, Checkpoint* out,
+                        const RowFn& each) {
+  return ReadOnly(path, &each, query, out);
 }
 
-Status StateStore::ReadOnly(const std::string& path, bool replay, std::string* query,
+Status StateStore::ReadOnly(const std::string& path, const RowFn* each, std::string* query,
                             Checkpoint* out) {
   std::unique_ptr<StateStore> st(new StateStore());
   st->path_ = path;
@@ -820,12 +822,13 @@ Status StateStore::ReadOnly(const std::string& path, bool replay, std::string* q
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
   if (!found) query->clear();
-  s = st->LoadRows(out, replay);
-  if (s.ok() && replay) {
+  s = st->LoadRows(out, each != nullptr);
+  if (s.ok() && each != nullptr) {
     LiveRows* rows = st->live_rows();
-    for (RowSource::Row row; rows->Next(&row);) out->windows.Add(row.first, row.second);
+    for (RowSource::Row row; rows->Next(&row);) (*each)(row);
     s = rows->status();
-    out->window_log_rows = st->log_rows_;
+    out->window_log_rows = rows->rows_;
+    out->window_log_bytes = rows->bytes_;
   }
   if (!s.ok() && s.code() == Status::Code::kIOError)
     return Status::Corruption(s.message() + " (the state file is damaged)");

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,11 +76,10 @@ struct Checkpoint {
   uint64_t checkpoints = 0;
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
-  WindowRows windows;               // Read: the live rows, by key (Load: StateStore::live_rows)
   uint64_t window_log_rows = 0;     // Read, Peek: rows in the log
-  uint64_t window_log_bytes = 0;    // Peek: bytes of the log's keys and values
-  StateFileStats file;              // Peek
-  StateBinding binding;             // Peek
+  uint64_t window_log_bytes = 0;    // Read, Peek: bytes of the log's keys and values
+  StateFileStats file;              // Read, Peek
+  StateBinding binding;             // Read, Peek
 
   // Returns the section named `name`, or nullptr.
   const Section* Find(std::string_view name) const {
@@ -124,7 +124,7 @@ class LiveRows final : public RowSource {
   uint64_t job_;
   bool bound_;
   uint64_t want_rows_, want_digest_;
-  uint64_t rows_ = 0, digest_ = 0;
+  uint64_t rows_ = 0, bytes_ = 0, digest_ = 0;  // of the log's rows read so far
   bool on_row_ = false;  // stmt_ is on a row not yet taken into a key: op_, k_, v_, id_
   int64_t op_ = 0, id_ = 0;
   std::string_view k_, v_;  // valid until the next step
@@ -171,16 +171,19 @@ class StateStore {
   // (Corruption for a damaged or edited file); the window log is counted and measured, not
   // replayed; out->file says how big the file is and out->binding what was checked.
   static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
-  // The same, with the window log replayed into out->windows (its live rows, by key) as Load
-  // does: what `logtide state export` writes.
-  static Status Read(const std::string& path, std::string* query, Checkpoint* out);
+  // The same, and each of the window log's live rows, by key, given to `each` as it is read
+  // (a row is valid during the call): what `logtide state export` writes and `inspect`
+  // sums. A damaged row fails the read after the rows before it were given.
+  using RowFn = std::function<void(RowSource::Row)>;
+  static Status Read(const std::string& path, std::string* query, Checkpoint* out,
+                     const RowFn& each);
 
  private:
   friend class LiveRows;
   StateStore() = default;
   Status Exec(const char* sql);
   Status LoadRows(Checkpoint* c, bool replay);
-  static Status ReadOnly(const std::string& path, bool replay, std::string* query,
+  static Status ReadOnly(const std::string& path, const RowFn* each, std::string* query,
                          Checkpoint* out);
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;

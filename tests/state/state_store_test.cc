@@ -13,12 +13,14 @@
 namespace logtide {
 namespace {
 
-// Load and then the live rows, as a resumed run reads them, into c->windows.
-Status LoadAll(StateStore* st, Checkpoint* c) {
+// Load and then the live rows, as a resumed run reads them (into *windows, when given).
+Status LoadAll(StateStore* st, Checkpoint* c, WindowRows* windows = nullptr) {
   Status s = st->Load(c);
   if (!s.ok()) return s;
   LiveRows* rows = st->live_rows();
-  for (RowSource::Row row; rows->Next(&row);) c->windows.Add(row.first, row.second);
+  for (RowSource::Row row; rows->Next(&row);) {
+    if (windows != nullptr) windows->Add(row.first, row.second);
+  }
   c->window_log_rows = st->log_rows();
   return rows->status();
 }
@@ -88,8 +90,9 @@ TEST_CASE("the window log replays random changes to the rows a map applying them
     REQUIRE(StateStore::Open(path, false, &st).ok());
     REQUIRE(st->CheckQuery("q").ok());
     Checkpoint c;
-    REQUIRE(LoadAll(st.get(), &c).ok());
-    CHECK(c.windows == model);
+    WindowRows windows;
+    REQUIRE(LoadAll(st.get(), &c, &windows).ok());
+    CHECK(windows == model);
     Cleanup(path);
   }
 }
@@ -121,7 +124,8 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
   CHECK_FALSE(st->is_new());
   REQUIRE(st->CheckQuery("window=tumbling:1m\nby=a").ok());
   Checkpoint c;
-  REQUIRE(LoadAll(st.get(), &c).ok());
+  WindowRows windows;
+  REQUIRE(LoadAll(st.get(), &c, &windows).ok());
   CHECK(c.checkpoints == 2);
   REQUIRE(c.sections.size() == 2);
   REQUIRE(c.Find("counters") != nullptr);
@@ -131,7 +135,7 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
   CHECK(c.Find("inputs")->data == "later positions");
   CHECK(c.Find("outputs") == nullptr);
   CHECK(c.info == std::vector<std::pair<std::string, std::string>>{{"watermark", "null"}});
-  CHECK(c.windows == std::vector<std::pair<std::string, std::string>>{{"p1a", "4"}, {"p3", "5"}});
+  CHECK(windows == std::vector<std::pair<std::string, std::string>>{{"p1a", "4"}, {"p3", "5"}});
   CHECK(c.window_log_rows == 7);
 
   // Another query is refused, naming what differs.
@@ -149,8 +153,21 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
   CHECK(query == "window=tumbling:1m\nby=a");
   CHECK(peeked.checkpoints == 2);
   CHECK(peeked.sections.size() == 2);
-  CHECK(peeked.windows.empty());
   CHECK(peeked.window_log_rows == 7);
+  CHECK(peeked.window_log_bytes == 3 + 1 + 3 + 1 + 3 + 1 + 3 + 1 + 2 + 3 + 2 + 1);
+
+  // Read gives the live rows as well, and the same figures.
+  Checkpoint read;
+  WindowRows rows;
+  REQUIRE(StateStore::Read(path, &query, &read, [&](RowSource::Row row) {
+            rows.Add(row.first, row.second);
+          }).ok());
+  CHECK(rows == std::vector<std::pair<std::string, std::string>>{{"p1a", "4"}, {"p3", "5"}});
+  CHECK(read.window_log_rows == 7);
+  CHECK(read.window_log_bytes == peeked.window_log_bytes);
+  CHECK(read.file.pages == peeked.file.pages);
+  CHECK(read.binding.bound == peeked.binding.bound);
+  CHECK(read.binding.job == peeked.binding.job);
 
   // A second open while the first holds the lock.
   std::unique_ptr<StateStore> second;
