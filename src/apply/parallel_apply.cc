@@ -46,6 +46,7 @@ class ParallelApply::Worker final : public ResultEmitter {
           const uint32_t key = keys_.Intern(std::string_view(o.key, o.key_size), o.key_hash,
                                             o.key_token, o.key_slot);
           o.result = op_->Add(KeyedEvent{key, o.time, b->values.data() + o.inputs, o.seq});
+          if (o.result.accepted()) load_.Add(keys_, key, o.seq);
           keys_.ReleaseIfUnused(key);
           break;
         }
@@ -65,10 +66,13 @@ class ParallelApply::Worker final : public ResultEmitter {
   std::thread thread;
   std::atomic<size_t> open_entries_{0};
   const std::vector<uint64_t>& wrong_type() const { return wrong_type_; }
+  const GroupLoad& load() const { return load_; }
+  GroupLoad& load() { return load_; }
 
  private:
   uint32_t index_;
   KeyTable keys_;
+  GroupLoad load_;  // its groups' events (its own keys only)
   Accumulators acc_;
   std::vector<uint64_t> wrong_type_;
   std::unique_ptr<WindowOperator> op_;
@@ -260,6 +264,14 @@ size_t ParallelApply::open_entries() const {
   size_t n = 0;
   for (const auto& w : worker_) n += w->open_entries_.load(std::memory_order_relaxed);
   return n;
+}
+
+void ParallelApply::set_first_seq(uint64_t seq) {
+  for (auto& w : worker_) w->load().set_first_seq(seq);
+}
+
+void ParallelApply::JoinGroupLoads(GroupLoad* into) const {
+  for (const auto& w : worker_) into->Absorb(w->load());
 }
 
 std::vector<uint64_t> ParallelApply::wrong_type() const {

@@ -29,6 +29,7 @@
 #include "agg/agg_spec.h"
 #include "apply/firing_log.h"
 #include "json/value.h"
+#include "keys/group_load.h"
 #include "output/record_writer.h"
 #include "window/window_operator.h"
 
@@ -80,6 +81,10 @@ class ParallelApply {
   // After Finish: the records written, and per aggregate the values of the wrong type.
   uint64_t records_written() const { return records_written_; }
   std::vector<uint64_t> wrong_type() const;
+  // Before the first event: GroupLoad::set_first_seq for every worker's.
+  void set_first_seq(uint64_t seq);
+  // After Finish: adds the workers' events by key group (each counts its own groups) to *into.
+  void JoinGroupLoads(GroupLoad* into) const;
 
  private:
   struct Op {

@@ -19,6 +19,7 @@
 #include "engine/validate_config.h"
 #include "input/input_set.h"
 #include "input/line_reader.h"
+#include "keys/group_load.h"
 #include "keys/key_table.h"
 #include "output/output_set.h"
 #include "output/record_chain.h"
@@ -47,6 +48,7 @@ struct Engine::Impl {
   const EngineConfig& config;
   EngineStats* stats;
   KeyTable keys;
+  GroupLoad group_load;  // this run's applied events by key group (RunReport::WarnGroupLoad)
   Accumulators acc;
   ResultSink sink;
   std::unique_ptr<WindowOperator> op;
@@ -238,6 +240,7 @@ Status Engine::Impl::ProcessLine(int input, const Line& line, const Event& ev) {
   } else {
     uint32_t key = keys.Intern(ev.key, ev.key_hash, ev.key_token, ev.key_slot);
     added = op->Add(KeyedEvent{key, t, ev.aggs, seq});
+    if (added.accepted()) group_load.Add(keys, key, seq);
     keys.ReleaseIfUnused(key);
   }
   if (!added.accepted()) {
@@ -286,6 +289,7 @@ Status Engine::Impl::ReadAll() {
   if (Status s = StartParsing(config, inputs.get(), threads ? config.threads - 1 : 0, stop, &pool);
       !s.ok())
     return s;
+  group_load.set_first_seq(seq);
   StartApply(threads);
   if (threads && apply == nullptr) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
@@ -410,6 +414,7 @@ void Engine::Impl::StartApply(bool threads) {
         return WindowOperator::Create(c.window, c.lateness, c.emit, c.early, deps, c.early_every);
       },
       records->front());
+  apply->set_first_seq(seq);  // before any batch is handed over
   time->set_parallel(apply.get());
 }
 
@@ -419,6 +424,7 @@ void Engine::Impl::FinishApply() {
   stats->windows_emitted += apply->records_written();
   const std::vector<uint64_t> wrong = apply->wrong_type();
   for (size_t a = 0; a < wrong.size(); ++a) stats->ignored_values[a] += wrong[a];
+  apply->JoinGroupLoads(&group_load);
   time->set_parallel(nullptr);
   if (tick != nullptr) tick->set_parallel_apply(nullptr);
   apply.reset();
@@ -458,6 +464,7 @@ Status Engine::Run(std::FILE* diag, ProgressListener* progress) {
   // are not this run's to report.
   if (!config_.quiet && opened) {
     m.report.WarnAtEnd(m.tracker.top());
+    m.report.WarnGroupLoad(m.group_load);
     if (m.corrections != nullptr && m.corrections->corrected() > 0)
       m.report.Warn(m.corrections->Summary(AggNames(config_)));
   }

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "engine/engine.h"
 #include "engine/field_hints.h"
 #include "engine/parse_pool.h"
 #include "json/json_text.h"
+#include "json/value.h"
+#include "keys/group_load.h"
 #include "output/output_set.h"
 #include "output/side_records.h"
 #include "time/duration.h"
@@ -169,6 +173,34 @@ Status RunReport::Verdict() const {
                     config_.max_bad_ratio, most));
   }
   return Status::Ok();
+}
+
+void RunReport::WarnGroupLoad(const GroupLoad& load) {
+  const uint64_t total = load.total();
+  if (config_.by.empty() || total < kSkewEvents) return;
+  const GroupLoad::Heaviest h = load.heaviest();
+  if (2 * h.events < total) return;
+  std::string text = fmt::format(
+      "logtide: warning: key group {} received {}% of this run's {} events: one thread applies "
+      "a group's events, so more threads (--apply-threads) cannot apply this job's events more "
+      "than {:.2f}x as fast",
+      h.group, h.events * 100 / total, total,
+      std::floor(100.0 * static_cast<double>(total) / static_cast<double>(h.events)) / 100);
+  if (4 * h.votes >= total && IsEncodedKey(h.key, config_.by.size())) {
+    // The key as a record's key fields: {"user":"alice"}.
+    std::string key = "{", scratch;
+    std::string_view in = h.key;
+    for (size_t i = 0; i < config_.by.size(); ++i) {
+      if (i > 0) key += ',';
+      AppendJsonString(config_.by[i], &key);
+      key += ':';
+      AppendJsonValue(DecodeValue(&in, &scratch), &key);
+    }
+    key += '}';
+    text += fmt::format("; the key {} alone received at least {}% of them", key,
+                        h.votes * 100 / total);
+  }
+  Diag(diag_, "{}\n", text);
 }
 
 void RunReport::WarnAtEnd(Nanos top) {

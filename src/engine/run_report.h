@@ -24,6 +24,7 @@
 
 namespace logtide {
 
+class GroupLoad;
 class HavingFilter;
 
 class OutputSet;
@@ -93,6 +94,12 @@ class RunReport {
   // with the --delay that would have kept them; `top` is the largest event time read), absent
   // fields with a hint, type mismatches and ignored values.
   void WarnAtEnd(Nanos top);
+  // Warns when one key group received half of this run's events or more (and there were at
+  // least kSkewEvents of them, for a query with --by): one thread applies a group's events, so
+  // more apply threads cannot make applying them even twice as fast. Names the key that
+  // received at least a quarter of the events, when the group's vote shows one.
+  static constexpr uint64_t kSkewEvents = 100000;
+  void WarnGroupLoad(const GroupLoad& load);
   // The run's verdict on its input: DataError when no line was usable (the wrong --time,
   // --time-format, not NDJSON) or when more lines were bad than --max-bad-ratio allows, saying
   // what most bad lines were and what to change.

@@ -1,5 +1,7 @@
 #include "keys/key_table.h"
 
+#include "keys/key_group.h"
+
 namespace logtide {
 
 uint32_t KeyTable::Intern(std::string_view encoded, size_t hash) {
@@ -15,6 +17,7 @@ uint32_t KeyTable::Intern(std::string_view encoded, size_t hash) {
   }
   entries_[id].bytes.assign(encoded.data(), encoded.size());
   entries_[id].hash = hash;
+  entries_[id].group = KeyGroupOf(encoded);
   entries_[id].refs = 0;
   entries_[id].pane = nullptr;
   entries_[id].pane_slot = kNoSlot;
@@ -29,6 +32,7 @@ void KeyTable::Unref(uint32_t id) {
 void KeyTable::Remove(uint32_t id) {
   index_.erase(id);
   entries_[id].bytes.clear();
+  ++entries_[id].generation;
   free_.push_back(id);
 }
 

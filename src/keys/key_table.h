@@ -55,6 +55,13 @@ class KeyTable {
   }
 
   std::string_view encoded(uint32_t id) const { return entries_[id].bytes; }
+  // Hash(encoded(id)).
+  size_t hash(uint32_t id) const { return entries_[id].hash; }
+  // KeyGroupOf(encoded(id)), computed when the key was added.
+  uint32_t group(uint32_t id) const { return entries_[id].group; }
+  // Tells the keys an id has held apart: it changes when the key is removed, so (id,
+  // generation) names one key for the whole run (up to 2^32 removals of one id).
+  uint32_t generation(uint32_t id) const { return entries_[id].generation; }
   // A pane and a slot in it, kept with the key for PaneOperator (window/pane_operator.h, whose
   // pane the address is; opaque here): the key's state in the pane it was last added to,
   // found with no lookup beyond the key's own. A new key has none: nullptr and kNoSlot.
@@ -77,6 +84,8 @@ class KeyTable {
     void* pane = nullptr;
     uint32_t refs = 0;
     uint32_t pane_slot = kNoSlot;
+    uint32_t group = 0;
+    uint32_t generation = 0;
   };
   void Remove(uint32_t id);
   struct CacheEntry {
