@@ -1,5 +1,8 @@
 #include "keys/key_group.h"
 
+// The header's own definitions, compiled here: a key's group is hashed each time a key is
+// added to a KeyTable, and a call into the shared library cost more than the short keys' hash.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 namespace logtide {
