@@ -71,6 +71,8 @@ Status Checkpointer::Restore(const Checkpoint& cp) {
       // such, before what the operator made of its rows.
       LiveRows* rows = store_->live_rows();
       st = p.windows->Load(data, version, rows);
+      // A refusal (the zone's rules moved a window) needs no more of the rows.
+      if (st.code() == Status::Code::kRefused) return st;
       rows->Drain();
       if (!rows->status().ok()) return rows->status();
     }

@@ -241,6 +241,7 @@ Status Validate(sqlite3* db, const std::string& path, bool* blank, bool* bound) 
 }  // namespace
 
 StateStore::~StateStore() {
+  live_.reset();  // its statement: a connection with one open is not closed
   if (db_ != nullptr) sqlite3_close(db_);
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
@@ -480,10 +481,21 @@ void LiveRows::Finish(int rc) {
   done_ = true;
   on_row_ = false;
   if (status_.ok() && rc != SQLITE_DONE) {
-    status_ = ReadError(store_->db_, store_->path_, "reading windows");
-    // A state that passed the integrity check but cannot be read as our schema was damaged.
-    if (status_.code() == Status::Code::kIOError)
-      status_ = Status::Corruption(status_.message() + " (the state file is damaged; it was not changed)");
+    const int code = sqlite3_errcode(store_->db_);
+    if (code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_NOMEM) {
+      // Most likely the sort's temporary file, not the state file.
+      status_ = Status::IOError(fmt::format(
+          "state file {}: reading windows: {} (a resume sorts the window rows in a temporary "
+          "file: is there room in SQLITE_TMPDIR or TMPDIR, or memory? the state file was not "
+          "changed; run again to resume)",
+          store_->path_, sqlite3_errmsg(store_->db_)));
+    } else {
+      status_ = ReadError(store_->db_, store_->path_, "reading windows");
+      // A state that passed the integrity check but cannot be read as our schema was damaged.
+      if (status_.code() == Status::Code::kIOError)
+        status_ = Status::Corruption(status_.message() +
+                                     " (the state file is damaged; it was not changed)");
+    }
   }
   if (status_.ok() && bound_ && (rows_ != want_rows_ || digest_ != want_digest_))
     status_ = LogMismatch(store_->path_, rows_, digest_, want_rows_, want_digest_);

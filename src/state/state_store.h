@@ -105,7 +105,8 @@ class LiveRows final : public RowSource {
   // Reads the rows not yet read, so that status() covers the whole log.
   void Drain();
   // Ok when every row was read and the log matches its checkpoint; else why not
-  // (Corruption: a damaged or edited file; IOError: a read failed). Nothing was written.
+  // (Corruption: a damaged or edited file; IOError: no room for the sort's temporary file or
+  // memory). Nothing was written.
   const Status& status() const { return status_; }
 
  private:

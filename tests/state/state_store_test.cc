@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -95,6 +96,34 @@ TEST_CASE("the window log replays random changes to the rows a map applying them
     CHECK(windows == model);
     Cleanup(path);
   }
+}
+
+size_t OpenFiles() {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) n += e.exists() ? 1 : 0;
+  return n;
+}
+
+TEST_CASE("a store loaded and closed before its live rows were read leaves no file open") {
+  const std::string path = TempPath();
+  {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    REQUIRE(st->CheckQuery("q").ok());
+    Checkpoint c;
+    c.checkpoints = 1;
+    c.window_ops = {{StateOp::kPut, "a", "1"}, {StateOp::kPut, "b", "2"}};
+    REQUIRE(st->Commit(c).ok());
+  }
+  const size_t before = OpenFiles();
+  for (int i = 0; i < 5; ++i) {
+    std::unique_ptr<StateStore> st;
+    REQUIRE(StateStore::Open(path, false, &st).ok());
+    Checkpoint c;
+    REQUIRE(st->Load(&c).ok());  // a resume refused before the rows (other outputs, say)
+  }
+  CHECK(OpenFiles() == before);
+  Cleanup(path);
 }
 
 TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows") {
