@@ -574,7 +574,7 @@ void LiveRows::Drain() {
 }
 
 Status StateStore::Load(Checkpoint* c) {
-  Status s = LoadRows(c, true);
+  Status s = LoadRows(c);
   // A state that passed the integrity check but cannot be read as our schema was damaged.
   if (!s.ok() && s.code() == Status::Code::kIOError) {
     return Status::Corruption(s.message() + " (the state file is damaged; it was not changed)");
@@ -582,7 +582,7 @@ Status StateStore::Load(Checkpoint* c) {
   return s;
 }
 
-Status StateStore::LoadRows(Checkpoint* c, bool replay) {
+Status StateStore::LoadRows(Checkpoint* c) {
   bool found = false, has_checkpoint = false;
   std::string v;
   Status s = GetMeta(db_, path_, "finished", &v, &found);
@@ -592,7 +592,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   if (!s.ok()) return s;
   // The binding (format 3): a format 2 file has none and takes one at its next checkpoint. It
   // is written with a checkpoint, in its transaction: a file with one and not the other lost a
-  // row. (Load is only called with a checkpoint; Peek also sees a job killed before its first.)
+  // row. (Load is only called with a checkpoint; Read also sees a job killed before its first.)
   Binding bind;
   bool bound = false;
   if (bound_) {
@@ -616,7 +616,7 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
     }
   }
   const uint64_t job = bound ? bind.job : job_;
-  uint64_t sections = 0, section_digest = 0, log_digest = 0;
+  uint64_t sections = 0, section_digest = 0;
   int rc;
   Stmt info(db_, "SELECT key, value, sum FROM meta WHERE key LIKE 'info.%' ORDER BY key");
   if (!info.ok()) return ReadError(db_, path_, "reading meta");
@@ -656,33 +656,15 @@ Status StateStore::LoadRows(Checkpoint* c, bool replay) {
   c->file.free_pages = static_cast<uint64_t>(PragmaInt(db_, "PRAGMA freelist_count", &ok));
   c->file.reclaims = PragmaInt(db_, "PRAGMA auto_vacuum", &ok) == 2;
   if (!ok) return ReadError(db_, path_, "reading the file's size");
-  if (replay) {
-    // The live rows are read as they are restored (LiveRows), which checks them.
-    job_ = job;
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY CAST(k AS BLOB), id",
-                           -1, &stmt, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(stmt);
-      return ReadError(db_, path_, "reading windows");
-    }
-    live_.reset(new LiveRows(this, stmt, job, bound, bind.log_rows, bind.log_digest));
-    return Status::Ok();
+  // The live rows are read as they are restored (LiveRows), which checks them.
+  job_ = job;
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY CAST(k AS BLOB), id",
+                         -1, &stmt, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return ReadError(db_, path_, "reading windows");
   }
-  // Peek checks every row as LiveRows does, and counts and measures them instead.
-  Stmt win(db_, "SELECT op, k, v, sum, id FROM window_log ORDER BY id");
-  if (!win.ok()) return ReadError(db_, path_, "reading windows");
-  while ((rc = win.Step()) == SQLITE_ROW) {
-    ++c->window_log_rows;
-    int64_t op = win.ColInt(0);
-    const std::string_view k = win.ColView(1), value = win.ColView(2);
-    if (win.ColInt(3) != RowSum({OpName(op), k, value})) return Damaged(path_, "a window row");
-    log_digest += BindTerm(job, static_cast<uint64_t>(win.ColInt(4)), win.ColInt(3));
-    if (!KnownOp(op)) return UnknownChange(path_, op);
-    c->window_log_bytes += k.size() + value.size();
-  }
-  if (rc != SQLITE_DONE) return ReadError(db_, path_, "reading windows");
-  if (bound && (bind.log_rows != c->window_log_rows || bind.log_digest != log_digest))
-    return LogMismatch(path_, c->window_log_rows, log_digest, bind.log_rows, bind.log_digest);
+  live_.reset(new LiveRows(this, stmt, job, bound, bind.log_rows, bind.log_digest));
   return Status::Ok();
 }
 
@@ -808,17 +790,8 @@ Status StateStore::Commit(const Checkpoint& c) {
   return Status::Ok();
 }
 
-Status StateStore::Peek(const std::string& path, std::string* query, Checkpoint* out) {
-  return ReadOnly(path, nullptr, query, out);
-}
-
 Status StateStore::Read(const std::string& path, std::string* query, Checkpoint* out,
                         const RowFn& each) {
-  return ReadOnly(path, &each, query, out);
-}
-
-Status StateStore::ReadOnly(const std::string& path, const RowFn* each, std::string* query,
-                            Checkpoint* out) {
   std::unique_ptr<StateStore> st(new StateStore());
   st->path_ = path;
   if (sqlite3_open_v2(path.c_str(), &st->db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
@@ -834,18 +807,17 @@ Status StateStore::ReadOnly(const std::string& path, const RowFn* each, std::str
   bool found = false;
   if (!(s = GetMeta(st->db_, path, "query", query, &found)).ok()) return s;
   if (!found) query->clear();
-  s = st->LoadRows(out, each != nullptr);
-  if (s.ok() && each != nullptr) {
-    LiveRows* rows = st->live_rows();
-    for (RowSource::Row row; rows->Next(&row);) (*each)(row);
-    s = rows->status();
-    out->window_log_rows = rows->rows_;
-    out->window_log_bytes = rows->bytes_;
-  }
+  s = st->LoadRows(out);
   if (!s.ok() && s.code() == Status::Code::kIOError)
     return Status::Corruption(s.message() + " (the state file is damaged)");
-  if (s.ok()) s = st->Exec("COMMIT");
-  return s;
+  if (!s.ok()) return s;
+  // The rows' own status tells a damaged file from a sort without room (LiveRows::status).
+  LiveRows* rows = st->live_rows();
+  for (RowSource::Row row; rows->Next(&row);) each(row);
+  if (!rows->status().ok()) return rows->status();
+  out->window_log_rows = rows->rows_;
+  out->window_log_bytes = rows->bytes_;
+  return st->Exec("COMMIT");
 }
 
 }  // namespace logtide

@@ -59,7 +59,7 @@ struct StateFileStats {
   bool reclaims = false;    // incremental auto-vacuum: compactions shrink the file
 };
 
-// The state file's format and its last checkpoint's binding, for `logtide inspect`: Peek has
+// The state file's format and its last checkpoint's binding, for `logtide inspect`: Read has
 // checked it against every row (a mismatch is Corruption).
 struct StateBinding {
   int format = 0;      // PRAGMA user_version: 3, or 2 (before the binding)
@@ -76,10 +76,10 @@ struct Checkpoint {
   uint64_t checkpoints = 0;
   std::vector<StateOp> window_ops;  // Commit: appended to the window log
   bool compact = false;             // Commit: window_ops is the whole state; drop the old log
-  uint64_t window_log_rows = 0;     // Read, Peek: rows in the log
-  uint64_t window_log_bytes = 0;    // Read, Peek: bytes of the log's keys and values
-  StateFileStats file;              // Read, Peek
-  StateBinding binding;             // Read, Peek
+  uint64_t window_log_rows = 0;     // Read: rows in the log
+  uint64_t window_log_bytes = 0;    // Read: bytes of the log's keys and values
+  StateFileStats file;              // Read
+  StateBinding binding;             // Read
 
   // Returns the section named `name`, or nullptr.
   const Section* Find(std::string_view name) const {
@@ -167,14 +167,12 @@ class StateStore {
   // old log held are returned to the file system in that transaction.
   Status Commit(const Checkpoint& c);
 
-  // Reads the query and the last checkpoint for `logtide inspect`, without taking the lock
-  // or writing anything. Every row's sum and the binding are checked as Load checks them
-  // (Corruption for a damaged or edited file); the window log is counted and measured, not
-  // replayed; out->file says how big the file is and out->binding what was checked.
-  static Status Peek(const std::string& path, std::string* query, Checkpoint* out);
-  // The same, and each of the window log's live rows, by key, given to `each` as it is read
-  // (a row is valid during the call): what `logtide state export` writes and `inspect`
-  // sums. A damaged row fails the read after the rows before it were given.
+  // Reads the query and the last checkpoint for `logtide inspect` and `state export`, without
+  // taking the lock or writing anything, and gives each of the window log's live rows, by key,
+  // to `each` as it is read (a row is valid during the call). Every row's sum and the binding
+  // are checked as Load checks them (Corruption for a damaged or edited file; a damaged row
+  // fails the read after the rows before it were given); out->file says how big the file is,
+  // out->binding what was checked, out->window_log_rows and _bytes what the log holds.
   using RowFn = std::function<void(RowSource::Row)>;
   static Status Read(const std::string& path, std::string* query, Checkpoint* out,
                      const RowFn& each);
@@ -183,9 +181,7 @@ class StateStore {
   friend class LiveRows;
   StateStore() = default;
   Status Exec(const char* sql);
-  Status LoadRows(Checkpoint* c, bool replay);
-  static Status ReadOnly(const std::string& path, const RowFn* each, std::string* query,
-                         Checkpoint* out);
+  Status LoadRows(Checkpoint* c);
   sqlite3* db_ = nullptr;
   int lock_fd_ = -1;
   bool is_new_ = true;

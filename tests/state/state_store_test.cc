@@ -174,29 +174,22 @@ TEST_CASE("a checkpoint round-trips, and the window log replays to the live rows
       s.message(),
       Catch::Contains("window: the state has \"tumbling:1m\", this run has \"tumbling:5m\""));
 
-  // Peek reads the same checkpoint without the lock (the store above still holds it) and
-  // counts the log instead of replaying it.
+  // Read gives the same checkpoint without the lock (the store above still holds it): the live
+  // rows and what the log holds.
   std::string query;
-  Checkpoint peeked;
-  REQUIRE(StateStore::Peek(path, &query, &peeked).ok());
-  CHECK(query == "window=tumbling:1m\nby=a");
-  CHECK(peeked.checkpoints == 2);
-  CHECK(peeked.sections.size() == 2);
-  CHECK(peeked.window_log_rows == 7);
-  CHECK(peeked.window_log_bytes == 3 + 1 + 3 + 1 + 3 + 1 + 3 + 1 + 2 + 3 + 2 + 1);
-
-  // Read gives the live rows as well, and the same figures.
   Checkpoint read;
   WindowRows rows;
   REQUIRE(StateStore::Read(path, &query, &read, [&](RowSource::Row row) {
             rows.Add(row.first, row.second);
           }).ok());
+  CHECK(query == "window=tumbling:1m\nby=a");
+  CHECK(read.checkpoints == 2);
+  CHECK(read.sections.size() == 2);
   CHECK(rows == std::vector<std::pair<std::string, std::string>>{{"p1a", "4"}, {"p3", "5"}});
   CHECK(read.window_log_rows == 7);
-  CHECK(read.window_log_bytes == peeked.window_log_bytes);
-  CHECK(read.file.pages == peeked.file.pages);
-  CHECK(read.binding.bound == peeked.binding.bound);
-  CHECK(read.binding.job == peeked.binding.job);
+  CHECK(read.window_log_bytes == 3 + 1 + 3 + 1 + 3 + 1 + 3 + 1 + 2 + 3 + 2 + 1);
+  CHECK(read.file.pages > 0);
+  CHECK(read.binding.bound);
 
   // A second open while the first holds the lock.
   std::unique_ptr<StateStore> second;
@@ -217,7 +210,7 @@ TEST_CASE("a compaction returns the old log's pages to the file system") {
   REQUIRE(st->Commit(c).ok());
   std::string query;
   Checkpoint grown;
-  REQUIRE(StateStore::Peek(path, &query, &grown).ok());
+  REQUIRE(StateStore::Read(path, &query, &grown, [](RowSource::Row) {}).ok());
   CHECK(grown.window_log_rows == 2000);
   CHECK(grown.file.reclaims);
   CHECK(grown.file.pages > 250);  // 1 MB of rows
@@ -226,7 +219,7 @@ TEST_CASE("a compaction returns the old log's pages to the file system") {
   c.window_ops = {{StateOp::kPut, "key7", "live"}};
   REQUIRE(st->Commit(c).ok());
   Checkpoint compacted;
-  REQUIRE(StateStore::Peek(path, &query, &compacted).ok());
+  REQUIRE(StateStore::Read(path, &query, &compacted, [](RowSource::Row) {}).ok());
   CHECK(compacted.window_log_rows == 1);
   CHECK(compacted.window_log_bytes == 8);  // "key7" and "live"
   CHECK(compacted.file.free_pages == 0);
