@@ -2,7 +2,7 @@
 
 namespace logtide {
 
-void GroupLoad::Vote(const KeyTable& keys, uint32_t id, Group* g) {
+void GroupLoad::Cast(const KeyTable& keys, uint32_t id, Vote* g) {
   const uint32_t generation = keys.generation(id);
   if (g->votes == 0) {
     const std::string_view key = keys.encoded(id);
@@ -23,24 +23,26 @@ void GroupLoad::Vote(const KeyTable& keys, uint32_t id, Group* g) {
 
 void GroupLoad::Absorb(const GroupLoad& other) {
   for (uint32_t g = 0; g < kKeyGroups; ++g) {
-    if (other.groups_[g].events > 0) groups_[g] = other.groups_[g];
+    if (other.events_[g] == 0) continue;
+    events_[g] = other.events_[g];
+    votes_[g] = other.votes_[g];
   }
 }
 
 uint64_t GroupLoad::total() const {
   uint64_t n = 0;
-  for (const Group& g : groups_) n += g.events;
+  for (uint64_t e : events_) n += e;
   return n;
 }
 
 GroupLoad::Heaviest GroupLoad::heaviest() const {
   Heaviest h;
   for (uint32_t g = 0; g < kKeyGroups; ++g) {
-    if (groups_[g].events <= h.events) continue;
+    if (events_[g] <= h.events) continue;
     h.group = g;
-    h.events = groups_[g].events;
-    h.key = groups_[g].key;
-    h.votes = groups_[g].votes;
+    h.events = events_[g];
+    h.key = votes_[g].key;
+    h.votes = votes_[g].votes;
   }
   return h;
 }

@@ -27,14 +27,15 @@ class GroupLoad {
   // named): a vote over some of a group's events still names a key with at least its votes,
   // and the choice depends on the stream alone, so it is the same for every thread count.
   void Add(const KeyTable& keys, uint32_t id, uint64_t seq) {
-    Group& g = groups_[keys.group(id)];
-    ++g.events;
-    if (4 * g.events < seq - first_seq_) return;
-    if (id == g.id && keys.generation(id) == g.generation && g.votes != 0) {
-      ++g.votes;
+    const uint32_t group = keys.group(id);
+    const uint64_t events = ++events_[group];
+    if (4 * events < seq - first_seq_) return;
+    Vote& v = votes_[group];
+    if (id == v.id && keys.generation(id) == v.generation && v.votes != 0) {
+      ++v.votes;
       return;
     }
-    Vote(keys, id, &g);
+    Cast(keys, id, &v);
   }
   // Takes the groups `other` counted (another thread's keys: a group is counted by one).
   // REQUIRES: no group was counted by both.
@@ -56,8 +57,9 @@ class GroupLoad {
   Heaviest heaviest() const;
 
  private:
-  struct Group {
-    uint64_t events = 0;
+  // A group's vote: apart from the counts, which every event touches (32 KiB), so that the
+  // events of groups that do not vote stay within a small part of the cache.
+  struct Vote {
     uint64_t votes = 0;
     uint32_t id = 0;  // the candidate: key id and generation in the counting KeyTable
     uint32_t generation = 0;
@@ -65,9 +67,10 @@ class GroupLoad {
     std::string key;  // its bytes
   };
   // The vote of an event that is not the candidate's under its id and generation.
-  static void Vote(const KeyTable& keys, uint32_t id, Group* g);
+  static void Cast(const KeyTable& keys, uint32_t id, Vote* v);
 
-  std::vector<Group> groups_ = std::vector<Group>(kKeyGroups);
+  std::vector<uint64_t> events_ = std::vector<uint64_t>(kKeyGroups);
+  std::vector<Vote> votes_ = std::vector<Vote>(kKeyGroups);
   uint64_t first_seq_ = 0;
 };
 
