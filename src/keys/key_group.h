@@ -38,4 +38,14 @@ inline KeyGroupRange GroupsOfWorker(uint32_t worker, uint32_t workers) {
   return KeyGroupRange{start(worker), start(uint64_t{worker} + 1)};
 }
 
+// Which keys one of `count` workers owns (worker `index`): those of its groups. With one worker,
+// every key, without hashing any.
+struct KeyShard {
+  uint32_t index = 0;
+  uint32_t count = 1;
+  bool Owns(std::string_view encoded_key) const {
+    return count == 1 || WorkerOfGroup(KeyGroupOf(encoded_key), count) == index;
+  }
+};
+
 }  // namespace logtide

@@ -5,6 +5,7 @@
 // only the window operator writes, in one transaction (Arroyo's snapshot/restore hooks).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -96,6 +97,17 @@ class WindowLogComponent : public SectionFormat {
   // Restores from a section saved in `version` and the window log's live rows.
   // Errors and REQUIRES: as CheckpointComponent::Load.
   virtual Status Load(std::string_view data, uint32_t version, RowSource* rows) = 0;
+
+  // What a checkpoint tells of the windows besides saving them (its compaction rule, the facts
+  // `inspect` shows, the check of a resumed state):
+  // the row changes the next Save appends;
+  virtual size_t recorded_changes() const = 0;
+  // the open (window or pane, key) states;
+  virtual size_t open_entries() const = 0;
+  // the timers still to go off;
+  virtual size_t pending_timers() const = 0;
+  // the watermark the windows are at (INT64_MIN before any).
+  virtual int64_t watermark() const = 0;
 };
 
 }  // namespace logtide

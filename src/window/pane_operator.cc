@@ -345,7 +345,7 @@ Nanos PaneRowStart(std::string_view k) {
 // revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes
 // key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the
 // panes, the revisions and the watermark.
-void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) {
+void PaneOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   if (all) {
     purged_.clear();
     for (const auto& [start, pane] : panes_) {
@@ -368,12 +368,17 @@ void PaneOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool al
     ops->push_back(std::move(op));
   }
   dirty_list_.clear();
+}
 
+void PaneOperator::SnapshotMeta(const std::vector<WindowOperator*>& shards,
+                                ByteWriter* meta) const {
   std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>>
       revs;  // start, key, next, expiry
-  revs.reserve(revisions_.size());
-  for (const auto& [pk, rev] : revisions_)
-    revs.emplace_back(pk.start, deps_.keys->encoded(pk.key), rev.next, rev.expiry);
+  for (const WindowOperator* op : shards) {
+    const auto* shard = static_cast<const PaneOperator*>(op);
+    for (const auto& [pk, rev] : shard->revisions_)
+      revs.emplace_back(pk.start, shard->deps_.keys->encoded(pk.key), rev.next, rev.expiry);
+  }
   std::sort(revs.begin(), revs.end());
   meta->U32(static_cast<uint32_t>(revs.size()));
   for (const auto& [start, key, next, expiry] : revs) {
@@ -395,27 +400,32 @@ WindowBounds PaneOperator::BoundsNow(Nanos start) const {
   return spec_.Window(start);
 }
 
-bool PaneOperator::Restore(RowSource* rows, ByteReader* meta, Nanos watermark) {
-  watermark_ = watermark;
-  for (RowSource::Row row; rows->Next(&row);) {
-    const auto [k, v] = row;
-    if (k.size() < 8 || !IsEncodedKey(std::string_view(k).substr(8), deps_.key_fields))
-      return false;
-    Nanos start = PaneRowStart(k);
-    if (spec_.PaneStart(start) != start) return false;  // a pane starts where its window does
-    uint32_t key = deps_.keys->Intern(std::string_view(k).substr(8));
-    uint32_t slot = deps_.acc->Allocate();
-    ByteReader r(v);
-    deps_.acc->Restore(slot, &r);
-    if (revised()) {
-      if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kUnchanged);
-      changed_at_[slot] = r.ok() && !r.at_end() ? r.I64() : ChangedAt(watermark);
-    }
-    if (!r.ok() || !r.at_end()) return false;
-    Pane* pane = GetPane(start);
-    if (FindSlot(*pane, key) != KeyTable::kNoSlot) return false;  // a row twice
-    AddEntry(pane, key, slot);
+bool PaneOperator::RowKeyOf(std::string_view row_key, std::string_view* key) const {
+  if (row_key.size() < 8) return false;
+  *key = row_key.substr(8);
+  return true;
+}
+
+bool PaneOperator::RestoreRow(std::string_view k, std::string_view v) {
+  if (k.size() < 8 || !IsEncodedKey(k.substr(8), deps_.key_fields)) return false;
+  Nanos start = PaneRowStart(k);
+  if (spec_.PaneStart(start) != start) return false;  // a pane starts where its window does
+  uint32_t key = deps_.keys->Intern(k.substr(8));
+  uint32_t slot = deps_.acc->Allocate();
+  ByteReader r(v);
+  deps_.acc->Restore(slot, &r);
+  if (revised()) {
+    if (slot >= changed_at_.size()) changed_at_.resize(slot + 1024, kUnchanged);
+    changed_at_[slot] = r.ok() && !r.at_end() ? r.I64() : ChangedAt(watermark_);
   }
+  if (!r.ok() || !r.at_end()) return false;
+  Pane* pane = GetPane(start);
+  if (FindSlot(*pane, key) != KeyTable::kNoSlot) return false;  // a row twice
+  AddEntry(pane, key, slot);
+  return true;
+}
+
+bool PaneOperator::RestoreMeta(ByteReader* meta, const KeyShard& shard) {
   uint32_t revs = meta->U32();
   for (uint32_t i = 0; i < revs && meta->ok(); ++i) {
     Nanos start = meta->I64();
@@ -424,6 +434,7 @@ bool PaneOperator::Restore(RowSource* rows, ByteReader* meta, Nanos watermark) {
     int64_t next = meta->I64();
     Nanos expiry = meta->I64();
     if (next < 0 || next == INT64_MAX) return false;  // TakeRevision gives it, then its successor
+    if (!shard.Owns(key_bytes)) continue;
     // A revision never outlives the panes of its window (they are late no earlier than it),
     // so its key is already held by a restored pane.
     uint32_t key = deps_.keys->Intern(key_bytes);

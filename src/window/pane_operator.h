@@ -45,8 +45,11 @@ class PaneOperator final : public WindowOperator {
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
 
  protected:
-  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
-  bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) override;
+  void SnapshotRows(std::vector<StateOp>* ops, bool all) override;
+  void SnapshotMeta(const std::vector<WindowOperator*>& shards, ByteWriter* meta) const override;
+  bool RowKeyOf(std::string_view row_key, std::string_view* key) const override;
+  bool RestoreRow(std::string_view row_key, std::string_view value) override;
+  bool RestoreMeta(ByteReader* meta, const KeyShard& shard) override;
   void OnTimer(TimeDomain domain, const Timer& t) override;
   // Calendar windows: one pane is one window.
   void OpenWindows(std::vector<WindowBounds>* out) const override;

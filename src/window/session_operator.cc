@@ -241,7 +241,7 @@ void SessionOperator::AfterTimers() {
 // it changed since its last record, else 0 (absent in rows written without --early, or by
 // section version 3 in update mode: taken as changed). Meta: nothing.
 // Timers are not stored: Restore derives them from the sessions and the watermark.
-void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all) {
+void SessionOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   if (all) {
     erased_.clear();
     for (uint32_t key = 0; key < sessions_.size(); ++key) {
@@ -272,55 +272,51 @@ void SessionOperator::Snapshot(std::vector<StateOp>* ops, ByteWriter*, bool all)
   dirty_list_.clear();
 }
 
-bool SessionOperator::Restore(RowSource* rows, ByteReader*, Nanos watermark) {
-  watermark_ = watermark;
-  for (RowSource::Row row; rows->Next(&row);) {
-    const auto [k, v] = row;
-    if (!IsEncodedKey(k, deps_.key_fields)) return false;
-    uint32_t key = deps_.keys->Intern(k);
-    ByteReader r(v);
-    uint32_t n = r.U32();
-    if (key >= sessions_.size()) sessions_.resize(key + 1);
-    SessionList& list = sessions_[key];
-    for (uint32_t j = 0; j < n && r.ok(); ++j) {
-      Session s;
-      s.start = r.I64();
-      s.end = r.I64();
-      s.last_revision = r.I64();
-      s.changed = true;
-      s.next_early = kMinusInfinity;
-      // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching; a
-      // revision number that can still be followed by the next.
-      if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
-          s.last_revision < -1 || s.last_revision == INT64_MAX)
-        return false;
-      s.slot = deps_.acc->Allocate();
-      deps_.acc->Restore(s.slot, &r);
-      deps_.keys->Ref(key);
-      ++open_;
-      list.push_back(s);
-      // An emitted session that is still complete waits only for its cleanup; any other waits
-      // to fire (final mode keeps no emitted session).
-      if (mode_ == EmitMode::kUpdate && s.last_revision >= 0 && s.end <= watermark) {
-        timers_.Set(TimeDomain::kEventTime,
-                    Timer{CleanupTime(s.end), s.end, s.start, key, Timer::kCleanup});
-      } else {
-        timers_.Set(TimeDomain::kEventTime,
-                    Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
-      }
+bool SessionOperator::RestoreRow(std::string_view k, std::string_view v) {
+  if (!IsEncodedKey(k, deps_.key_fields)) return false;
+  uint32_t key = deps_.keys->Intern(k);
+  ByteReader r(v);
+  uint32_t n = r.U32();
+  if (key >= sessions_.size()) sessions_.resize(key + 1);
+  SessionList& list = sessions_[key];
+  for (uint32_t j = 0; j < n && r.ok(); ++j) {
+    Session s;
+    s.start = r.I64();
+    s.end = r.I64();
+    s.last_revision = r.I64();
+    s.changed = true;
+    s.next_early = kMinusInfinity;
+    // A key's sessions, as Add keeps them: sorted by start, disjoint and not touching; a
+    // revision number that can still be followed by the next.
+    if (!r.ok() || s.start >= s.end || (!list.empty() && list.back().end >= s.start) ||
+        s.last_revision < -1 || s.last_revision == INT64_MAX)
+      return false;
+    s.slot = deps_.acc->Allocate();
+    deps_.acc->Restore(s.slot, &r);
+    deps_.keys->Ref(key);
+    ++open_;
+    list.push_back(s);
+    // An emitted session that is still complete waits only for its cleanup; any other waits
+    // to fire (final mode keeps no emitted session).
+    if (mode_ == EmitMode::kUpdate && s.last_revision >= 0 && s.end <= watermark_) {
+      timers_.Set(TimeDomain::kEventTime,
+                  Timer{CleanupTime(s.end), s.end, s.start, key, Timer::kCleanup});
+    } else {
+      timers_.Set(TimeDomain::kEventTime,
+                  Timer{FireTime(s.end), s.end, s.start, key, Timer::kFire});
     }
-    if (revised() && r.ok() && !r.at_end()) {
-      for (Session& s : list) {
-        const uint8_t c = r.U8();
-        if (c > 1) return false;
-        s.changed = c == 1;
-      }
+  }
+  if (revised() && r.ok() && !r.at_end()) {
+    for (Session& s : list) {
+      const uint8_t c = r.U8();
+      if (c > 1) return false;
+      s.changed = c == 1;
     }
-    if (!r.ok() || !r.at_end() || list.empty()) return false;
-    if (early_ > 0) {
-      for (Session& s : list) {
-        if (s.end > watermark) SetEarlyTimer(key, &s);
-      }
+  }
+  if (!r.ok() || !r.at_end() || list.empty()) return false;
+  if (early_ > 0) {
+    for (Session& s : list) {
+      if (s.end > watermark_) SetEarlyTimer(key, &s);
     }
   }
   return true;

@@ -31,8 +31,14 @@ class SessionOperator final : public WindowOperator {
   size_t recorded_changes() const override { return dirty_list_.size() + erased_.size(); }
 
  protected:
-  void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) override;
-  bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) override;
+  void SnapshotRows(std::vector<StateOp>* ops, bool all) override;
+  void SnapshotMeta(const std::vector<WindowOperator*>&, ByteWriter*) const override {}
+  bool RowKeyOf(std::string_view row_key, std::string_view* key) const override {
+    *key = row_key;
+    return true;
+  }
+  bool RestoreRow(std::string_view row_key, std::string_view value) override;
+  bool RestoreMeta(ByteReader*, const KeyShard&) override { return true; }
   // Collects the sessions that fire; AfterTimers emits them together, then drops the ones
   // whose state is done.
   void OnTimer(TimeDomain domain, const Timer& t) override;

@@ -1,6 +1,9 @@
 #include "window/window_operator.h"
 
+#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "time/timestamp.h"
 #include "util/quote.h"
@@ -46,18 +49,46 @@ bool WindowOperator::OnProcessingTime(Nanos now) {
   return true;
 }
 
-Status WindowOperator::Save(std::string* data, std::vector<StateOp>* log, bool all) {
+Status WindowOperator::SaveShards(const std::vector<WindowOperator*>& shards, std::string* data,
+                                  std::vector<StateOp>* log, bool all) {
   ByteWriter w(data);
   w.I64(watermark_);
   w.Bytes(zone_db_);
   std::vector<WindowBounds> open;
-  if (has_zone_) OpenWindows(&open);
+  if (has_zone_) {
+    for (const WindowOperator* s : shards) s->OpenWindows(&open);
+    if (shards.size() > 1) {
+      std::sort(open.begin(), open.end(), [](const WindowBounds& a, const WindowBounds& b) {
+        return a.start < b.start;
+      });
+      open.erase(std::unique(open.begin(), open.end(),
+                             [](const WindowBounds& a, const WindowBounds& b) {
+                               return a.start == b.start;
+                             }),
+                 open.end());
+    }
+  }
   w.U32(static_cast<uint32_t>(open.size()));
   for (const WindowBounds& b : open) {
     w.I64(b.start);
     w.I64(b.end);
   }
-  Snapshot(log, &w, all);
+  if (shards.size() == 1) {
+    shards[0]->SnapshotRows(log, all);
+  } else {
+    // Each shard's changes are its erasures, then its puts; a pane several shards dropped is
+    // erased once, and every erasure comes before every put, as one operator writes them.
+    std::vector<StateOp> ops;
+    for (WindowOperator* s : shards) s->SnapshotRows(&ops, all);
+    absl::flat_hash_set<std::string_view> erased;
+    for (const StateOp& op : ops) {
+      if (op.kind == StateOp::kErasePrefix && erased.insert(op.key).second) log->push_back(op);
+    }
+    for (StateOp& op : ops) {
+      if (op.kind != StateOp::kErasePrefix) log->push_back(std::move(op));
+    }
+  }
+  SnapshotMeta(shards, &w);
   return Status::Ok();
 }
 
@@ -91,12 +122,13 @@ bool DecodeSavedZoneRules(std::string_view data, uint32_t version, SavedZoneRule
   return r.ok() && ReadZoneBlock(&r, version, out);
 }
 
-Status WindowOperator::Load(std::string_view data, uint32_t version, RowSource* rows) {
+Status WindowOperator::LoadShards(const std::vector<WindowOperator*>& shards,
+                                  std::string_view data, uint32_t version, RowSource* rows) {
+  const Status damaged = Status::Corruption("a window row or the operator's section does not decode");
   ByteReader r(data);
   const Nanos w = r.I64();
   SavedZoneRules saved;
-  if (!r.ok() || !ReadZoneBlock(&r, version, &saved))
-    return Status::Corruption("a window row or the operator's section does not decode");
+  if (!r.ok() || !ReadZoneBlock(&r, version, &saved)) return damaged;
   // The open windows' bounds were computed with the zone's rules of the run that saved them:
   // where today's rules give one of them other bounds (a government moved a daylight-saving
   // change, and the zone database was updated), its saved state no longer fits a window.
@@ -116,8 +148,20 @@ Status WindowOperator::Load(std::string_view data, uint32_t version, RowSource* 
           ZoneDbName(saved.zone_db)));
     }
   }
-  if (!Restore(rows, &r, w) || !r.ok() || !r.at_end())
-    return Status::Corruption("a window row or the operator's section does not decode");
+  watermark_ = w;
+  for (WindowOperator* s : shards) s->watermark_ = w;
+  const uint32_t n = static_cast<uint32_t>(shards.size());
+  for (RowSource::Row row; rows->Next(&row);) {
+    std::string_view key;
+    if (!RowKeyOf(row.first, &key)) return damaged;
+    WindowOperator* to = n == 1 ? shards[0] : shards[WorkerOfGroup(KeyGroupOf(key), n)];
+    if (!to->RestoreRow(row.first, row.second)) return damaged;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    ByteReader meta = r;
+    if (!shards[i]->RestoreMeta(&meta, KeyShard{i, n}) || !meta.ok() || !meta.at_end())
+      return damaged;
+  }
   // Both versions known and different, and no window moved: said, as the answers of windows
   // opened from now may differ from those the old database would have given.
   if (has_zone_ && !saved.zone_db.empty() && !zone_db_.empty() && saved.zone_db != zone_db_) {

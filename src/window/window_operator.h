@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "agg/accumulators.h"
+#include "keys/key_group.h"
 #include "keys/key_table.h"
 #include "json/value.h"
 #include "state/checkpoint.h"
@@ -150,17 +151,34 @@ class WindowOperator : public WindowLogComponent {
   //   bytes the zone database version the windows' bounds were computed with ("" without
   //         --tz, or when the system does not say it: time/time_zone.h ZoneDatabaseVersion)
   //   u32 n, then n times i64 start, i64 end: with --tz, the bounds of the open windows
-  //   the operator's meta (see Snapshot in pane_operator.cc and session_operator.cc);
+  //   the operator's meta (see SnapshotMeta in pane_operator.cc and session_operator.cc);
   // rows in the window log.
   static constexpr uint32_t kVersion = 5;
   std::string_view section() const override { return "windows"; }
   uint32_t version() const override { return kVersion; }
   bool Reads(uint32_t version) const override { return version >= 3 && version <= kVersion; }
-  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+  Status Save(std::string* data, std::vector<StateOp>* log, bool all) override {
+    return SaveShards({this}, data, log, all);
+  }
   // Restores into a new operator and sets the timers its state implies. Errors: Corruption
   // when the bytes are damaged; Refused, naming both zone database versions and a window,
   // when the saved open windows do not have the bounds the zone's rules give them now.
-  Status Load(std::string_view data, uint32_t version, RowSource* rows) override;
+  Status Load(std::string_view data, uint32_t version, RowSource* rows) override {
+    return LoadShards({this}, data, version, rows);
+  }
+  // Parallel apply (apply/parallel_apply.h): `shards` are operators of this job (made by the
+  // same Create) that hold disjoint sets of keys, every one at this operator's watermark (this
+  // one may be one of them, or hold no keys). SaveShards writes the section and row changes
+  // one operator holding all their keys would write: the same section bytes and the same live
+  // rows for any number of shards (a pane dropped by several is erased once, before every
+  // put). LoadShards restores a section and rows saved by any number of shards into these:
+  // every row goes to the shard that owns its key's group (KeyShard of its index among
+  // `shards.size()`), and every shard, and this operator, gets the saved watermark. Errors:
+  // as Load's.
+  Status SaveShards(const std::vector<WindowOperator*>& shards, std::string* data,
+                    std::vector<StateOp>* log, bool all);
+  Status LoadShards(const std::vector<WindowOperator*>& shards, std::string_view data,
+                    uint32_t version, RowSource* rows);
   // After a Load under another zone database version than the state's, whose rules gave every
   // open window its saved bounds: a warning that says so (the job goes on, and windows opened
   // from now follow this system's rules). Empty otherwise.
@@ -212,17 +230,17 @@ class WindowOperator : public WindowLogComponent {
   // REQUIRES: set before the first Add.
   void set_track_changes(bool on) { track_changes_ = on; }
   // Number of row changes recorded for the next Save (0 when not tracking).
-  virtual size_t recorded_changes() const = 0;
+  size_t recorded_changes() const override = 0;
 
   // Number of open (window or pane, key) states.
-  virtual size_t open_entries() const = 0;
+  size_t open_entries() const override = 0;
   // Number of timers still to go off, both domains.
-  size_t pending_timers() const {
+  size_t pending_timers() const final {
     return timers_.size(TimeDomain::kEventTime) + timers_.size(TimeDomain::kProcessingTime);
   }
   // Number of processing-time timers still to go off.
   size_t processing_timers() const { return timers_.size(TimeDomain::kProcessingTime); }
-  Nanos watermark() const { return watermark_; }
+  Nanos watermark() const final { return watermark_; }
 
  protected:
   WindowOperator(Nanos lateness, EmitMode mode, Nanos early, Deps deps, Nanos timer_bucket)
@@ -230,13 +248,19 @@ class WindowOperator : public WindowLogComponent {
 
   // The state is a set of rows (open panes or sessions with their keys and accumulators) plus
   // a small `meta` blob. Appends to `ops` the row changes since the last call (with `all`, a
-  // put for every row instead), and writes the meta blob.
-  virtual void Snapshot(std::vector<StateOp>* ops, ByteWriter* meta, bool all) = 0;
-  // Restores into a new operator from every row and the meta blob of a Snapshot taken at
-  // `watermark`, and sets the timers the state implies. Returns false when the bytes are
-  // damaged.
-  virtual bool Restore(RowSource* rows, ByteReader* meta, Nanos watermark) = 0;
-
+  // put for every row instead).
+  virtual void SnapshotRows(std::vector<StateOp>* ops, bool all) = 0;
+  // Writes the meta blob of `shards` (see SaveShards; this one among them).
+  virtual void SnapshotMeta(const std::vector<WindowOperator*>& shards, ByteWriter* meta) const = 0;
+  // Sets *key to the key bytes of the row with key `row_key`; false when it has none.
+  virtual bool RowKeyOf(std::string_view row_key, std::string_view* key) const = 0;
+  // Restores one row into a new operator at watermark_, and sets the timers it implies.
+  // Returns false when its bytes are damaged.
+  virtual bool RestoreRow(std::string_view row_key, std::string_view value) = 0;
+  // After every row: restores what the meta blob says of the keys `shard` owns (every entry is
+  // read, and checked as far as it can be without its key's rows). Returns false when the
+  // bytes are damaged.
+  virtual bool RestoreMeta(ByteReader* meta, const KeyShard& shard) = 0;
   // Appends the bounds of the open windows, each once, by start. Called with --tz only.
   virtual void OpenWindows(std::vector<WindowBounds>*) const {}
   // Returns the bounds the window starting at `start` has by the zone's rules now.

@@ -42,6 +42,11 @@ class FakeOf final : public Base {
     for (RowSource::Row row; rows->Next(&row);) ++rows_seen;
     return Load(data, version);
   }
+  // The window log's facts (nothing is open; the watermark is where no event came).
+  size_t recorded_changes() const { return 0; }
+  size_t open_entries() const { return 0; }
+  size_t pending_timers() const { return 0; }
+  int64_t watermark() const { return INT64_MIN; }
   std::string value;
   size_t rows_seen = 0;
   uint32_t reads_from = 0;  // the oldest older version Load reads; 0: none

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
     return op_->Load(s.meta, op_->version(), &reader).ok();
   }
   size_t pending_timers() const { return op_->pending_timers(); }
+  WindowOperator* op() { return op_.get(); }
 
   // The most records handed over in one EmitWindows call so far.
   size_t largest_call() const { return largest_call_; }
@@ -143,6 +145,42 @@ class OperatorHarness : public ResultEmitter, public RecordSink {
   std::string line_;
   size_t largest_call_ = 0;
 };
+
+// One step of a random stream: a watermark advance to t, or an event of `key` at t with x.
+struct StreamStep {
+  bool advance;
+  std::string key;
+  Nanos t;
+  int64_t x;
+};
+
+// n events over `keys` keys ("a", "b", ...; at most 26) with disorder, and a watermark that
+// follows them with a delay; the stream ends at +infinity, so everything fires.
+inline std::vector<StreamStep> RandomSteps(std::mt19937_64* rng, int n, int keys) {
+  std::vector<StreamStep> steps;
+  Nanos max_t = 0, w = kMinusInfinity;
+  for (int i = 0; i < n; ++i) {
+    const Nanos t = std::max<Nanos>(0, max_t + static_cast<Nanos>((*rng)() % 9) - 5);
+    max_t = std::max(max_t, t);
+    const char key = static_cast<char>('a' + (*rng)() % static_cast<uint64_t>(keys));
+    steps.push_back(StreamStep{false, std::string(1, key), t, static_cast<int64_t>((*rng)() % 100)});
+    if ((*rng)() % 3 == 0 && max_t - 3 > w) {
+      w = max_t - 3;
+      steps.push_back(StreamStep{true, "", w, 0});
+    }
+  }
+  steps.push_back(StreamStep{true, "", kPlusInfinity, 0});
+  return steps;
+}
+
+// Applies one step to h.
+inline void ApplyStep(OperatorHarness* h, const StreamStep& s) {
+  if (s.advance) {
+    h->Advance(s.t);
+  } else {
+    h->Add(s.key, s.t, s.x);
+  }
+}
 
 inline WindowSpec Tumbling(Nanos size) {
   return WindowSpec{WindowSpec::Kind::kTumbling, size, size, 0};

@@ -8,52 +8,18 @@
 namespace logtide {
 namespace {
 
-struct Step {
-  bool advance;  // a watermark advance, else an event
-  std::string key;
-  Nanos t;
-  int64_t x;
-};
-
-// Events over a few keys with disorder, and a watermark that follows them with a delay; every
-// stream ends at +infinity so everything fires.
-std::vector<Step> RandomSteps(std::mt19937_64* rng, int n) {
-  std::vector<Step> steps;
-  Nanos max_t = 0, w = kMinusInfinity;
-  for (int i = 0; i < n; ++i) {
-    Nanos t = std::max<Nanos>(0, max_t + static_cast<Nanos>((*rng)() % 9) - 5);
-    max_t = std::max(max_t, t);
-    steps.push_back(Step{false, std::string(1, static_cast<char>('a' + (*rng)() % 4)), t,
-                         static_cast<int64_t>((*rng)() % 100)});
-    if ((*rng)() % 3 == 0 && max_t - 3 > w) {
-      w = max_t - 3;
-      steps.push_back(Step{true, "", w, 0});
-    }
-  }
-  steps.push_back(Step{true, "", kPlusInfinity, 0});
-  return steps;
-}
-
-void Apply(OperatorHarness* h, const Step& s) {
-  if (s.advance) {
-    h->Advance(s.t);
-  } else {
-    h->Add(s.key, s.t, s.x);
-  }
-}
-
 void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early = 0) {
   INFO("window " << spec.ToString());
   std::mt19937_64 rng(20261130);
   for (int trial = 0; trial < 60; ++trial) {
-    const std::vector<Step> steps = RandomSteps(&rng, 80);
+    const std::vector<StreamStep> steps = RandomSteps(&rng, 80, 4);
     const size_t cut = rng() % steps.size();
     OperatorHarness plain(spec, lateness, mode, early);  // never snapshotted, tracking nothing
     OperatorHarness original(spec, lateness, mode, early);
     original.TrackChanges();
     for (size_t i = 0; i < cut; ++i) {
-      Apply(&plain, steps[i]);
-      Apply(&original, steps[i]);
+      ApplyStep(&plain, steps[i]);
+      ApplyStep(&original, steps[i]);
     }
     (void)original.Take();
     const std::vector<std::string> plain_before = plain.Take();
@@ -72,9 +38,9 @@ void RoundTrip(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos earl
     CHECK(again.rows == saved.rows);
     CHECK(again.meta == saved.meta);
     for (size_t i = cut; i < steps.size(); ++i) {
-      Apply(&plain, steps[i]);
-      Apply(&original, steps[i]);
-      Apply(&restored, steps[i]);
+      ApplyStep(&plain, steps[i]);
+      ApplyStep(&original, steps[i]);
+      ApplyStep(&restored, steps[i]);
     }
     const std::vector<std::string> after = original.Take();
     CHECK(restored.Take() == after);
