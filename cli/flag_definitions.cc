@@ -142,8 +142,8 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
       ->type_name("N");
   app->add_option("--apply-threads", o.apply_threads,
                   "Threads that apply events to the windows, each owning the keys of a range of "
-                  "key groups, on a job over files without --state (default 1). Output is the "
-                  "same bytes for every N")
+                  "key groups, on a job over files (default 1). Output is the same bytes for every "
+                  "N, and a --state written with one N resumes with another")
       ->check(CLI::Range(1, 256))
       ->type_name("N");
   app->add_flag("-q,--quiet", o.quiet, "Print no warnings (errors are still printed)");

@@ -66,6 +66,7 @@ class ParallelApply::Worker final : public ResultEmitter {
   std::thread thread;
   std::atomic<size_t> open_entries_{0};
   const std::vector<uint64_t>& wrong_type() const { return wrong_type_; }
+  WindowOperator* op() const { return op_.get(); }
   const GroupLoad& load() const { return load_; }
   GroupLoad& load() { return load_; }
 
@@ -83,7 +84,7 @@ class ParallelApply::Worker final : public ResultEmitter {
 ParallelApply::ParallelApply(uint32_t workers, const std::vector<AggSpec>& aggs,
                              size_t key_fields, const OperatorFactory& make_operator,
                              RecordSink* sink)
-    : workers_(workers), num_aggs_(aggs.size()), sink_(sink) {
+    : workers_(workers), num_aggs_(aggs.size()), sink_(sink), wrong_counted_(aggs.size(), 0) {
   for (auto& b : batches_) b = std::make_unique<Batch>();
   for (uint32_t w = 0; w < workers_; ++w)
     worker_.push_back(std::make_unique<Worker>(w, aggs, key_fields, make_operator));
@@ -249,7 +250,7 @@ void ParallelApply::EmitOpen() {
   Seal();
 }
 
-void ParallelApply::Finish() {
+void ParallelApply::Barrier() {
   Seal();
   std::unique_lock<std::mutex> lk(mu_);
   merged_cv_.wait(lk, [&] { return merged_ == sealed_; });
@@ -274,11 +275,56 @@ void ParallelApply::JoinGroupLoads(GroupLoad* into) const {
   for (const auto& w : worker_) into->Absorb(w->load());
 }
 
-std::vector<uint64_t> ParallelApply::wrong_type() const {
-  std::vector<uint64_t> sum(num_aggs_, 0);
-  for (const auto& w : worker_)
-    for (size_t a = 0; a < num_aggs_; ++a) sum[a] += w->wrong_type()[a];
-  return sum;
+void ParallelApply::AddCounts(uint64_t* records, uint64_t* wrong_type) {
+  *records += records_written_ - records_counted_;
+  records_counted_ = records_written_;
+  for (size_t a = 0; a < num_aggs_; ++a) {
+    uint64_t sum = 0;
+    for (const auto& w : worker_) sum += w->wrong_type()[a];
+    wrong_type[a] += sum - wrong_counted_[a];
+    wrong_counted_[a] = sum;
+  }
+}
+
+std::vector<WindowOperator*> ParallelApply::operators() const {
+  std::vector<WindowOperator*> ops;
+  for (const auto& w : worker_) ops.push_back(w->op());
+  return ops;
+}
+
+WindowLogComponent* ParallelApply::windows(WindowOperator* keyless) {
+  if (windows_ == nullptr) windows_ = std::make_unique<Windows>(this, keyless);
+  return windows_.get();
+}
+
+Status ParallelApply::Windows::Save(std::string* data, std::vector<StateOp>* log, bool all) {
+  apply_->Barrier();
+  return keyless_->SaveShards(apply_->operators(), data, log, all);
+}
+
+Status ParallelApply::Windows::Load(std::string_view data, uint32_t version, RowSource* rows) {
+  Status s = keyless_->LoadShards(apply_->operators(), data, version, rows);
+  for (const auto& w : apply_->worker_)
+    w->open_entries_.store(w->op()->open_entries(), std::memory_order_relaxed);
+  return s;
+}
+
+size_t ParallelApply::Windows::recorded_changes() const {
+  size_t n = 0;
+  for (const WindowOperator* op : apply_->operators()) n += op->recorded_changes();
+  return n;
+}
+
+size_t ParallelApply::Windows::open_entries() const {
+  size_t n = 0;
+  for (const WindowOperator* op : apply_->operators()) n += op->open_entries();
+  return n;
+}
+
+size_t ParallelApply::Windows::pending_timers() const {
+  size_t n = keyless_->pending_timers();
+  for (const WindowOperator* op : apply_->operators()) n += op->pending_timers();
+  return n;
 }
 
 }  // namespace logtide

@@ -40,13 +40,16 @@ class ParallelApply {
   // Makes a worker's window operator over its own keys, accumulators and emitter.
   using OperatorFactory = std::function<std::unique_ptr<WindowOperator>(WindowOperator::Deps)>;
   // Starts `workers` apply workers and the merge, which writes records to `sink` (not owned;
-  // left alone by the caller until Finish returns).
+  // left alone by the caller until Barrier returns; may be set later: set_sink).
   // REQUIRES: 2 <= workers <= kKeyGroups.
   ParallelApply(uint32_t workers, const std::vector<AggSpec>& aggs, size_t key_fields,
-                const OperatorFactory& make_operator, RecordSink* sink);
-  ~ParallelApply();  // stops the threads (Finish first to have everything written)
+                const OperatorFactory& make_operator, RecordSink* sink = nullptr);
+  ~ParallelApply();  // stops the threads (Barrier first to have everything written)
   ParallelApply(const ParallelApply&) = delete;
   ParallelApply& operator=(const ParallelApply&) = delete;
+
+  // Where the merge writes records. REQUIRES: before the first batch is handed over.
+  void set_sink(RecordSink* sink) { sink_ = sink; }
 
   // An event to add, at the watermark of the last Rise: its key (EncodeValue bytes) with
   // KeyTable's hash, the parser's key token and cache slot (KeyTable::Intern), its time, its
@@ -69,8 +72,9 @@ class ParallelApply {
   // A stop signal: every worker writes its open windows' provisional records
   // (WindowOperator::EmitOpen).
   void EmitOpen();
-  // Hands over what is left and returns once every event is applied and every record written.
-  void Finish();
+  // Hands over what is left and returns once every event is applied and every record written:
+  // the workers' state is then that of the events handed over, and stays so until more are.
+  void Barrier();
   // Returns once every batch handed over is applied and its records written (the one being
   // filled stays): until the caller hands over more, nothing writes to the record sink, so the
   // caller may flush the file under it.
@@ -78,13 +82,39 @@ class ParallelApply {
 
   // (window or pane, key) states open in all workers, as of the batches they finished.
   size_t open_entries() const;
-  // After Finish: the records written, and per aggregate the values of the wrong type.
-  uint64_t records_written() const { return records_written_; }
-  std::vector<uint64_t> wrong_type() const;
+  // After Barrier: adds the records written and, per aggregate, the values of the wrong type
+  // since the last call to *records and wrong_type[a].
+  void AddCounts(uint64_t* records, uint64_t* wrong_type);
   // Before the first event: GroupLoad::set_first_seq for every worker's.
   void set_first_seq(uint64_t seq);
-  // After Finish: adds the workers' events by key group (each counts its own groups) to *into.
+  // After Barrier: adds the workers' events by key group (each counts its own groups) to *into.
   void JoinGroupLoads(GroupLoad* into) const;
+
+  // The workers' window state as one checkpoint component ("windows"): saved and restored as
+  // one operator holding all the keys (WindowOperator::SaveShards, LoadShards), so a state
+  // written with any number of workers, or with none, resumes with any number. `keyless` is
+  // the reading thread's operator (it holds no keys and takes the restored watermark).
+  // Save waits for a barrier first; Load comes before the first batch.
+  class Windows final : public WindowLogComponent {
+   public:
+    Windows(ParallelApply* apply, WindowOperator* keyless) : apply_(apply), keyless_(keyless) {}
+    std::string_view section() const override { return keyless_->section(); }
+    uint32_t version() const override { return keyless_->version(); }
+    bool Reads(uint32_t version) const override { return keyless_->Reads(version); }
+    Status Save(std::string* data, std::vector<StateOp>* log, bool all) override;
+    Status Load(std::string_view data, uint32_t version, RowSource* rows) override;
+    size_t recorded_changes() const override;
+    size_t open_entries() const override;
+    // Every worker's timers: a window's firing timer counts once per worker holding its keys.
+    size_t pending_timers() const override;
+    int64_t watermark() const override { return keyless_->watermark(); }
+
+   private:
+    ParallelApply* apply_;
+    WindowOperator* keyless_;
+  };
+  // Makes the component; it lives as long as this does.
+  WindowLogComponent* windows(WindowOperator* keyless);
 
  private:
   struct Op {
@@ -125,6 +155,9 @@ class ParallelApply {
   void StartBatch();
   void Merge();  // the merge thread
 
+  // The workers' operators. REQUIRES: at a barrier, or before the first batch.
+  std::vector<WindowOperator*> operators() const;
+
   const uint32_t workers_;
   const size_t num_aggs_;
   RecordSink* sink_;
@@ -144,7 +177,10 @@ class ParallelApply {
   uint64_t merged_ = 0;   // batches whose records are written
   bool stop_ = false;
   std::thread merge_thread_;
-  uint64_t records_written_ = 0;  // by the merge thread; read after Finish
+  uint64_t records_written_ = 0;  // by the merge thread; read after Barrier
+  uint64_t records_counted_ = 0;  // AddCounts: records_written_ as of its last call
+  std::vector<uint64_t> wrong_counted_;  // AddCounts: per aggregate, as of its last call
+  std::unique_ptr<Windows> windows_;
 };
 
 }  // namespace logtide

@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "apply/parallel_apply.h"
 #include "engine/output_thread.h"
 #include "input/input_set.h"
 #include "output/output_set.h"
@@ -12,7 +13,6 @@
 #include "util/quote.h"
 #include "watermark/idleness.h"
 #include "watermark/watermark.h"
-#include "window/window_operator.h"
 
 namespace logtide {
 
@@ -108,7 +108,7 @@ Status Checkpointer::Resume(bool* finished) {
   Status s = store_->Load(&cp);
   if (!s.ok()) return s;
   if (!(s = Restore(cp)).ok()) return s;
-  if (deps_.op->watermark() != deps_.tracker->current()) {
+  if (deps_.windows->watermark() != deps_.tracker->current()) {
     return Status::Corruption(fmt::format(
         "state file {}: its window operator and its watermark disagree on the watermark: it is "
         "damaged; it was not changed",
@@ -131,11 +131,15 @@ Status Checkpointer::Take(bool finished) {
     if (!v.ok()) return v;
   }
   if (output_thread_ != nullptr) output_thread_->Drain();
+  if (apply_ != nullptr) {
+    apply_->Barrier();
+    apply_->AddCounts(&stats->windows_emitted, stats->ignored_values.data());
+  }
   Status s = deps_.outputs->Sync(config_->durable);
   if (!s.ok()) return s;
   AtPoint("before-commit", n);
   if (deps_.idleness->enabled()) deps_.idleness->Settle(deps_.clock->Now());
-  const WindowOperator& op = *deps_.op;
+  const WindowLogComponent& op = *deps_.windows;
   Checkpoint c;
   // The window log is rewritten whole when this checkpoint's changes would take it past twice
   // the live rows: it then never holds more than that, in one run or over many (a cron job's

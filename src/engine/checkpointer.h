@@ -30,13 +30,13 @@ class InputSet;
 class OutputSet;
 class OutputThread;
 class WatermarkTracker;
-class WindowOperator;
+class ParallelApply;
 
 // The parts of a job a checkpoint looks at besides its components.
 struct CheckpointDeps {
   InputSet* inputs;
   OutputSet* outputs;
-  WindowOperator* op;
+  WindowLogComponent* windows;  // the window state (an operator, or parallel apply's workers)
   WatermarkTracker* tracker;
   Idleness* idleness;
   const Clock* clock;
@@ -103,6 +103,11 @@ class Checkpointer {
 
   // The records of a firing are written by this thread from now on (null: by the caller's).
   void set_output_thread(OutputThread* t) { output_thread_ = t; }
+  // The events are applied by these workers from now on (null: by the caller's thread): a
+  // checkpoint first waits until every event handed to them is applied and its records
+  // written (a barrier: the cut is at the line the checkpoint is taken after), and adds what
+  // they counted since to the counters.
+  void set_parallel_apply(ParallelApply* apply) { apply_ = apply; }
   // Checkpoints the job committed, in all its runs.
   uint64_t checkpoints() const { return checkpoints_; }
 
@@ -115,6 +120,7 @@ class Checkpointer {
   const EngineConfig* config_ = nullptr;
   CheckpointDeps deps_{};
   OutputThread* output_thread_ = nullptr;
+  ParallelApply* apply_ = nullptr;
   struct Part {
     SectionFormat* format;
     CheckpointComponent* plain;    // either this

@@ -61,7 +61,8 @@ struct Engine::Impl {
   // `outputs`).
   std::unique_ptr<OutputThread> output_thread;
   // --apply-threads N on a batch job: N workers apply the events by key group, and `op` holds no
-  // keys (it answers PredictAdd). Writes through `records`, so declared after it.
+  // keys (it answers PredictAdd); under --state their operators are the window state
+  // (ParallelApply::Windows). Writes through `records`, so declared after it.
   std::unique_ptr<ParallelApply> apply;
   std::unique_ptr<InputSet> inputs;
   std::vector<uint64_t> read_to;    // per input: the end of the last line processed
@@ -76,7 +77,9 @@ struct Engine::Impl {
   std::unique_ptr<LoopTick> tick;  // made when the loop starts
   const volatile int* const stop = StopSignalFlag();
   std::vector<bool> done;  // per input: read to its end in this run
+  bool threads = false;     // lines are parsed on worker threads (ParseOnThreads)
   bool live = false;       // an input may keep coming (ParseOnThreads)
+  bool apply_finished = false;  // FinishApply ran
   uint64_t seq = 0;
   ProgressListener* progress = nullptr;
   std::atomic<int64_t> write_budget{-1};  // FaultHooks::fail_writes_after (outputs may
@@ -96,10 +99,12 @@ struct Engine::Impl {
     return report.BadLine(inputs->reader(input).name(), line, kind, reason);
   }
   Status ReadAll();
-  // Starts parallel apply when the run is one it serves: see ParallelApplies.
-  void StartApply(bool threads);
-  // Has every event applied and every record written, and adds the workers' counts to the
-  // run's; then parallel apply is gone.
+  // Starts parallel apply when the run is one it serves (see ParallelApplies), before the
+  // state is opened: its workers' operators are then the window state.
+  void StartApply();
+  // At the end of the input, or a stop: has every event applied and every record written,
+  // and adds the workers' counts to the run's (once). The workers keep their state for the
+  // last checkpoint; Finish stops them.
   void FinishApply();
   // A stop signal came: stops at this line boundary, with a final checkpoint under --state.
   // The open windows are written as provisional records first when records have revisions
@@ -149,6 +154,10 @@ Status Engine::Impl::Open() {
   tracker.set_hold(config.hold);
   idleness = Idleness(n, config.idle_timeout, clock.Now());
   for (size_t i = 0; i < inputs->size(); ++i) inputs->reader(i).set_stop_flag(stop);
+  // Parallel apply is decided by the inputs as they open (ReadAll decides again, as the
+  // followed inputs are known then: they take no worker threads).
+  threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
+  StartApply();
   if (config.change_outputs)
     outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });
   if (!config.state_path.empty()) {
@@ -170,6 +179,7 @@ Status Engine::Impl::Open() {
   if (!(s = records->Open(config.follow || !config.state_path.empty(), &outputs.results())).ok())
     return s;
   sink.set_writer(records->front());
+  if (apply != nullptr) apply->set_sink(records->front());
   // A new job commits a first checkpoint before it writes any record: a run killed from here
   // on resumes from it, with each output cut back to the length it had (what '>>' appended
   // to, say), instead of starting a new job after output it already wrote.
@@ -183,16 +193,18 @@ Status Engine::Impl::OpenState(bool* resumed) {
   if (!s.ok()) return s;
   if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
   inputs->TrackForCheckpoints();
+  WindowLogComponent* windows = apply != nullptr ? apply->windows(op.get()) : op.get();
   checkpointer = std::make_unique<Checkpointer>(
       store.get(), &config,
-      CheckpointDeps{inputs.get(), &outputs, op.get(), &tracker, &idleness, &clock, stats});
+      CheckpointDeps{inputs.get(), &outputs, windows, &tracker, &idleness, &clock, stats});
+  checkpointer->set_parallel_apply(apply.get());
   tracker.set_input_ids(inputs.get());
   idleness.set_input_ids(inputs.get());
   checkpointer->Add(&counters);
   checkpointer->Add(inputs.get());
   checkpointer->Add(&tracker);
   checkpointer->Add(&idleness);
-  checkpointer->Add(op.get());
+  checkpointer->Add(windows);
   checkpointer->Add(&outputs);
   if (records->changes() != nullptr) checkpointer->Add(records->changes());
   if (store->is_new()) return Status::Ok();
@@ -285,12 +297,12 @@ Status Engine::Impl::ReadAll() {
   read_to.assign(n, 0);
   for (size_t i = 0; i < n; ++i) read_to[i] = inputs->start_offset(i);
   if (*stop != 0) return Stop();  // a signal before the first line
-  const bool threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
+  threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
   if (Status s = StartParsing(config, inputs.get(), threads ? config.threads - 1 : 0, stop, &pool);
       !s.ok())
     return s;
   group_load.set_first_seq(seq);
-  StartApply(threads);
+  if (apply != nullptr) apply->set_first_seq(seq);  // before any batch is handed over
   if (threads && apply == nullptr) {
     // Sorting, formatting and writing the records of a firing moves off the applying thread
     // too: with many keys (--by user) it is a quarter of that thread's work.
@@ -393,45 +405,46 @@ Status Engine::Impl::ReadAll() {
   return Status::Ok();
 }
 
-// Parallel apply serves the runs that read to an end with no state (a batch job): a run under
-// --state, on live input or with --early-every applies on one thread (its checkpoints and
-// ticks look at one operator), and so does update mode with --lateness (its corrections are
-// counted over one operator's firings). So do session windows: an event that may be late for a
-// session waits for its worker's answer (ParallelApply::AddAndWait), a round trip between
-// threads per event, which made out-of-order input 12 times slower with 2 threads (500,000
-// lines with 3 s of disorder) and far more with more.
+// Parallel apply serves the runs that read to an end (a batch job, with or without --state):
+// a run on live input or with --early-every applies on one thread (its ticks look at one
+// operator), and so does update mode with --lateness (its corrections are counted over one
+// operator's firings). So do session windows: an event that may be late for a session waits
+// for its worker's answer (ParallelApply::AddAndWait), a round trip between threads per event,
+// which made out-of-order input 12 times slower with 2 threads (500,000 lines with 3 s of
+// disorder) and far more with more.
 static bool ParallelApplies(const EngineConfig& c, bool threads, bool live) {
-  return threads && c.apply_threads >= 2 && !live && c.state_path.empty() && c.early_every == 0 &&
+  return threads && c.apply_threads >= 2 && !live && c.early_every == 0 &&
          !(c.emit == EmitMode::kUpdate && c.lateness > 0) && !c.window.is_session();
 }
 
-void Engine::Impl::StartApply(bool threads) {
+void Engine::Impl::StartApply() {
   if (!ParallelApplies(config, threads, live)) return;
   const EngineConfig& c = config;
   apply = std::make_unique<ParallelApply>(
       static_cast<uint32_t>(c.apply_threads), c.aggs, c.by.size(),
       [&c](WindowOperator::Deps deps) {
-        return WindowOperator::Create(c.window, c.lateness, c.emit, c.early, deps, c.early_every);
-      },
-      records->front());
-  apply->set_first_seq(seq);  // before any batch is handed over
+        std::unique_ptr<WindowOperator> op =
+            WindowOperator::Create(c.window, c.lateness, c.emit, c.early, deps, c.early_every);
+        op->set_track_changes(!c.state_path.empty());
+        return op;
+      });
   time->set_parallel(apply.get());
 }
 
 void Engine::Impl::FinishApply() {
-  if (apply == nullptr) return;
-  apply->Finish();
-  stats->windows_emitted += apply->records_written();
-  const std::vector<uint64_t> wrong = apply->wrong_type();
-  for (size_t a = 0; a < wrong.size(); ++a) stats->ignored_values[a] += wrong[a];
+  if (apply == nullptr || apply_finished) return;
+  apply_finished = true;
+  apply->Barrier();
+  apply->AddCounts(&stats->windows_emitted, stats->ignored_values.data());
   apply->JoinGroupLoads(&group_load);
   time->set_parallel(nullptr);
   if (tick != nullptr) tick->set_parallel_apply(nullptr);
-  apply.reset();
 }
 
 Status Engine::Impl::Finish() {
   FinishApply();
+  if (checkpointer != nullptr) checkpointer->set_parallel_apply(nullptr);
+  apply.reset();
   if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
   records->Finish();

@@ -156,8 +156,8 @@ class Job:
         a = [self.binary, "-q"] + self.query + ["-o", self.out, "--late-output", self.late]
         if state:
             # Runs that are killed and resumed use any number of threads, to parse and to apply
-            # (under --state the events are applied on one thread whatever --apply-threads says:
-            # the state it writes and reads is the same); the uninterrupted reference uses one.
+            # (a state written with N apply threads resumes with M: every run draws its own);
+            # the uninterrupted reference uses one.
             a += ["--state", self.state, "--checkpoint-every", "1500", "--threads", str(THREADS.choice([1, 2, 4])),
                   "--apply-threads", str(THREADS.choice([1, 2, 3]))]
         else:
