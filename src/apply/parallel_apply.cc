@@ -310,9 +310,7 @@ Status ParallelApply::Windows::Load(std::string_view data, uint32_t version, Row
 }
 
 size_t ParallelApply::Windows::recorded_changes() const {
-  size_t n = 0;
-  for (const WindowOperator* op : apply_->operators()) n += op->recorded_changes();
-  return n;
+  return WindowOperator::RecordedChangesOf(apply_->operators());
 }
 
 size_t ParallelApply::Windows::open_entries() const {

@@ -104,7 +104,7 @@ struct Engine::Impl {
   void StartApply();
   // At the end of the input, or a stop: has every event applied and every record written,
   // and adds the workers' counts to the run's (once). The workers keep their state for the
-  // last checkpoint; Finish stops them.
+  // last checkpoint, and their threads stay, idle, until the engine goes.
   void FinishApply();
   // A stop signal came: stops at this line boundary, with a final checkpoint under --state.
   // The open windows are written as provisional records first when records have revisions
@@ -442,9 +442,9 @@ void Engine::Impl::FinishApply() {
 }
 
 Status Engine::Impl::Finish() {
+  // (Parallel apply's threads stay, idle, until the engine goes: its workers' operators are
+  // the checkpointer's window component.)
   FinishApply();
-  if (checkpointer != nullptr) checkpointer->set_parallel_apply(nullptr);
-  apply.reset();
   if (checkpointer != nullptr) checkpointer->set_output_thread(nullptr);
   output_thread.reset();  // writes what it holds
   records->Finish();

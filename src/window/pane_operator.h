@@ -43,6 +43,9 @@ class PaneOperator final : public WindowOperator {
   void EmitOpen() override;
   size_t open_entries() const override { return open_entries_; }
   size_t recorded_changes() const override { return dirty_list_.size() + purged_.size(); }
+  void AppendDroppedPanes(std::vector<Nanos>* out) const override {
+    out->insert(out->end(), purged_.begin(), purged_.end());
+  }
 
  protected:
   void SnapshotRows(std::vector<StateOp>* ops, bool all) override;

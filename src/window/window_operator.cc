@@ -92,6 +92,18 @@ Status WindowOperator::SaveShards(const std::vector<WindowOperator*>& shards, st
   return Status::Ok();
 }
 
+size_t WindowOperator::RecordedChangesOf(const std::vector<WindowOperator*>& shards) {
+  size_t n = 0;
+  for (const WindowOperator* s : shards) n += s->recorded_changes();
+  if (shards.size() == 1) return n;
+  std::vector<Nanos> dropped;
+  for (const WindowOperator* s : shards) s->AppendDroppedPanes(&dropped);
+  std::sort(dropped.begin(), dropped.end());
+  const size_t all = dropped.size();
+  dropped.erase(std::unique(dropped.begin(), dropped.end()), dropped.end());
+  return n - (all - dropped.size());
+}
+
 namespace {
 
 // Reads the zone block of a version 5 section (nothing of a version 3 or 4 one).

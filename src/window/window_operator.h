@@ -179,6 +179,9 @@ class WindowOperator : public WindowLogComponent {
                     std::vector<StateOp>* log, bool all);
   Status LoadShards(const std::vector<WindowOperator*>& shards, std::string_view data,
                     uint32_t version, RowSource* rows);
+  // The row changes SaveShards(shards) would append now: a pane several shards dropped counts
+  // once, so the figure is one operator's for any number of shards.
+  static size_t RecordedChangesOf(const std::vector<WindowOperator*>& shards);
   // After a Load under another zone database version than the state's, whose rules gave every
   // open window its saved bounds: a warning that says so (the job goes on, and windows opened
   // from now follow this system's rules). Empty otherwise.
@@ -261,6 +264,9 @@ class WindowOperator : public WindowLogComponent {
   // read, and checked as far as it can be without its key's rows). Returns false when the
   // bytes are damaged.
   virtual bool RestoreMeta(ByteReader* meta, const KeyShard& shard) = 0;
+  // Appends the starts of the panes dropped since the last Save that had rows (each is one
+  // erasure of recorded_changes()).
+  virtual void AppendDroppedPanes(std::vector<Nanos>*) const {}
   // Appends the bounds of the open windows, each once, by start. Called with --tz only.
   virtual void OpenWindows(std::vector<WindowBounds>*) const {}
   // Returns the bounds the window starting at `start` has by the zone's rules now.

@@ -2,8 +2,9 @@
 # Rescaling (issue 30): a state written with N apply threads resumes with M, for any N and M
 # (1 included), and the output is the bytes of one uninterrupted run on one thread. A log grows
 # in chunks cut in the middle of lines; each --hold run over it draws its own --apply-threads.
-# The log is past a megabyte from the first run on, so the runs with 2 or more apply threads
-# apply in parallel (files of one read buffer are read on one thread).
+# The log is past a megabyte from the first run on, and every run parses on two threads, so the
+# runs with 2 or more apply threads apply in parallel on any machine (files of one read buffer,
+# or --threads 1, apply on one thread).
 # Usage: rescale_test.sh LOGTIDE LOGTIDE_GEN
 set -u
 bin=$(realpath "$1")
@@ -40,11 +41,11 @@ for q in "${queries[@]}"; do
     n=${threads[$((RANDOM % ${#threads[@]}))]}
     used="$used $n"
     if [ "$pos" -ge "$size" ]; then
-      (cd run && "$bin" -q "${Q[@]}" --apply-threads "$n" --state ../s.db --checkpoint-every 3000 \
+      (cd run && "$bin" -q "${Q[@]}" --threads 2 --apply-threads "$n" --state ../s.db --checkpoint-every 3000 \
         -o ../out.ndjson --late-output ../late.ndjson app.log) || fail "final run with $n threads: $q"
       break
     fi
-    (cd run && "$bin" -q "${Q[@]}" --apply-threads "$n" --state ../s.db --checkpoint-every 3000 --hold \
+    (cd run && "$bin" -q "${Q[@]}" --threads 2 --apply-threads "$n" --state ../s.db --checkpoint-every 3000 --hold \
       -o ../out.ndjson --late-output ../late.ndjson app.log) || fail "run with $n threads exited $?: $q"
     step=$(( (RANDOM * 32768 + RANDOM) % (3 << 20) + 1 ))
     head -c $((pos + step)) all.ndjson | tail -c +$((pos + 1)) >> run/app.log

@@ -104,6 +104,8 @@ void CheckShards(const Job& job) {
         ApplyStep(&one, steps[i]);
         shards.Apply(steps[i]);
       }
+      // The compaction rule sees one operator's count of changes for any number of shards.
+      CHECK(WindowOperator::RecordedChangesOf(shards.ops) == one.recorded_changes());
       std::vector<StateOp> one_ops, shard_ops;
       one_meta.clear();
       shard_meta.clear();
