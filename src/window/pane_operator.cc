@@ -343,8 +343,8 @@ Nanos PaneRowStart(std::string_view k) {
 // since (absent in rows written without --early, or by section version 3 in update mode:
 // taken as the watermark of the checkpoint, changed since the last early time). Meta: u32
 // revisions, per revision (sorted by window start, then key bytes): i64 window start, bytes
-// key, i64 next revision, i64 expiry. Timers are not stored: Restore sets them again from the
-// panes, the revisions and the watermark.
+// key, i64 next revision, i64 expiry. Timers are not stored: RestoreRow and RestoreMeta set them
+// again from the panes, the revisions and the watermark.
 void PaneOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   if (all) {
     purged_.clear();
@@ -374,6 +374,10 @@ void PaneOperator::SnapshotMeta(const std::vector<WindowOperator*>& shards,
                                 ByteWriter* meta) const {
   std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>>
       revs;  // start, key, next, expiry
+  size_t n = 0;
+  for (const WindowOperator* op : shards)
+    n += static_cast<const PaneOperator*>(op)->revisions_.size();
+  revs.reserve(n);
   for (const WindowOperator* op : shards) {
     const auto* shard = static_cast<const PaneOperator*>(op);
     for (const auto& [pk, rev] : shard->revisions_)
@@ -407,10 +411,11 @@ bool PaneOperator::RowKeyOf(std::string_view row_key, std::string_view* key) con
 }
 
 bool PaneOperator::RestoreRow(std::string_view k, std::string_view v) {
-  if (k.size() < 8 || !IsEncodedKey(k.substr(8), deps_.key_fields)) return false;
+  std::string_view key_bytes;
+  if (!RowKeyOf(k, &key_bytes) || !IsEncodedKey(key_bytes, deps_.key_fields)) return false;
   Nanos start = PaneRowStart(k);
   if (spec_.PaneStart(start) != start) return false;  // a pane starts where its window does
-  uint32_t key = deps_.keys->Intern(k.substr(8));
+  uint32_t key = deps_.keys->Intern(key_bytes);
   uint32_t slot = deps_.acc->Allocate();
   ByteReader r(v);
   deps_.acc->Restore(slot, &r);

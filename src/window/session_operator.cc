@@ -240,7 +240,7 @@ void SessionOperator::AfterTimers() {
 // session u8 1 if
 // it changed since its last record, else 0 (absent in rows written without --early, or by
 // section version 3 in update mode: taken as changed). Meta: nothing.
-// Timers are not stored: Restore derives them from the sessions and the watermark.
+// Timers are not stored: RestoreRow derives them from the sessions and the watermark.
 void SessionOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   if (all) {
     erased_.clear();

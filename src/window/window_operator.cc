@@ -136,7 +136,8 @@ bool DecodeSavedZoneRules(std::string_view data, uint32_t version, SavedZoneRule
 
 Status WindowOperator::LoadShards(const std::vector<WindowOperator*>& shards,
                                   std::string_view data, uint32_t version, RowSource* rows) {
-  const Status damaged = Status::Corruption("a window row or the operator's section does not decode");
+  const Status damaged =
+      Status::Corruption("a window row or the operator's section does not decode");
   ByteReader r(data);
   const Nanos w = r.I64();
   SavedZoneRules saved;
