@@ -23,7 +23,9 @@
 //                         the other quantiles of the same field and filter write nothing
 //   approx_count_distinct: DistinctSketch::Snapshot
 //   top_k:                TopKSketch::Snapshot
-// A sketch's form starts with its own version byte.
+// A sketch's form starts with its own version byte. Each state's Describe says the same
+// fields by name (the form of a savepoint's window rows, man/logtide.1 SAVEPOINTS): keep the
+// two in step; tests/state/savepoint_codec_test.cc turns random states into text and back.
 namespace logtide {
 namespace {
 
@@ -56,8 +58,21 @@ ValueRef RestoreValue(ByteReader* r, std::string* text) {
   v.i = r->I64();
   v.d = r->F64();
   text->assign(r->Bytes());
+  // UTF-8, as every value read from a line is (a savepoint writes it as a JSON string).
+  if (FindInvalidUtf8(*text) != std::string::npos) r->Fail();
   v.s = *text;
   return v;
+}
+
+// SnapshotValue's form.
+void DescribeValue(StateCodec* c) {
+  c->Object("value");
+  c->U8("type");
+  c->Bool("is_int");
+  c->I64("int");
+  c->F64("double");
+  c->Bytes("text");
+  c->End();
 }
 
 // A column of `State`s. State provides Add, Merge, Result; a default-constructed State is empty.
@@ -74,6 +89,7 @@ class Column final : public AggColumn {
   void Result(uint32_t slot, ValueSink* sink) const override { states_[slot].Result(sink); }
   void Snapshot(uint32_t slot, ByteWriter* w) const override { states_[slot].Snapshot(w); }
   void Restore(uint32_t slot, ByteReader* r) override { states_[slot].Restore(r); }
+  void Describe(StateCodec* c) const override { State::Describe(c); }
 
  private:
   State proto_;
@@ -94,6 +110,7 @@ struct CountState {
   void Result(ValueSink* sink) const { sink->Int(n); }
   void Snapshot(ByteWriter* w) const { w->I64(n); }
   void Restore(ByteReader* r) { n = r->I64(); }
+  static void Describe(StateCodec* c) { c->I64("n"); }
 };
 
 // Exact integer part and double part kept apart: a sum of integers stays an exact integer
@@ -134,6 +151,12 @@ struct NumericSum {
     n = r->I64();
     has_double = r->U8() != 0;
   }
+  static void Describe(StateCodec* c) {
+    c->I128("integer");
+    c->F64("double");
+    c->I64("n");
+    c->Bool("has_double");
+  }
 };
 
 struct SumState {
@@ -142,6 +165,7 @@ struct SumState {
   void Merge(const SumState& o) { s.Merge(o.s); }
   void Snapshot(ByteWriter* w) const { s.Snapshot(w); }
   void Restore(ByteReader* r) { s.Restore(r); }
+  static void Describe(StateCodec* c) { NumericSum::Describe(c); }
   void Result(ValueSink* sink) const {
     if (s.n == 0) {
       sink->Null();
@@ -159,6 +183,7 @@ struct AvgState {
   void Merge(const AvgState& o) { s.Merge(o.s); }
   void Snapshot(ByteWriter* w) const { s.Snapshot(w); }
   void Restore(ByteReader* r) { s.Restore(r); }
+  static void Describe(StateCodec* c) { NumericSum::Describe(c); }
   void Result(ValueSink* sink) const {
     if (s.n == 0) {
       sink->Null();
@@ -202,6 +227,12 @@ struct ExtremeState {
     best.is_int = r->U8() != 0;
     best.i = r->I64();
     best.d = r->F64();
+  }
+  static void Describe(StateCodec* c) {
+    c->Bool("has");
+    c->Bool("is_int");
+    c->I64("int");
+    c->F64("double");
   }
   void Result(ValueSink* sink) const {
     if (!has) {
@@ -251,7 +282,17 @@ struct DistinctState {
     set.reset();
     if (n == 0) return;
     set = std::make_unique<absl::flat_hash_set<std::string>>();
-    for (uint32_t i = 0; i < n && r->ok(); ++i) set->insert(std::string(r->Bytes()));
+    for (uint32_t i = 0; i < n && r->ok(); ++i) {
+      const std::string_view v = r->Bytes();
+      // Each one value's key encoding, as Add makes them (what a savepoint's text decodes).
+      if (!IsEncodedKey(v, 1)) r->Fail();
+      set->insert(std::string(v));
+    }
+  }
+  static void Describe(StateCodec* c) {
+    const uint64_t n = c->List("values");
+    for (uint64_t i = 0; i < n && c->ok(); ++i) c->Value("");
+    c->End();
   }
 };
 
@@ -312,6 +353,12 @@ struct EdgeState {
     seq = r->U64();
     v = RestoreValue(r, &text);
   }
+  static void Describe(StateCodec* c) {
+    c->Bool("has");
+    c->I64("time");
+    c->U64("seq");
+    DescribeValue(c);
+  }
   void Result(ValueSink* sink) const {
     if (!has) {
       sink->Null();
@@ -355,6 +402,7 @@ class QuantileColumn final : public AggColumn {
   }
   void Snapshot(uint32_t slot, ByteWriter* w) const override { sketches_[slot].Snapshot(w); }
   void Restore(uint32_t slot, ByteReader* r) override { sketches_[slot].Restore(r); }
+  void Describe(StateCodec* c) const override { QuantileSketch::Describe(c); }
 
  private:
   double q_;
@@ -372,6 +420,8 @@ class QuantileView final : public AggColumn {
   void Result(uint32_t slot, ValueSink* sink) const override { owner_->ResultAt(slot, q_, sink); }
   void Snapshot(uint32_t, ByteWriter*) const override {}
   void Restore(uint32_t, ByteReader*) override {}
+  void Describe(StateCodec*) const override {}
+  bool snapshots() const override { return false; }
 
  private:
   const QuantileColumn* owner_;
@@ -394,6 +444,7 @@ struct ApproxDistinctState {
   void Result(ValueSink* sink) const { sink->Int(static_cast<int64_t>(sketch.Estimate())); }
   void Snapshot(ByteWriter* w) const { sketch.Snapshot(w); }
   void Restore(ByteReader* r) { sketch.Restore(r); }
+  static void Describe(StateCodec* c) { DistinctSketch::Describe(c); }
 };
 
 // top_k(f, K): a TopKSketch of the values' key encodings; the result is a JSON array of
@@ -434,6 +485,7 @@ class TopKColumn final : public AggColumn {
     // Values restored are key encodings that decode without reading past their end.
     if (sketches_[slot].Restore(r) && !sketches_[slot].ValuesAre(IsOneEncodedValue)) r->Fail();
   }
+  void Describe(StateCodec* c) const override { TopKSketch::Describe(c); }
 
  private:
   static bool IsOneEncodedValue(std::string_view bytes) { return IsEncodedKey(bytes, 1); }
@@ -494,6 +546,15 @@ Accumulators::Accumulators(const std::vector<AggSpec>& specs) {
     } else {
       columns_.push_back(MakeAggColumn(s));
     }
+  }
+}
+
+void Accumulators::Describe(const std::vector<AggSpec>& specs, StateCodec* c) const {
+  for (size_t i = 0; i < columns_.size() && c->ok(); ++i) {
+    if (!columns_[i]->snapshots()) continue;
+    c->Object(specs[i].name);
+    columns_[i]->Describe(c);
+    c->End();
   }
 }
 

@@ -13,6 +13,7 @@
 #include "json/value.h"
 #include "time/timestamp.h"
 #include "util/bytes.h"
+#include "util/state_codec.h"
 
 namespace logtide {
 
@@ -41,6 +42,10 @@ class AggColumn {
   // Appends / reads back one slot's state (format: see accumulators.cc).
   virtual void Snapshot(uint32_t slot, ByteWriter* w) const = 0;
   virtual void Restore(uint32_t slot, ByteReader* r) = 0;
+  // Describes one slot's Snapshot form, field by field (util/state_codec.h). A column that
+  // snapshots nothing (a quantile that reads another's sketch) describes nothing.
+  virtual void Describe(StateCodec* c) const = 0;
+  virtual bool snapshots() const { return true; }
 };
 
 std::unique_ptr<AggColumn> MakeAggColumn(const AggSpec& spec);
@@ -79,6 +84,9 @@ class Accumulators {
   void Restore(uint32_t slot, ByteReader* r) {
     for (auto& c : columns_) c->Restore(slot, r);
   }
+  // Describes Snapshot's form: an object per aggregate that snapshots something, named as
+  // `specs` (those this was made from) name them.
+  void Describe(const std::vector<AggSpec>& specs, StateCodec* c) const;
 
  private:
   std::vector<std::unique_ptr<AggColumn>> columns_;

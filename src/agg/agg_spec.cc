@@ -268,4 +268,46 @@ Status ParseAggList(std::string_view text, std::vector<AggSpec>* out) {
   return Status::Ok();
 }
 
+namespace {
+
+// Parses words[from..] into *out (backtracking over where each aggregate ends; failed[i]
+// marks a start already found not to parse, so each start is tried once).
+bool ParseCanonicalFrom(const std::vector<std::string_view>& words, size_t from,
+                        std::vector<AggSpec>* out, std::vector<bool>* failed) {
+  if (from == words.size()) return true;
+  if ((*failed)[from]) return false;
+  std::string text;
+  for (size_t end = from; end < words.size(); ++end) {
+    if (end > from) text += ' ';
+    text.append(words[end]);
+    AggSpec spec;
+    if (!ParseAggSpec(text, &spec).ok() || CanonicalAggText(spec) != text) continue;
+    out->push_back(std::move(spec));
+    if (ParseCanonicalFrom(words, end + 1, out, failed)) return true;
+    out->pop_back();
+  }
+  (*failed)[from] = true;
+  return false;
+}
+
+}  // namespace
+
+Status ParseCanonicalAggList(std::string_view text, std::vector<AggSpec>* out) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at <= text.size();) {
+    size_t space = text.find(' ', at);
+    if (space == std::string_view::npos) space = text.size();
+    words.push_back(text.substr(at, space - at));
+    at = space + 1;
+  }
+  std::vector<AggSpec> specs;
+  std::vector<bool> failed(words.size(), false);
+  if (text.empty() || !ParseCanonicalFrom(words, 0, &specs, &failed)) {
+    return Status::Corruption(
+        fmt::format("\"{}\" is not a list of aggregates in canonical form", text));
+  }
+  for (AggSpec& spec : specs) out->push_back(std::move(spec));
+  return Status::Ok();
+}
+
 }  // namespace logtide

@@ -52,6 +52,12 @@ Status ParseAggSpec(std::string_view text, AggSpec* out);
 // ("sum(bytes),avg(latency_ms)"), appended to *out in order.
 Status ParseAggList(std::string_view text, std::vector<AggSpec>* out);
 
+// Parses the aggregates of a query's identity (query/query.h QueryText): their CanonicalAggText
+// separated by spaces. Each piece is the shortest run of space-separated words that parses and
+// reads back as the same canonical text, such that the rest parses too (a filter holds spaces).
+// Fails on text that is no such list.
+Status ParseCanonicalAggList(std::string_view text, std::vector<AggSpec>* out);
+
 // Returns the function's name as written ("count_distinct"; "quantile" for the shorthands).
 std::string_view AggKindName(AggKind kind);
 // Returns the spec in canonical form, NAME=FN(FIELD[, PARAM]), for the query's identity.

@@ -151,4 +151,18 @@ bool DistinctSketch::Restore(ByteReader* r) {
   return true;
 }
 
+void DistinctSketch::Describe(StateCodec* c) {
+  if (c->U8("version") != 1) return c->Fail("a distinct sketch of a version this logtide does not write");
+  const uint64_t form = c->U8("form");
+  if (form == 0) {
+    const uint64_t n = c->List("hashes");
+    for (uint64_t i = 0; i < n && c->ok(); ++i) c->U64("");
+    c->End();
+  } else if (form == 1) {
+    c->Hex("registers", kRegisters / 4 * 3);
+  } else {
+    c->Fail("a distinct sketch of an unknown form");
+  }
+}
+
 }  // namespace logtide

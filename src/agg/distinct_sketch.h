@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/bytes.h"
+#include "util/state_codec.h"
 
 namespace logtide {
 
@@ -31,6 +32,8 @@ class DistinctSketch {
   // 2^14 registers packed four to three bytes (6 bits each, values 0..51).
   void Snapshot(ByteWriter* w) const;
   bool Restore(ByteReader* r);
+  // Describes Snapshot's form field by field (util/state_codec.h).
+  static void Describe(StateCodec* c);
   bool operator==(const DistinctSketch& o) const {
     return sparse_ == o.sparse_ && registers_ == o.registers_;
   }

@@ -290,4 +290,31 @@ bool QuantileSketch::Restore(ByteReader* r) {
   return true;
 }
 
+void QuantileSketch::Describe(StateCodec* c) {
+  if (c->U8("version") != 1) return c->Fail("a quantile sketch of a version this logtide does not write");
+  const uint64_t form = c->U8("form");
+  if (form == 0) {
+    const uint64_t n = c->List("values");
+    for (uint64_t i = 0; i < n && c->ok(); ++i) c->F64("");
+    c->End();
+  } else if (form == 1) {
+    c->U64("zero");
+    c->F64("min");
+    c->F64("max");
+    for (const char* store : {"positive", "negative"}) {
+      c->Object(store);
+      const uint64_t n = c->U32("buckets");
+      if (n > 0) {
+        c->I32("lo");
+        c->ListOf("counts", n);
+        for (uint64_t i = 0; i < n && c->ok(); ++i) c->Varint("");
+        c->End();
+      }
+      c->End();
+    }
+  } else {
+    c->Fail("a quantile sketch of an unknown form");
+  }
+}
+
 }  // namespace logtide

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/bytes.h"
+#include "util/state_codec.h"
 
 namespace logtide {
 
@@ -54,6 +55,8 @@ class QuantileSketch {
   void Snapshot(ByteWriter* w) const;
   // Returns false, leaving the sketch empty, on a form this code did not write.
   bool Restore(ByteReader* r);
+  // Describes Snapshot's form field by field (util/state_codec.h).
+  static void Describe(StateCodec* c);
 
   bool operator==(const QuantileSketch& o) const;
 

@@ -198,4 +198,17 @@ bool TopKSketch::Restore(ByteReader* r) {
   return true;
 }
 
+void TopKSketch::Describe(StateCodec* c) {
+  if (c->U8("version") != 1) return c->Fail("a top-k sketch of a version this logtide does not write");
+  const uint64_t n = c->List("entries");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->Value("value");
+    c->U64("count");
+    c->U64("error");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

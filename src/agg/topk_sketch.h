@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "util/bytes.h"
+#include "util/state_codec.h"
 
 namespace logtide {
 
@@ -69,6 +70,8 @@ class TopKSketch {
   // by value.
   void Snapshot(ByteWriter* w) const;
   bool Restore(ByteReader* r);
+  // Describes Snapshot's form field by field (util/state_codec.h).
+  static void Describe(StateCodec* c);
 
  private:
   struct Hash {

@@ -77,4 +77,17 @@ Status CountersState::Load(std::string_view data, uint32_t version) {
   return Status::Ok();
 }
 
+void CountersState::DescribeSection(StateCodec* c) {
+  c->U64("seq");
+  for (const char* name : {"lines", "events", "bad_lines", "late_events", "windows_emitted"})
+    c->U64(name);
+  const uint64_t n = c->List("ignored_values");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) c->U64("");
+  c->End();
+  c->U32("bad_lines_reported");
+  c->U64("filtered");
+  c->U64("partly_late_events");
+  c->U64("missed_windows");
+}
+
 }  // namespace logtide

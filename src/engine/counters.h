@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 
 namespace logtide {
 
@@ -61,9 +62,12 @@ class CountersState final : public CheckpointComponent {
   // of the query) and reads the versions before it, which f7668ee's logtide wrote (1 without
   // --where, 2 with): the counters they lack start at 0.
   std::string_view section() const override { return "counters"; }
-  uint32_t version() const override { return 3; }
+  static constexpr uint32_t kVersion = 3;
+  uint32_t version() const override { return kVersion; }
   bool Reads(uint32_t version) const override { return version >= 1 && version <= 3; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

@@ -972,4 +972,26 @@ Status InputSet::SkipCompressed(size_t i, const InputPosition& p, std::string* p
   return Status::Ok();
 }
 
+void InputSet::DescribeSection(StateCodec* c) {
+  const uint64_t n = c->List("inputs");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->Bytes("name");
+    c->Bytes("kind");
+    c->Bytes("fingerprint");
+    c->U64("fingerprint_length");
+    c->U64("offset");
+    c->U64("line");
+    c->U64("id");
+    c->Bytes("tail_hash");
+    c->U64("dev");
+    c->U64("ino");
+    c->Bool("rotated");
+    c->U64("size");
+    c->Bytes("path");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

@@ -26,6 +26,7 @@
 #include "input/line_reader.h"
 #include "input/log_family.h"
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 #include "util/status.h"
 
 struct XXH64_state_s;
@@ -146,6 +147,8 @@ class InputSet final : public CheckpointComponent, public InputIds {
   uint32_t version() const override { return kVersion; }
   bool Reads(uint32_t version) const override { return version >= 3 && version <= kVersion; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
   // InputIds.

@@ -1,7 +1,10 @@
 #include "json/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+
+#include "json/json_text.h"
 
 namespace logtide {
 
@@ -146,6 +149,12 @@ bool CountEncodedValues(std::string_view in, size_t* count) {
       bool escaped;
       const size_t end = StringEnd(in, &escaped);
       if (end == std::string_view::npos) return false;
+      // UTF-8, as every string read from a line is: the text between the escaped 0x00 bytes.
+      for (size_t at = 0; at <= end;) {
+        const size_t zero = std::min(in.find('\0', at), end);
+        if (FindInvalidUtf8(in.substr(at, zero - at)) != std::string_view::npos) return false;
+        at = zero + 2;
+      }
       in.remove_prefix(end + 1);
     }
   }

@@ -160,4 +160,18 @@ Status ChangeWriter::Load(std::string_view data, uint32_t) {
   return Status::Ok();
 }
 
+void ChangeWriter::DescribeSection(StateCodec* c) {
+  const uint64_t n = c->U64("count");
+  c->ListOf("records", n);
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->KeyBytes("key");
+    c->I64("start");
+    c->I64("end");
+    c->Bytes("record");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

@@ -31,6 +31,7 @@
 #include "output/output_format.h"
 #include "output/record_writer.h"
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 #include "time/timestamp.h"
 
 namespace logtide {
@@ -64,6 +65,8 @@ class ChangeWriter final : public RecordSink, public CheckpointComponent {
   std::string_view section() const override { return "changes"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

@@ -158,4 +158,18 @@ Status OutputSet::Load(std::string_view data, uint32_t) {
   return Status::Ok();
 }
 
+void OutputSet::DescribeSection(StateCodec* c) {
+  const uint64_t n = c->List("outputs");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->Bytes("role");
+    c->Bytes("path");
+    c->U64("length");
+    c->Bytes("absolute_path");
+    c->Bytes("tail_hash");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

@@ -15,6 +15,7 @@
 
 #include "output/output_file.h"
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 #include "util/status.h"
 
 namespace logtide {
@@ -68,6 +69,8 @@ class OutputSet final : public CheckpointComponent {
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

@@ -13,9 +13,19 @@
 #include <utility>
 #include <vector>
 
+#include "agg/accumulators.h"
+#include "agg/agg_spec.h"
+#include "engine/counters.h"
+#include "input/input_set.h"
 #include "json/json_text.h"
+#include "output/change_writer.h"
+#include "output/output_set.h"
+#include "state/savepoint_codec.h"
 #include "state/state_store.h"
 #include "util/version.h"
+#include "watermark/idleness.h"
+#include "watermark/watermark.h"
+#include "window/window_operator.h"
 
 namespace logtide {
 
@@ -36,6 +46,140 @@ void AppendBase64(std::string_view bytes, std::string* out) {
   out->push_back('"');
   out->append(b64);
   out->push_back('"');
+}
+
+// What the window rows of a job hold, from its identity (query/query.h QueryText): the window
+// kind, whether records have revisions, and the aggregates.
+struct RowLayout {
+  std::vector<AggSpec> aggs;
+  std::unique_ptr<Accumulators> acc;
+  WindowRowForm form;
+};
+
+Status RowLayoutOf(std::string_view query, RowLayout* out) {
+  bool has_window = false, has_aggs = false;
+  for (size_t at = 0; at < query.size();) {
+    size_t nl = query.find('\n', at);
+    if (nl == std::string_view::npos) nl = query.size();
+    const std::string_view line = query.substr(at, nl - at);
+    at = nl + 1;
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = line.substr(0, eq), value = line.substr(eq + 1);
+    if (name == "window") {
+      has_window = true;
+      out->form.session = value.substr(0, 8) == "session:";
+    } else if (name == "agg") {
+      has_aggs = true;
+      if (Status s = ParseCanonicalAggList(value, &out->aggs); !s.ok()) {
+        return Status::Corruption(
+            fmt::format("the query's aggregates cannot be read: {}", s.message()));
+      }
+    } else if ((name == "emit" && value == "update") || name == "early" ||
+               name == "early-every") {
+      out->form.revised = true;
+    }
+  }
+  if (!has_window || !has_aggs)
+    return Status::Corruption("the query names no window or no aggregates");
+  out->acc = std::make_unique<Accumulators>(out->aggs);
+  out->form.acc = out->acc.get();
+  out->form.aggs = &out->aggs;
+  return Status::Ok();
+}
+
+// The sections a savepoint writes field by field: each in the version its component writes
+// now (a section of an older version, in a state not resumed since an upgrade, is written as
+// its bytes: "data").
+struct SectionForm {
+  std::string_view name;
+  uint32_t version;
+  void (*describe)(const WindowRowForm& rows, StateCodec* c);
+};
+constexpr SectionForm kSectionForms[] = {
+    {"changes", ChangeWriter::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { ChangeWriter::DescribeSection(c); }},
+    {"counters", CountersState::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { CountersState::DescribeSection(c); }},
+    {"idleness", Idleness::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { Idleness::DescribeSection(c); }},
+    {"inputs", InputSet::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { InputSet::DescribeSection(c); }},
+    {"outputs", OutputSet::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { OutputSet::DescribeSection(c); }},
+    {"watermark", WatermarkTracker::kVersion,
+     [](const WindowRowForm&, StateCodec* c) { WatermarkTracker::DescribeSection(c); }},
+    {"windows", WindowOperator::kVersion,
+     [](const WindowRowForm& rows, StateCodec* c) {
+       WindowOperator::DescribeSection(rows.session, c);
+     }},
+};
+
+const SectionForm* FormOf(std::string_view name, uint32_t version) {
+  for (const SectionForm& f : kSectionForms) {
+    if (f.name == name && f.version == version) return &f;
+  }
+  return nullptr;
+}
+
+// A window row's key and value from their objects (the savepoint's text of them).
+Status RowBytes(const RowLayout& layout, simdjson::dom::object window,
+                simdjson::dom::object state, std::string* key, std::string* value) {
+  key->clear();
+  value->clear();
+  BytesFromJson k(window, key);
+  DescribeWindowRowKey(layout.form, &k);
+  if (Status s = k.Finish(); !s.ok())
+    return Status::Corruption(fmt::format("\"window\": {}", s.message()));
+  BytesFromJson v(state, value);
+  DescribeWindowRowValue(layout.form, &v);
+  if (Status s = v.Finish(); !s.ok())
+    return Status::Corruption(fmt::format("\"state\": {}", s.message()));
+  return Status::Ok();
+}
+
+// Appends a window row's key and value as the text of a row line's fields; checks that the
+// text reads back as the same bytes (every value of a state is one its text can say).
+Status AppendRow(const RowLayout& layout, std::string_view key, std::string_view value,
+                 simdjson::dom::parser* parser, std::string* line) {
+  const size_t from = line->size();
+  line->append("\"window\":");
+  JsonFromBytes k(key, line);
+  DescribeWindowRowKey(layout.form, &k);
+  if (Status s = k.Finish(); !s.ok()) return Status::Corruption(fmt::format("its key: {}", s.message()));
+  line->append(",\"state\":");
+  JsonFromBytes v(value, line);
+  DescribeWindowRowValue(layout.form, &v);
+  if (Status s = v.Finish(); !s.ok())
+    return Status::Corruption(fmt::format("its value: {}", s.message()));
+  const std::string text = "{" + line->substr(from) + "}";
+  simdjson::dom::object obj, window, state;
+  std::string key_again, value_again;
+  if (parser->parse(text).get(obj) || obj["window"].get_object().get(window) ||
+      obj["state"].get_object().get(state) ||
+      !RowBytes(layout, window, state, &key_again, &value_again).ok() || key_again != key ||
+      value_again != value) {
+    return Status::Corruption("its text does not read back as the same bytes");
+  }
+  return Status::Ok();
+}
+
+// Appends a section's fields as text, checked to read back as the same bytes.
+Status AppendSection(const RowLayout& layout, const SectionForm& form, std::string_view data,
+                     simdjson::dom::parser* parser, std::string* line) {
+  std::string json;
+  JsonFromBytes out(data, &json);
+  form.describe(layout.form, &out);
+  if (Status s = out.Finish(); !s.ok()) return s;
+  simdjson::dom::object obj;
+  std::string again;
+  if (parser->parse(json).get(obj)) return Status::Corruption("its text is not JSON");
+  BytesFromJson in(obj, &again);
+  form.describe(layout.form, &in);
+  if (!in.Finish().ok() || again != data)
+    return Status::Corruption("its text does not read back as the same bytes");
+  line->append(json);
+  return Status::Ok();
 }
 
 Status Write(std::FILE* out, const std::string& line) {
@@ -60,6 +204,9 @@ Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
         "is nothing to export",
         state_path));
   }
+  RowLayout layout;
+  if (!(s = RowLayoutOf(query, &layout)).ok())
+    return Status::Corruption(fmt::format("state file {}: {}", state_path, s.message()));
   uint64_t sum = 0;
   std::string line = fmt::format("{{\"savepoint\":{},\"logtide\":\"{}\",\"state_format\":{},",
                                  kSavepointFormat, kLogtideVersion, StateStore::kFormat);
@@ -69,11 +216,21 @@ Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
                       c.checkpoints);
   Seal(&line, &sum);
   if (!(s = Write(out, line)).ok()) return s;
+  simdjson::dom::parser parser;
   for (const Section& sec : c.sections) {
     line = "{\"section\":";
     AppendJsonString(sec.name, &line);
-    line += fmt::format(",\"version\":{},\"data\":", sec.version);
-    AppendBase64(sec.data, &line);
+    line += fmt::format(",\"version\":{},", sec.version);
+    if (const SectionForm* form = FormOf(sec.name, sec.version)) {
+      line += "\"fields\":";
+      if (!(s = AppendSection(layout, *form, sec.data, &parser, &line)).ok()) {
+        return Status::Corruption(fmt::format("state file {}: the {} section: {}", state_path,
+                                              sec.name, s.message()));
+      }
+    } else {
+      line += "\"data\":";
+      AppendBase64(sec.data, &line);
+    }
     Seal(&line, &sum);
     if (!(s = Write(out, line)).ok()) return s;
   }
@@ -87,10 +244,11 @@ Status ExportSavepoint(const std::string& state_path, std::FILE* out) {
   }
   uint64_t windows = 0;
   for (const auto& [key, value] : rows) {
-    line = "{\"window\":";
-    AppendBase64(key, &line);
-    line += ",\"value\":";
-    AppendBase64(value, &line);
+    line = "{";
+    if (!(s = AppendRow(layout, key, value, &parser, &line)).ok()) {
+      return Status::Corruption(
+          fmt::format("state file {}: window row {}: {}", state_path, windows + 1, s.message()));
+    }
     Seal(&line, &sum);
     if (!(s = Write(out, line)).ok()) return s;
     ++windows;
@@ -202,6 +360,11 @@ class Fields {
       return r_.Error(fmt::format("\"{}\" is not base64 as logtide writes it", key));
     return Status::Ok();
   }
+  Status Object(const char* key, simdjson::dom::object* out) {
+    if (obj_[key].get_object().get(*out)) return Missing(key, "an object");
+    ++used_;
+    return Status::Ok();
+  }
   Status Uint(const char* key, uint64_t* out) {
     if (obj_[key].get_uint64().get(*out)) return Missing(key, "a whole number");
     ++used_;
@@ -259,7 +422,7 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
     if (!Has(obj, "savepoint")) return r.Error("the first line is not a savepoint's header");
     Fields f(obj, r);
     if (!(s = f.Uint("savepoint", &format)).ok()) return s;
-    if (format != static_cast<uint64_t>(kSavepointFormat))
+    if (format == 0 || format > static_cast<uint64_t>(kSavepointFormat))
       return r.Error("its savepoint format is not one logtide writes");
     if (!(s = f.String("logtide", &version)).ok() ||
         !(s = f.Uint("state_format", &state_format)).ok() ||
@@ -274,6 +437,9 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
     }
     if (c.checkpoints == 0) return r.Error("a savepoint holds a checkpoint: \"checkpoints\" is 0");
   }
+  // Format 1 wrote window rows as their bytes in base64; 2 writes them as text.
+  RowLayout layout;
+  if (format >= 2 && !(s = RowLayoutOf(query, &layout)).ok()) return r.Error(s.message());
   // Then the sections, the facts and the window rows, each by name or key, then the counts.
   enum Part { kSections, kInfo, kWindows } part = kSections;
   std::string last;  // the previous line's name or key, in its part
@@ -286,11 +452,27 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
       if (part != kSections) return r.Error("a section after the info or window lines");
       Section sec;
       uint64_t v = 0;
-      if (!(s = f.String("section", &sec.name)).ok() || !(s = f.Uint("version", &v)).ok() ||
-          !(s = f.Bytes("data", &sec.data)).ok() || !(s = f.Done()).ok())
+      if (!(s = f.String("section", &sec.name)).ok() || !(s = f.Uint("version", &v)).ok())
         return s;
       if (v > UINT32_MAX) return r.Error("the section's version is out of range");
       sec.version = static_cast<uint32_t>(v);
+      // Format 2 writes the sections of this logtide's versions field by field.
+      if (format >= 2 && Has(obj, "fields")) {
+        const SectionForm* form = FormOf(sec.name, sec.version);
+        if (form == nullptr) {
+          return r.Error(fmt::format(
+              "the fields of a {} section of version {}, which this logtide does not write",
+              sec.name, sec.version));
+        }
+        simdjson::dom::object fields;
+        if (!(s = f.Object("fields", &fields)).ok() || !(s = f.Done()).ok()) return s;
+        BytesFromJson in(fields, &sec.data);
+        form->describe(layout.form, &in);
+        if (Status e = in.Finish(); !e.ok())
+          return r.Error(fmt::format("\"fields\": {}", e.message()));
+      } else if (!(s = f.Bytes("data", &sec.data)).ok() || !(s = f.Done()).ok()) {
+        return s;
+      }
       key = sec.name;
       if (!c.sections.empty() && key <= last) return r.Error("the sections are not in name order");
       c.sections.push_back(std::move(sec));
@@ -309,9 +491,18 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
       const bool first = part != kWindows;
       part = kWindows;
       StateOp op{StateOp::kPut, {}, {}};
-      if (!(s = f.Bytes("window", &op.key)).ok() || !(s = f.Bytes("value", &op.value)).ok() ||
-          !(s = f.Done()).ok())
-        return s;
+      if (format == 1) {
+        if (!(s = f.Bytes("window", &op.key)).ok() || !(s = f.Bytes("value", &op.value)).ok() ||
+            !(s = f.Done()).ok())
+          return s;
+      } else {
+        simdjson::dom::object window, state;
+        if (!(s = f.Object("window", &window)).ok() || !(s = f.Object("state", &state)).ok() ||
+            !(s = f.Done()).ok())
+          return s;
+        if (!(s = RowBytes(layout, window, state, &op.key, &op.value)).ok())
+          return r.Error(s.message());
+      }
       key = op.key;
       if (!first && key <= last) return r.Error("the window rows are not in key order");
       c.window_ops.push_back(std::move(op));

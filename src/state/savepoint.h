@@ -26,7 +26,7 @@
 namespace logtide {
 
 // The savepoint format this logtide writes, and the newest it reads.
-inline constexpr int kSavepointFormat = 1;
+inline constexpr int kSavepointFormat = 2;
 
 // Writes the last checkpoint of the state file at `state_path` to `out` as a savepoint. Reads
 // the file as `logtide inspect` does (no lock; a running job's last commit). Errors: those of

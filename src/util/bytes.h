@@ -88,7 +88,11 @@ class ByteReader {
   // Marks the input as damaged: a reader's checks of what it read fail through here.
   void Fail() { ok_ = false; }
   std::string_view Bytes() {
-    uint32_t n = U32();
+    const uint32_t n = U32();
+    return ok_ ? Take(n) : std::string_view();
+  }
+  // The next n bytes as they are.
+  std::string_view Take(size_t n) {
     if (!ok_ || n > in_.size()) {
       ok_ = false;
       return {};
@@ -97,6 +101,7 @@ class ByteReader {
     in_.remove_prefix(n);
     return s;
   }
+  size_t remaining() const { return in_.size(); }
 
  private:
   void Raw(void* p, size_t n) {

@@ -43,4 +43,15 @@ Status Idleness::Load(std::string_view data, uint32_t version) {
   return Status::Ok();
 }
 
+void Idleness::DescribeSection(StateCodec* c) {
+  const uint64_t n = c->List("inputs");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->U64("id");
+    c->I64("quiet_since");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 #include "time/timestamp.h"
 #include "util/time_math.h"
 
@@ -65,9 +66,12 @@ class Idleness final : public CheckpointComponent {
   // the section has the times in its inputs' section (InputIds::LegacyTimes). A restored time
   // in the future (the clock was set back) counts from the start of this run.
   std::string_view section() const override { return "idleness"; }
-  uint32_t version() const override { return 1; }
+  static constexpr uint32_t kVersion = 1;
+  uint32_t version() const override { return kVersion; }
   bool ReadsAbsent() const override { return true; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

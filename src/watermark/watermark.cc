@@ -49,4 +49,16 @@ Status WatermarkTracker::Load(std::string_view data, uint32_t version) {
   return Status::Ok();
 }
 
+void WatermarkTracker::DescribeSection(StateCodec* c) {
+  c->I64("watermark");
+  const uint64_t n = c->List("inputs");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->U64("id");
+    c->I64("max_time");
+    c->End();
+  }
+  c->End();
+}
+
 }  // namespace logtide

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "state/checkpoint.h"
+#include "util/state_codec.h"
 #include "time/timestamp.h"
 #include "util/bytes.h"
 #include "util/time_math.h"
@@ -101,9 +102,12 @@ class WatermarkTracker final : public CheckpointComponent {
   // alone, the times being in the inputs' section (InputIds::LegacyTimes). Once restored the
   // watermark only grows from there.
   std::string_view section() const override { return "watermark"; }
-  uint32_t version() const override { return 2; }
+  static constexpr uint32_t kVersion = 2;
+  uint32_t version() const override { return kVersion; }
   bool Reads(uint32_t version) const override { return version == 1 || version == 2; }
   Status Save(std::string* data) override;
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
+  static void DescribeSection(StateCodec* c);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

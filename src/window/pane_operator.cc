@@ -370,6 +370,31 @@ void PaneOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   dirty_list_.clear();
 }
 
+void PaneOperator::DescribeRowKey(StateCodec* c) {
+  c->OrderedI64("start");
+  c->Key("key");
+}
+
+void PaneOperator::DescribeRowValue(const WindowRowForm& form, StateCodec* c) {
+  c->Object("aggs");
+  form.acc->Describe(*form.aggs, c);
+  c->End();
+  if (form.revised && c->Has("changed_at")) c->I64("changed_at");
+}
+
+void PaneOperator::DescribeMeta(StateCodec* c) {
+  const uint64_t n = c->List("revisions");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->I64("start");
+    c->KeyBytes("key");
+    c->I64("next");
+    c->I64("expiry");
+    c->End();
+  }
+  c->End();
+}
+
 void PaneOperator::SnapshotMeta(const std::vector<WindowOperator*>& shards,
                                 ByteWriter* meta) const {
   std::vector<std::tuple<Nanos, std::string_view, int64_t, Nanos>>

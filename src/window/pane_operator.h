@@ -35,6 +35,11 @@ namespace logtide {
 
 class PaneOperator final : public WindowOperator {
  public:
+  // The forms of a row's key and value (window_operator.h DescribeWindowRowKey).
+  static void DescribeRowKey(StateCodec* c);
+  static void DescribeRowValue(const WindowRowForm& form, StateCodec* c);
+  // The form of SnapshotMeta's bytes (window_operator.h DescribeSection).
+  static void DescribeMeta(StateCodec* c);
   PaneOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early, Deps deps);
   ~PaneOperator() override;
 

@@ -272,6 +272,26 @@ void SessionOperator::SnapshotRows(std::vector<StateOp>* ops, bool all) {
   dirty_list_.clear();
 }
 
+void SessionOperator::DescribeRowValue(const WindowRowForm& form, StateCodec* c) {
+  const uint64_t n = c->List("sessions");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->I64("start");
+    c->I64("end");
+    c->I64("last_revision");
+    c->Object("aggs");
+    form.acc->Describe(*form.aggs, c);
+    c->End();
+    c->End();
+  }
+  c->End();
+  if (form.revised && c->Has("changed")) {
+    c->ListOf("changed", n);
+    for (uint64_t i = 0; i < n && c->ok(); ++i) c->Bool("");
+    c->End();
+  }
+}
+
 bool SessionOperator::RestoreRow(std::string_view k, std::string_view v) {
   if (!IsEncodedKey(k, deps_.key_fields)) return false;
   uint32_t key = deps_.keys->Intern(k);

@@ -21,6 +21,9 @@ namespace logtide {
 
 class SessionOperator final : public WindowOperator {
  public:
+  // The forms of a row's key and value (window_operator.h DescribeWindowRowKey).
+  static void DescribeRowKey(StateCodec* c) { c->Key("key"); }
+  static void DescribeRowValue(const WindowRowForm& form, StateCodec* c);
   SessionOperator(const WindowSpec& spec, Nanos lateness, EmitMode mode, Nanos early, Deps deps);
   ~SessionOperator() override;
 

@@ -189,4 +189,34 @@ Status WindowOperator::LoadShards(const std::vector<WindowOperator*>& shards,
   return Status::Ok();
 }
 
+void WindowOperator::DescribeSection(bool session, StateCodec* c) {
+  c->I64("watermark");
+  c->Bytes("zone_database");
+  const uint64_t n = c->List("zone_windows");
+  for (uint64_t i = 0; i < n && c->ok(); ++i) {
+    c->Object("");
+    c->I64("start");
+    c->I64("end");
+    c->End();
+  }
+  c->End();
+  if (!session) PaneOperator::DescribeMeta(c);
+}
+
+void DescribeWindowRowKey(const WindowRowForm& form, StateCodec* c) {
+  if (form.session) {
+    SessionOperator::DescribeRowKey(c);
+  } else {
+    PaneOperator::DescribeRowKey(c);
+  }
+}
+
+void DescribeWindowRowValue(const WindowRowForm& form, StateCodec* c) {
+  if (form.session) {
+    SessionOperator::DescribeRowValue(form, c);
+  } else {
+    PaneOperator::DescribeRowValue(form, c);
+  }
+}
+
 }  // namespace logtide

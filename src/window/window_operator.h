@@ -154,6 +154,9 @@ class WindowOperator : public WindowLogComponent {
   //   the operator's meta (see SnapshotMeta in pane_operator.cc and session_operator.cc);
   // rows in the window log.
   static constexpr uint32_t kVersion = 5;
+  // Describes the section's form in kVersion, field by field (util/state_codec.h), for
+  // savepoints: the operator's meta is a pane operator's, or a session operator's (none).
+  static void DescribeSection(bool session, StateCodec* c);
   std::string_view section() const override { return "windows"; }
   uint32_t version() const override { return kVersion; }
   bool Reads(uint32_t version) const override { return version >= 3 && version <= kVersion; }
@@ -322,6 +325,19 @@ class WindowOperator : public WindowLogComponent {
   std::string zone_name_, zone_db_;
   std::string zone_db_note_;  // zone_database_note()
 };
+
+// What a job's window log rows hold, for savepoints (state/savepoint.h): its window kind, whether
+// its records have revisions (query/query.h Revised), and its aggregates' state.
+struct WindowRowForm {
+  bool session = false;
+  bool revised = false;
+  const Accumulators* acc = nullptr;
+  const std::vector<AggSpec>* aggs = nullptr;  // those `acc` was made from
+};
+// Describe a row's key and its value, field by field (util/state_codec.h), as SnapshotRows
+// writes them (pane_operator.cc, session_operator.cc).
+void DescribeWindowRowKey(const WindowRowForm& form, StateCodec* c);
+void DescribeWindowRowValue(const WindowRowForm& form, StateCodec* c);
 
 // The zone block of a saved "windows" section, for `logtide inspect`.
 struct SavedZoneRules {

@@ -18,9 +18,12 @@
 //    by the grammar, the same bytes;
 //  - a state that loads, saved again and loaded into new components, saves to the same bytes
 //    (sections and rows); the counters and the watermark too;
+//  - every window row of a state that loads, and its sections saved again, have a savepoint's
+//    text (state/savepoint_codec.h) that reads back as the same bytes;
 //  - a state that loads can be run to the end of the input: every window fires and is written
 //    as a record, and then no window state, timer, key or accumulator slot is left.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,6 +51,7 @@
 #include "output/output_file.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
+#include "state/savepoint_codec.h"
 #include "state/state_store.h"
 #include "time/duration.h"
 #include "util/bytes.h"
@@ -318,12 +322,64 @@ void CheckSharded(const EngineConfig& c, const Saved& first) {
              "three operators save other rows than one");
 }
 
+// `bytes` described by `describe` are text (state/savepoint_codec.h) that reads back as them.
+template <class Describe>
+void CheckAsText(std::string_view bytes, Describe describe, const char* what) {
+  std::string json;
+  JsonFromBytes out(bytes, &json);
+  describe(&out);
+  Status s = out.Finish();
+  FUZZ_CHECK(s.ok(), "%s of a state that loads has no savepoint text: %s", what,
+             s.message().c_str());
+  simdjson::dom::parser parser;
+  simdjson::dom::object obj;
+  FUZZ_CHECK(!parser.parse(json).get(obj), "%s: its savepoint text is not JSON: %s", what,
+             json.c_str());
+  std::string again;
+  BytesFromJson in(obj, &again);
+  describe(&in);
+  s = in.Finish();
+  auto hex = [](std::string_view b) {
+    std::string h;
+    for (unsigned char ch : b) h += fmt::format("{:02x}", ch);
+    return h;
+  };
+  FUZZ_CHECK(s.ok() && again == bytes, "%s: its savepoint text %s does not read back (%s): %s, not %s",
+             what, json.c_str(), s.message().c_str(), hex(again).c_str(), hex(bytes).c_str());
+}
+
+// The sections a state that loads saves again, of this logtide's versions, are text too.
+void CheckSectionsAsText(const EngineConfig& c, const Saved& saved) {
+  CheckAsText(saved.sections.at("counters"), CountersState::DescribeSection, "the counters");
+  CheckAsText(saved.sections.at("watermark"), WatermarkTracker::DescribeSection, "the watermark");
+  CheckAsText(saved.sections.at("idleness"), Idleness::DescribeSection, "the idleness");
+  const bool session = c.window.is_session();
+  CheckAsText(saved.sections.at("windows"),
+              [&](StateCodec* codec) { WindowOperator::DescribeSection(session, codec); },
+              "the windows section");
+}
+
+// Every row of a state that loads is one a savepoint writes as text and reads back.
+void CheckRowsAsText(const EngineConfig& c, const WindowRows& rows) {
+  Accumulators acc(c.aggs);
+  const WindowRowForm form{c.window.is_session(),
+                           c.emit == EmitMode::kUpdate || c.early > 0 || c.early_every > 0, &acc,
+                           &c.aggs};
+  for (const auto& [key, value] : rows) {
+    CheckAsText(key, [&](StateCodec* codec) { DescribeWindowRowKey(form, codec); }, "a row's key");
+    CheckAsText(value, [&](StateCodec* codec) { DescribeWindowRowValue(form, codec); },
+                "a row's value");
+  }
+}
+
 // Checks what a state that loaded into `job` promises: saved again it loads into new components
 // (and into three operators that hold disjoint keys) and saves to the same bytes; run to the
 // end of the input, it leaves nothing behind.
 void CheckLoaded(Job* job) {
   const Saved first = SaveAll(job);
   CheckSharded(job->config, first);
+  CheckRowsAsText(job->config, first.rows);
+  CheckSectionsAsText(job->config, first);
   Job again(job->config);
   for (const Part& c : again.components()) {
     if (c.plain == &again.inputs || c.plain == &again.outputs) continue;

@@ -5,13 +5,20 @@
 
 Over every earlier-format state in testdata/state-formats/: `state export`, `state import`, and
 export again give the same bytes (that the imported state resumes to the uninterrupted run's
-output is state/earlier-formats' "savepoint" pass). Then a corruption loop over two savepoints:
+output is state/earlier-formats' "savepoint" pass). The savepoints of format 1 in
+testdata/savepoints/ (window rows in base64, written by an earlier logtide from those states)
+import as the same states. A window row's text says its state: a count raised by 5 in the text
+(and sealed again) resumes to records with that one count 5 higher; text not of a row's form is
+refused at its line, naming the field. Then a corruption loop over three savepoints:
 every single-byte change, lost, repeated, swapped or foreign line and every cut is refused with
 exit 5, a message naming the savepoint and the line, and no state file made. A savepoint of a
 newer format, or holding a newer state format, is refused as such; an existing state file is
 never overwritten. Prints 'N passed, N failed'.
 """
+import datetime
 import glob
+import gzip
+import json
 import os
 import random
 import re
@@ -97,11 +104,15 @@ def run(binary, data, work, c):
         c.check("%s: export, import, export: the same bytes" % name, rc == 0 and again == first)
         lines = first.split(b"\n")[:-1]
         c.check("%s: the header, sections, info lines and window rows, then the end" % name,
-                lines[0].startswith(b'{"savepoint":1,') and lines[-1].startswith(b'{"end":'))
+                lines[0].startswith(b'{"savepoint":2,') and lines[-1].startswith(b'{"end":'))
         # Our own sums are the ones logtide writes: sealing the unchanged lines again is a no-op.
         c.check("%s: each line's sum is XXH64 of its body, seeded by the line before" % name,
                 reseal(lines) == lines)
         savepoints[name] = first
+
+    format1(binary, data, work, c)
+    edited_rows(binary, data, work, c, savepoints)
+    sections_say(binary, data, work, c)
 
     rng = random.Random(20261203)
     state = os.path.join(work, "damaged.db")
@@ -146,11 +157,11 @@ def run(binary, data, work, c):
 
     sp = savepoints[chosen[0]]
     lines = sp.split(b"\n")[:-1]
-    newer = sp.replace(b'{"savepoint":1,', b'{"savepoint":2,', 1)
+    newer = sp.replace(b'{"savepoint":2,', b'{"savepoint":3,', 1)
     remove_state(state)
     rc, err = import_(binary, newer, state, work)
     c.check("a savepoint of a newer format is refused as one (%s)" % err.strip(),
-            rc == 5 and "newer logtide" in err and "format 2" in err and not os.path.exists(state))
+            rc == 5 and "newer logtide" in err and "format 3" in err and not os.path.exists(state))
     header = re.sub(rb'"state_format":\d+', b'"state_format":99', lines[0])
     rc, err = import_(binary, b"\n".join(reseal([header] + lines[1:])) + b"\n", state, work)
     c.check("a savepoint holding a newer state format is refused as one (%s)" % err.strip(),
@@ -165,6 +176,169 @@ def run(binary, data, work, c):
     rc, out, err = export(binary, missing)
     c.check("exporting a missing state fails (%s)" % err.strip(), rc != 0 and out == b"")
     c.check("and makes no file", not os.path.exists(missing))
+
+
+def format1(binary, data, work, c):
+    """Savepoints of format 1 import as the states they were exported from."""
+    old = sorted(glob.glob(os.path.join(data, "savepoints", "format1", "*", "*.savepoint")))
+    c.check("format-1 savepoints were found", len(old) >= 5)
+    for path in old:
+        version, shape = path.split(os.sep)[-2], os.path.basename(path)[:-len(".savepoint")]
+        name = "format 1 %s/%s" % (version, shape)
+        text = open(path, "rb").read()
+        c.check("%s: written as format 1" % name, text.startswith(b'{"savepoint":1,'))
+        state = os.path.join(work, "from1.db")
+        remove_state(state)
+        rc, err = import_(binary, text, state, work)
+        c.check("%s: imports (%s)" % (name, err.strip()), rc == 0)
+        rc, now, err = export(binary, state)
+        copy = os.path.join(work, "orig.db")
+        shutil.copyfile(os.path.join(data, "state-formats", version, shape, "state.db"), copy)
+        rc2, direct, err2 = export(binary, copy)
+        c.check("%s: the state it makes exports as the state it came from does" % name,
+                rc == 0 and rc2 == 0 and now == direct)
+
+
+def sections_say(binary, data, work, c):
+    """A state this logtide wrote has every section in its fields, and they say what happened."""
+    d = os.path.join(data, "state-formats", "03c8924", "tumbling")
+    flags = open(os.path.join(d, "flags")).read().split("\n")[:-1]
+    w = tempfile.mkdtemp(dir=work)
+    part1 = gzip.open(os.path.join(d, "part1.ndjson.gz")).read()
+    with open(os.path.join(w, "app.log"), "wb") as f:
+        f.write(part1)
+    p = subprocess.run([binary, "-q"] + flags + ["--state", "s.db", "--hold", "-o", "out.ndjson", "app.log"],
+                       capture_output=True, cwd=w)
+    c.check("a --hold run writes a state (%s)" % p.stderr.decode().strip(), p.returncode == 0)
+    rc, text, err = export(binary, os.path.join(w, "s.db"))
+    sections = {}
+    for line in text.split(b"\n")[:-1]:
+        o = json.loads(line)
+        if "section" in o:
+            sections[o["section"]] = o
+    c.check("every section is written field by field: %s" % sorted(sections),
+            sorted(sections) == ["counters", "idleness", "inputs", "outputs", "watermark", "windows"] and
+            all("fields" in o and "data" not in o for o in sections.values()))
+    if len(sections) != 6:
+        return
+    events = [json.loads(l) for l in part1.splitlines()]
+    inputs = sections["inputs"]["fields"]["inputs"]
+    c.check("inputs: the file read to its end, its lines, its path",
+            len(inputs) == 1 and inputs[0]["offset"] == len(part1) and inputs[0]["line"] == len(events) and
+            inputs[0]["kind"] == "file" and inputs[0]["path"] == os.path.realpath(os.path.join(w, "app.log")))
+    counters = sections["counters"]["fields"]
+    c.check("counters: every line read", counters["lines"] == len(events) and counters["bad_lines"] == 0)
+    out = open(os.path.join(w, "out.ndjson"), "rb").read()
+    outputs = sections["outputs"]["fields"]["outputs"]
+    c.check("outputs: the records' bytes written", len(outputs) == 1 and outputs[0]["role"] == "output" and
+            outputs[0]["length"] == len(out) and outputs[0]["path"] == "out.ndjson")
+    newest = max(int(datetime.datetime.strptime(e["ts"][:19], "%Y-%m-%dT%H:%M:%S").replace(
+        tzinfo=datetime.timezone.utc).timestamp() * 10**9) + int((e["ts"][20:-1] or "0").ljust(9, "0"))
+        for e in events)
+    wm = sections["watermark"]["fields"]
+    c.check("watermark: the newest event time read, less --delay 2s (%d, %d)" % (wm["watermark"], newest),
+            flags[-2:] == ["--delay", "2s"] and wm["inputs"][0]["max_time"] == newest and
+            wm["watermark"] == newest - 2 * 10**9)
+
+
+    # Update mode with lateness and --changes retract: the revisions of the records written,
+    # and the records a retraction may need, field by field; the savepoint reads back whole.
+    d = os.path.join(data, "state-formats", "03c8924", "sliding-update-lateness")
+    flags = open(os.path.join(d, "flags")).read().split("\n")[:-1] + ["--changes", "retract"]
+    with open(os.path.join(w, "upd.log"), "wb") as f:
+        f.write(gzip.open(os.path.join(d, "part1.ndjson.gz")).read())
+    p = subprocess.run([binary, "-q"] + flags + ["--state", "u.db", "--hold", "-o", "u.ndjson", "upd.log"],
+                       capture_output=True, cwd=w)
+    c.check("an update-mode run with --changes retract writes a state (%s)" % p.stderr.decode().strip(),
+            p.returncode == 0)
+    rc, text, err = export(binary, os.path.join(w, "u.db"))
+    got = {}
+    for line in text.split(b"\n")[:-1]:
+        o = json.loads(line)
+        if "section" in o:
+            got[o["section"]] = o.get("fields")
+    changes, windows = got.get("changes") or {}, got.get("windows") or {}
+    c.check("changes: the records kept, as many as it says",
+            changes.get("count", 0) > 0 and len(changes["records"]) == changes["count"] and
+            all(r["record"].startswith('"window_start":') for r in changes["records"]))
+    c.check("windows: the revisions of the records written",
+            len(windows.get("revisions", [])) > 0 and all(len(r["key"]) == 1 for r in windows["revisions"]))
+    state = os.path.join(w, "u2.db")
+    rc, err = import_(binary, text, state, w)
+    rc2, again, err2 = export(binary, state)
+    c.check("and its savepoint reads back whole (%s%s)" % (err, err2), rc == 0 and again == text)
+
+
+def rows_of(savepoint):
+    lines = savepoint.split(b"\n")[:-1]
+    return lines, [i for i, l in enumerate(lines) if l.startswith(b'{"window":')]
+
+
+def edited_rows(binary, data, work, c, savepoints):
+    """A row's text is its state: an edited count resumes as that count."""
+    d = os.path.join(data, "state-formats", "03c8924", "tumbling")
+    flags = open(os.path.join(d, "flags")).read().split("\n")[:-1]
+    c.check("the tumbling job counts per service", flags[:4] == ["--window", "tumbling:5s", "--by", "service"])
+    lines, rows = rows_of(savepoints["03c8924/tumbling"])
+    i = rows[len(rows) // 2]
+    row = json.loads(lines[i][:lines[i].rindex(b',"sum":"')] + b"}")
+    n = row["state"]["aggs"]["count"]["n"]
+    c.check("a window row names its pane's start, its key and its count",
+            isinstance(row["window"]["start"], int) and len(row["window"]["key"]) == 1 and n >= 1)
+    edited = lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":%d}' % (n + 5), 1)
+    c.check("the count was edited", edited != lines[i])
+
+    def resume(savepoint_lines):
+        w = tempfile.mkdtemp(dir=work)
+        state = os.path.join(w, "s.db")
+        rc, err = import_(binary, b"\n".join(reseal(savepoint_lines)) + b"\n", state, w)
+        if rc != 0:
+            return None, err
+        log = os.path.join(w, "app.log")
+        with open(log, "wb") as f:
+            f.write(gzip.open(os.path.join(d, "part1.ndjson.gz")).read())
+            f.write(gzip.open(os.path.join(d, "part2.ndjson.gz")).read())
+        p = subprocess.run([binary, "-q"] + flags + ["--state", state, log], capture_output=True, cwd=w)
+        return p.stdout, p.stderr.decode()
+
+    plain, err = resume(lines)
+    changed, err2 = resume(lines[:i] + [edited] + lines[i + 1:])
+    c.check("the savepoint resumes, as is and edited (%s%s)" % (err, err2), plain is not None and changed is not None)
+    if plain is None or changed is None:
+        return
+    start = datetime.datetime.fromtimestamp(row["window"]["start"] // 10**9, datetime.timezone.utc)
+    start = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    key = row["window"]["key"][0]
+    a, b = [json.loads(l) for l in plain.splitlines()], [json.loads(l) for l in changed.splitlines()]
+    diffs = [(x, y) for x, y in zip(a, b) if x != y]
+    c.check("the edited savepoint resumes to the same records but one", len(a) == len(b) and len(diffs) == 1)
+    if len(diffs) == 1:
+        x, y = diffs[0]
+        c.check("that one is the row's window and key, its count 5 higher and nothing else",
+                x["window_start"] == start and x["service"] == key and y["count"] == x["count"] + 5 and
+                {k: v for k, v in y.items() if k != "count"} == {k: v for k, v in x.items() if k != "count"})
+
+    # Text not of a row's form, sealed again: refused at the line, naming the field.
+    for what, bad, says in [
+            ("a missing field", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{}', 1), '"aggs.count.n" is missing'),
+            ("a field of another type", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":"%d"}' % n, 1),
+             '"aggs.count.n" is not a whole number'),
+            ("a field its form does not have", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":%d,"m":1}' % n, 1),
+             '"aggs.count" has fields its form does not have'),
+            ("a key that is not an array", re.sub(rb'"key":\[[^]]*\]', b'"key":"x"', lines[i], count=1),
+             '"key" is not an array')]:
+        state = os.path.join(work, "bad.db")
+        remove_state(state)
+        rc, err = import_(binary, b"\n".join(reseal(lines[:i] + [bad] + lines[i + 1:])) + b"\n", state, work)
+        c.check("a row with %s is refused at its line, saying so (%s)" % (what, err.strip()),
+                bad != lines[i] and rc == 5 and (":%d: " % (i + 1)) in err and says in err and not os.path.exists(state))
+    # Rows moved out of key order (each line sealed again) are refused.
+    if len(rows) >= 2:
+        j, k = rows[0], rows[1]
+        swapped = list(lines)
+        swapped[j], swapped[k] = lines[k], lines[j]
+        rc, err = import_(binary, b"\n".join(reseal(swapped)) + b"\n", os.path.join(work, "order.db"), work)
+        c.check("rows out of key order are refused (%s)" % err.strip(), rc == 5 and "key order" in err)
 
 
 if __name__ == "__main__":
