@@ -157,6 +157,12 @@ Status Engine::Impl::Open() {
   // Parallel apply is decided by the inputs as they open (ReadAll decides again, as the
   // followed inputs are known then: they take no worker threads).
   threads = ParseOnThreads(config, inputs.get(), idle->enabled(), &live);
+  // The state file is opened and its query checked before any apply thread starts: a state
+  // refused costs no threads.
+  if (!config.state_path.empty()) {
+    if (!(s = StateStore::Open(config.state_path, config.durable, &store)).ok()) return s;
+    if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
+  }
   StartApply();
   if (config.change_outputs)
     outputs.set_change_outputs(config.overwrite, [this](const std::string& m) { Warn(m); });
@@ -188,10 +194,9 @@ Status Engine::Impl::Open() {
 }
 
 // The job's checkpoint components, restored in this order (Checkpointer::Resume).
+// REQUIRES: the store is open and its query checked (Open).
 Status Engine::Impl::OpenState(bool* resumed) {
-  Status s = StateStore::Open(config.state_path, config.durable, &store);
-  if (!s.ok()) return s;
-  if (!(s = store->CheckQuery(QueryText(config))).ok()) return s;
+  Status s;
   inputs->TrackForCheckpoints();
   WindowLogComponent* windows = apply != nullptr ? apply->windows(op.get()) : op.get();
   checkpointer = std::make_unique<Checkpointer>(
