@@ -58,8 +58,12 @@ ValueRef RestoreValue(ByteReader* r, std::string* text) {
   v.i = r->I64();
   v.d = r->F64();
   text->assign(r->Bytes());
-  // UTF-8, as every value read from a line is (a savepoint writes it as a JSON string).
-  if (FindInvalidUtf8(*text) != std::string::npos) r->Fail();
+  // An object's or array's text is JSON: a record writes it as it is.
+  if (v.type == ValueType::kRaw) {
+    std::string encoded;
+    EncodeValue(ValueRef::Raw(*text), &encoded);
+    if (!IsEncodedValues(encoded)) r->Fail();
+  }
   v.s = *text;
   return v;
 }

@@ -245,7 +245,7 @@ bool QuantileSketch::Restore(ByteReader* r) {
         r->Fail();
       s.exact_.push_back(x);
     }
-    if (n > 0) {
+    if (r->ok() && !s.exact_.empty()) {
       s.min_ = s.exact_.front();
       s.max_ = s.exact_.back();
     }

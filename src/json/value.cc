@@ -1,10 +1,9 @@
 #include "json/value.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "json/json_text.h"
+#include "json/json_checker.h"
 
 namespace logtide {
 
@@ -126,6 +125,12 @@ void EncodeValue(const ValueRef& v, std::string* out) {
 
 namespace {
 
+// Whether `text` is one whole JSON text.
+bool IsJsonText(std::string_view text) {
+  thread_local JsonChecker checker;
+  return checker.IsValid(text);
+}
+
 // Whether `in` is a sequence of whole EncodeValue outputs; *count receives how many.
 bool CountEncodedValues(std::string_view in, size_t* count) {
   *count = 0;
@@ -149,12 +154,9 @@ bool CountEncodedValues(std::string_view in, size_t* count) {
       bool escaped;
       const size_t end = StringEnd(in, &escaped);
       if (end == std::string_view::npos) return false;
-      // UTF-8, as every string read from a line is: the text between the escaped 0x00 bytes.
-      for (size_t at = 0; at <= end;) {
-        const size_t zero = std::min(in.find('\0', at), end);
-        if (FindInvalidUtf8(in.substr(at, zero - at)) != std::string_view::npos) return false;
-        at = zero + 2;
-      }
+      // An object's or array's text is JSON (records write it as it is); JSON has no 0x00.
+      if (type == static_cast<uint8_t>(ValueType::kRaw) && (escaped || !IsJsonText(in.substr(0, end))))
+        return false;
       in.remove_prefix(end + 1);
     }
   }

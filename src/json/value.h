@@ -89,8 +89,8 @@ int CompareValues(const ValueRef& a, const ValueRef& b);
 //   string, raw: the type byte, the bytes with each 0x00 written 0x00 0xFF, then 0x00.
 void EncodeValue(const ValueRef& v, std::string* out);
 // Returns true when `bytes` is a sequence of whole EncodeValue outputs (a group key): what
-// DecodeValue may then read without going past the end, its strings and raw values UTF-8 (as
-// every value read from a line is). For bytes restored from a state file.
+// DecodeValue may then read without going past the end, an object's or array's text valid JSON
+// (as a record writes it). For bytes restored from a state file.
 bool IsEncodedValues(std::string_view bytes);
 // Returns true when `bytes` is a group key of `fields` values: exactly that many whole
 // EncodeValue outputs (one per --by field, as a record has one column for each).

@@ -20,6 +20,7 @@
 #include "json/json_text.h"
 #include "output/change_writer.h"
 #include "output/output_set.h"
+#include "query/query.h"
 #include "state/savepoint_codec.h"
 #include "state/state_store.h"
 #include "util/version.h"
@@ -56,32 +57,38 @@ struct RowLayout {
   WindowRowForm form;
 };
 
+// QueryText writes window= first, then time=, time-format= (as given: it may hold newlines),
+// by=, agg=, delay=, lateness=, emit= and format=, then settings given, each escaped or
+// canonical text of one line. So the fixed lines are found from format=, the last line that
+// starts so, back; the settings after it.
 Status RowLayoutOf(std::string_view query, RowLayout* out) {
-  bool has_window = false, has_aggs = false;
-  for (size_t at = 0; at < query.size();) {
+  std::vector<std::string_view> lines;
+  for (size_t at = 0; at <= query.size();) {
     size_t nl = query.find('\n', at);
     if (nl == std::string_view::npos) nl = query.size();
-    const std::string_view line = query.substr(at, nl - at);
+    lines.push_back(query.substr(at, nl - at));
     at = nl + 1;
-    const size_t eq = line.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view name = line.substr(0, eq), value = line.substr(eq + 1);
-    if (name == "window") {
-      has_window = true;
-      out->form.session = value.substr(0, 8) == "session:";
-    } else if (name == "agg") {
-      has_aggs = true;
-      if (Status s = ParseCanonicalAggList(value, &out->aggs); !s.ok()) {
-        return Status::Corruption(
-            fmt::format("the query's aggregates cannot be read: {}", s.message()));
-      }
-    } else if ((name == "emit" && value == "update") || name == "early" ||
-               name == "early-every") {
-      out->form.revised = true;
-    }
   }
-  if (!has_window || !has_aggs)
-    return Status::Corruption("the query names no window or no aggregates");
+  auto value = [](std::string_view line, std::string_view name) {
+    return line.substr(0, name.size()) == name ? line.substr(name.size()) : std::string_view();
+  };
+  size_t format = lines.size();
+  while (format > 0 && value(lines[format - 1], "format=").empty()) --format;
+  if (format < 9 || value(lines[0], "window=").empty() || value(lines[format - 5], "agg=").empty() ||
+      value(lines[format - 2], "emit=").empty())
+    return Status::Corruption("the query is not a logtide query's text");
+  --format;  // its index
+  Query q;
+  q.emit = value(lines[format - 1], "emit=") == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
+  for (size_t i = format + 1; i < lines.size(); ++i) {
+    if (!value(lines[i], "early=").empty()) q.early = 1;
+    if (!value(lines[i], "early-every=").empty()) q.early_every = 1;
+  }
+  out->form.revised = Revised(q);
+  out->form.session = value(lines[0], "window=").substr(0, 8) == "session:";
+  if (Status s = ParseCanonicalAggList(value(lines[format - 4], "agg="), &out->aggs); !s.ok()) {
+    return Status::Corruption(fmt::format("the query's aggregates cannot be read: {}", s.message()));
+  }
   out->acc = std::make_unique<Accumulators>(out->aggs);
   out->form.acc = out->acc.get();
   out->form.aggs = &out->aggs;

@@ -88,8 +88,14 @@ bool ParseHex(std::string_view s, std::string* out) {
 void AppendEncodedValue(std::string_view bytes, std::string* scratch, std::string* out) {
   const ValueRef v = DecodeValue(&bytes, scratch);
   if (v.type == ValueType::kRaw) {
+    // Valid JSON (IsEncodedValues checked it), so UTF-8.
     out->append("{\"json\":");
     AppendJsonString(v.s, out);
+    out->push_back('}');
+  } else if (v.type == ValueType::kString && FindInvalidUtf8(v.s) != std::string_view::npos) {
+    // A string need not be UTF-8: a derived key may cut a character (regexp_extract's \C).
+    out->append("{\"hex\":");
+    AppendHex(v.s, out);
     out->push_back('}');
   } else if (v.type == ValueType::kNumber && !v.is_int && !std::isfinite(v.d)) {
     out->append("{\"number\":");
@@ -103,6 +109,7 @@ void AppendEncodedValue(std::string_view bytes, std::string* scratch, std::strin
 // Appends the EncodeValue of a value's JSON (AppendEncodedValue's); false when it is not one.
 bool EncodeJsonValue(simdjson::dom::element e, std::string* out) {
   ValueRef v;
+  std::string bytes;
   switch (e.type()) {
     case simdjson::dom::element_type::NULL_VALUE:
       break;
@@ -130,6 +137,9 @@ bool EncodeJsonValue(simdjson::dom::element e, std::string* out) {
         v = ValueRef::Raw(text);
       } else if (!obj["number"].get_string().get(text) && ParseNonFinite(text, &d)) {
         v = ValueRef::Fraction(d);
+      } else if (!obj["hex"].get_string().get(text) && ParseHex(text, &bytes) &&
+                 FindInvalidUtf8(bytes) != std::string::npos) {
+        v = ValueRef::String(bytes);  // hex only for a string that is not UTF-8
       } else {
         return false;
       }
@@ -138,8 +148,10 @@ bool EncodeJsonValue(simdjson::dom::element e, std::string* out) {
     case simdjson::dom::element_type::ARRAY:
       return false;
   }
+  const size_t at = out->size();
   EncodeValue(v, out);
-  return true;
+  // An object's or array's text must be JSON, as a record writes it as it is.
+  return v.type != ValueType::kRaw || IsEncodedValues(std::string_view(*out).substr(at));
 }
 
 }  // namespace
@@ -251,7 +263,7 @@ void JsonFromBytes::Value(std::string_view name) {
   const std::string_view s = r_.Bytes();
   if (!Read(name)) return;
   if (!IsEncodedKey(s, 1)) {
-    return Fail(fmt::format("\"{}\" is not one encoded value with UTF-8 text", name));
+    return Fail(fmt::format("\"{}\" is not one encoded value", name));
   }
   if (Field(name)) AppendEncodedValue(s, &scratch_, json_);
 }
@@ -268,7 +280,7 @@ void JsonFromBytes::Key(std::string_view name) {
 
 void JsonFromBytes::AppendKey(std::string_view name, std::string_view s) {
   if (!IsEncodedValues(s)) {
-    return Fail(fmt::format("\"{}\" is not a group key of values with UTF-8 text", name));
+    return Fail(fmt::format("\"{}\" is not a group key", name));
   }
   if (!Field(name)) return;
   json_->push_back('[');
@@ -351,6 +363,7 @@ std::string BytesFromJson::Path(std::string_view name) const {
 
 bool BytesFromJson::Get(std::string_view name, simdjson::dom::element* e) {
   if (!ok_) return false;
+  field_ = Path(name);
   Frame& f = frames_.back();
   if (f.is_array) {
     if (f.next == f.array.end()) {
@@ -360,7 +373,7 @@ bool BytesFromJson::Get(std::string_view name, simdjson::dom::element* e) {
     *e = *f.next;
     ++f.next;
   } else if (f.object[name].get(*e)) {
-    Fail(fmt::format("\"{}\" is missing", Path(name)));
+    Fail(fmt::format("\"{}\" is missing", field_));
     return false;
   }
   ++f.used;
@@ -371,9 +384,7 @@ bool BytesFromJson::Uint(std::string_view name, uint64_t max, uint64_t* v) {
   simdjson::dom::element e;
   if (!Get(name, &e)) return false;
   if (e.get_uint64().get(*v) || *v > max) {
-    // Path() names the element just read: step back one for an array's.
-    if (frames_.back().is_array) --frames_.back().used;
-    Fail(fmt::format("\"{}\" is not a whole number from 0 to {}", Path(name), max));
+    Fail(fmt::format("\"{}\" is not a whole number from 0 to {}", field_, max));
     return false;
   }
   return true;
@@ -383,8 +394,7 @@ bool BytesFromJson::Int(std::string_view name, int64_t min, int64_t max, int64_t
   simdjson::dom::element e;
   if (!Get(name, &e)) return false;
   if (e.get_int64().get(*v) || *v < min || *v > max) {
-    if (frames_.back().is_array) --frames_.back().used;
-    Fail(fmt::format("\"{}\" is not a whole number from {} to {}", Path(name), min, max));
+    Fail(fmt::format("\"{}\" is not a whole number from {} to {}", field_, min, max));
     return false;
   }
   return true;
@@ -401,7 +411,7 @@ bool BytesFromJson::Bool(std::string_view name) {
   bool v = false;
   if (!Get(name, &e)) return false;
   if (e.get_bool().get(v)) {
-    Fail(fmt::format("\"{}\" is not true or false", Path(name)));
+    Fail(fmt::format("\"{}\" is not true or false", field_));
     return false;
   }
   w_.U8(v ? 1 : 0);
@@ -452,10 +462,10 @@ void BytesFromJson::F64(std::string_view name) {
   if (!e.get_string().get(s)) {
     if (!ParseNonFinite(s, &d)) {
       return Fail(fmt::format(
-          "\"{}\" is not a number, \"Infinity\", \"-Infinity\", \"NaN\" or \"NaN:BITS\"", Path(name)));
+          "\"{}\" is not a number, \"Infinity\", \"-Infinity\", \"NaN\" or \"NaN:BITS\"", field_));
     }
   } else if (e.get_double().get(d)) {
-    return Fail(fmt::format("\"{}\" is not a number", Path(name)));
+    return Fail(fmt::format("\"{}\" is not a number", field_));
   }
   w_.F64(d);
 }
@@ -478,7 +488,7 @@ void BytesFromJson::I128(std::string_view name) {
   if (ok && !negative) ok = !__builtin_mul_overflow(v, -1, &v);
   if (!ok || (negative && digits == "0")) {
     return Fail(fmt::format("\"{}\" is not a string of a 128-bit integer's decimal digits",
-                            Path(name)));
+                            field_));
   }
   w_.I128(v);
 }
@@ -494,7 +504,7 @@ void BytesFromJson::Bytes(std::string_view name) {
   if (e.get_object().get(obj) || obj.size() != 1 || obj["hex"].get_string().get(s) ||
       !ParseHex(s, &bytes) || FindInvalidUtf8(bytes) == std::string::npos) {
     return Fail(fmt::format(
-        "\"{}\" is not a string, or {{\"hex\":HEX}} of bytes that are not UTF-8", Path(name)));
+        "\"{}\" is not a string, or {{\"hex\":HEX}} of bytes that are not UTF-8", field_));
   }
   w_.Bytes(bytes);
 }
@@ -513,8 +523,8 @@ void BytesFromJson::Value(std::string_view name) {
   std::string encoded;
   if (!EncodeJsonValue(e, &encoded)) {
     return Fail(fmt::format("\"{}\" is not a value (null, true, false, a number, a string, or "
-                            "{{\"json\":TEXT}} for an object or array, {{\"number\":\"Infinity\"}} ...)",
-                            Path(name)));
+                            "{{\"json\":TEXT}} for an object or array, {{\"hex\":HEX}}, {{\"number\":\"Infinity\"}})",
+                            field_));
   }
   w_.Bytes(encoded);
 }
@@ -524,7 +534,7 @@ void BytesFromJson::Hex(std::string_view name, uint64_t n) {
   if (!Get(name, &e)) return;
   std::string_view s;
   if (e.get_string().get(s) || s.size() != 2 * n || !ParseHex(s, bytes_)) {
-    Fail(fmt::format("\"{}\" is not {} lowercase hexadecimal digits", Path(name), 2 * n));
+    Fail(fmt::format("\"{}\" is not {} lowercase hexadecimal digits", field_, 2 * n));
   }
 }
 
@@ -535,12 +545,12 @@ void BytesFromJson::Key(std::string_view name) {
 
 void BytesFromJson::EncodeKey(std::string_view name, simdjson::dom::element e, std::string* out) {
   simdjson::dom::array values;
-  if (e.get_array().get(values)) return Fail(fmt::format("\"{}\" is not an array", Path(name)));
+  if (e.get_array().get(values)) return Fail(fmt::format("\"{}\" is not an array", field_));
   for (simdjson::dom::element v : values) {
     if (!EncodeJsonValue(v, out)) {
       return Fail(fmt::format("\"{}\" holds what is not a value (null, true, false, a number, "
-                              "a string, {{\"json\":TEXT}} for an object or array, {{\"number\":\"Infinity\"}} ...)",
-                              Path(name)));
+                              "a string, {{\"json\":TEXT}} for an object or array, {{\"hex\":HEX}}, {{\"number\":\"Infinity\"}})",
+                              field_));
     }
   }
 }
@@ -553,8 +563,7 @@ void BytesFromJson::Open(std::string_view name, bool is_array, uint64_t* n) {
                                    : std::string(name);
   f.is_array = is_array;
   if (is_array ? e.get_array().get(f.array) : e.get_object().get(f.object)) {
-    if (frames_.back().is_array) --frames_.back().used;
-    return Fail(fmt::format("\"{}\" is not an {}", Path(name), is_array ? "array" : "object"));
+    return Fail(fmt::format("\"{}\" is not an {}", field_, is_array ? "array" : "object"));
   }
   if (is_array) {
     f.next = f.array.begin();

@@ -134,6 +134,7 @@ class BytesFromJson final : public StateCodec {
   std::string* bytes_;
   ByteWriter w_;
   std::vector<Frame> frames_;
+  std::string field_;  // the path of the field Get read last, for messages
   bool ok_ = true;
   std::string error_;
 };

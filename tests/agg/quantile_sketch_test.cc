@@ -194,6 +194,16 @@ TEST_CASE("quantile sketch: the byte form reads back and damage is refused") {
   ByteReader t(wide);
   QuantileSketch q;
   CHECK_FALSE(q.Restore(&t));
+  // More exact values than the exact form holds: refused, not read (its bounds came from the
+  // first and last value read, of none).
+  std::string many;
+  ByteWriter m(&many);
+  m.U8(1);
+  m.U8(0);
+  m.U32(65);
+  for (int i = 0; i < 65; ++i) m.F64(i);
+  ByteReader mt(many);
+  CHECK_FALSE(q.Restore(&mt));
 }
 
 }  // namespace

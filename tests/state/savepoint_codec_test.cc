@@ -329,6 +329,9 @@ TEST_CASE("text not of the form is refused, naming the field") {
   CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[{"value":"a","count":-2,"error":0}]}})",
                 describe)
             .find("\"top_k_v.entries[0].count\" is not a whole number") == 0);
+  CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[{"value":"a","count":1,"error":0},{"value":"b","count":true,"error":0}]}})",
+                describe)
+            .find("\"top_k_v.entries[1].count\" is not a whole number") == 0);
   CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":300,"entries":[]}})", describe)
             .find("\"top_k_v.version\" is not a whole number from 0 to 255") == 0);
   // A value: an object or array is {"json":TEXT}, its text kept as it is.
@@ -351,6 +354,17 @@ TEST_CASE("text not of the form is refused, naming the field") {
   CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[{"value":{"json":1},"count":2,"error":0}]}})",
                 describe)
             .find("is not a value") != std::string::npos);
+  // An object's or array's text must be JSON: records write it as it is.
+  CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[{"value":{"json":"}{"},"count":2,"error":0}]}})",
+                describe)
+            .find("is not a value") != std::string::npos);
+  // A string that is not UTF-8 (a derived key may cut a character) is {"hex":...}; hex of
+  // UTF-8 is refused (one text per state).
+  std::string cut;
+  EncodeValue(ValueRef::String("\xc3"), &cut);
+  CHECK(RoundTrip(cut, [](StateCodec* c) { c->Key("key"); }) == R"({"key":[{"hex":"c3"}]})");
+  CHECK(Refusal(R"({"key":[{"hex":"61"}]})", [](StateCodec* c) { c->Key("key"); })
+            .find("holds what is not a value") != std::string::npos);
   // Registers of a dense distinct sketch: exactly their hexadecimal digits.
   const std::vector<AggSpec> d = Specs({"approx_count_distinct(v)"});
   Accumulators dacc(d);

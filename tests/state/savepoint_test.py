@@ -114,6 +114,7 @@ def run(binary, data, work, c):
     edited_rows(binary, data, work, c, savepoints)
     sections_say(binary, data, work, c)
     migrated_all_fields(binary, data, work, c)
+    odd_queries(binary, work, c)
 
     rng = random.Random(20261203)
     state = os.path.join(work, "damaged.db")
@@ -290,6 +291,46 @@ def migrated_all_fields(binary, data, work, c):
     c.check("an f7668ee state: some sections as bytes, then all as fields after a --hold run (%s, %s, %s)" %
             (before, after, p.stderr.decode().strip()),
             "data" in before and p.returncode == 0 and len(after) >= len(before) and set(after) == {"fields"})
+
+
+def odd_queries(binary, work, c):
+    """States of valid jobs whose text is unusual: a derived key that cuts a character (not
+    UTF-8: {"hex":...}), and a --time-format holding newlines (the query's identity text then
+    has lines that look like settings)."""
+    w = tempfile.mkdtemp(dir=work)
+    with open(os.path.join(w, "a.log"), "wb") as f:
+        f.write(b'{"ts":1714557600000,"user":"\xc3\xa9t\xc3\xa9"}\n{"ts":1714557610000,"user":"x"}\n')
+    with open(os.path.join(w, "t.log"), "wb") as f:
+        f.write(b'{"t":"1714557600\\nwindow=session:1m","service":"a"}\n')
+    for name, flags, log, says in [
+            ("a derived key that is not UTF-8",
+             ["--window", "tumbling:1m", "--by", 'r=regexp_extract(user, "^(\\\\C)", 1)', "--agg", "count"],
+             "a.log", b'"key":[{"hex":"c3"}]'),
+            ("a --time-format with newlines",
+             ["--window", "tumbling:1m", "--by", "service", "--agg", "count", "--time", "t",
+              "--time-format", "%s\nwindow=session:1m"], "t.log", b'"key":["a"]')]:
+        for f in ("s.db", "s2.db"):
+            remove_state(os.path.join(w, f))
+        for f in ("o1", "o2", "o1.before"):
+            if os.path.exists(os.path.join(w, f)):
+                os.remove(os.path.join(w, f))
+        p = subprocess.run([binary, "-q"] + flags + ["--state", "s.db", "--hold", "-o", "o1", log],
+                           capture_output=True, cwd=w)
+        rc, text, err = export(binary, os.path.join(w, "s.db"))
+        c.check("%s: the job runs and its state exports (%s%s)" % (name, p.stderr.decode().strip(), err.strip()),
+                p.returncode == 0 and rc == 0 and says in text)
+        rc, err = import_(binary, text, os.path.join(w, "s2.db"), w)
+        rc2, again, err2 = export(binary, os.path.join(w, "s2.db"))
+        c.check("%s: import, export: the same bytes (%s%s)" % (name, err, err2), rc == 0 and again == text)
+        # Each resumed from the output as the --hold run left it (the state says where it is).
+        shutil.copyfile(os.path.join(w, "o1"), os.path.join(w, "o1.before"))
+        outs = []
+        for state in ("s.db", "s2.db"):
+            shutil.copyfile(os.path.join(w, "o1.before"), os.path.join(w, "o1"))
+            p = subprocess.run([binary, "-q"] + flags + ["--state", state, "-o", "o1", log], capture_output=True, cwd=w)
+            outs.append((p.returncode, open(os.path.join(w, "o1"), "rb").read(), p.stderr))
+        c.check("%s: the original and the imported state resume to the same bytes" % name,
+                outs[0][0] == 0 and outs[0] == outs[1] and len(outs[0][1]) > 0)
 
 
 def rows_of(savepoint):
