@@ -149,44 +149,22 @@ Status RowBytes(const RowLayout& layout, simdjson::dom::object window,
 // text reads back as the same bytes (every value of a state is one its text can say).
 Status AppendRow(const RowLayout& layout, std::string_view key, std::string_view value,
                  simdjson::dom::parser* parser, std::string* line) {
-  const size_t from = line->size();
   line->append("\"window\":");
-  JsonFromBytes k(key, line);
-  DescribeWindowRowKey(layout.form, &k);
-  if (Status s = k.Finish(); !s.ok()) return Status::Corruption(fmt::format("its key: {}", s.message()));
+  Status s = DescribeAsJson(
+      key, [&](StateCodec* c) { DescribeWindowRowKey(layout.form, c); }, parser, line);
+  if (!s.ok()) return Status::Corruption(fmt::format("its key: {}", s.message()));
   line->append(",\"state\":");
-  JsonFromBytes v(value, line);
-  DescribeWindowRowValue(layout.form, &v);
-  if (Status s = v.Finish(); !s.ok())
-    return Status::Corruption(fmt::format("its value: {}", s.message()));
-  const std::string text = "{" + line->substr(from) + "}";
-  simdjson::dom::object obj, window, state;
-  std::string key_again, value_again;
-  if (parser->parse(text).get(obj) || obj["window"].get_object().get(window) ||
-      obj["state"].get_object().get(state) ||
-      !RowBytes(layout, window, state, &key_again, &value_again).ok() || key_again != key ||
-      value_again != value) {
-    return Status::Corruption("its text does not read back as the same bytes");
-  }
+  s = DescribeAsJson(
+      value, [&](StateCodec* c) { DescribeWindowRowValue(layout.form, c); }, parser, line);
+  if (!s.ok()) return Status::Corruption(fmt::format("its value: {}", s.message()));
   return Status::Ok();
 }
 
 // Appends a section's fields as text, checked to read back as the same bytes.
 Status AppendSection(const RowLayout& layout, const SectionForm& form, std::string_view data,
                      simdjson::dom::parser* parser, std::string* line) {
-  std::string json;
-  JsonFromBytes out(data, &json);
-  form.describe(layout.form, &out);
-  if (Status s = out.Finish(); !s.ok()) return s;
-  simdjson::dom::object obj;
-  std::string again;
-  if (parser->parse(json).get(obj)) return Status::Corruption("its text is not JSON");
-  BytesFromJson in(obj, &again);
-  form.describe(layout.form, &in);
-  if (!in.Finish().ok() || again != data)
-    return Status::Corruption("its text does not read back as the same bytes");
-  line->append(json);
-  return Status::Ok();
+  return DescribeAsJson(
+      data, [&](StateCodec* c) { form.describe(layout.form, c); }, parser, line);
 }
 
 Status Write(std::FILE* out, const std::string& line) {

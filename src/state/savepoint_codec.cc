@@ -621,4 +621,21 @@ void BytesFromJson::Fail(std::string_view reason) {
   error_.assign(reason);
 }
 
+Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCodec*)>& describe,
+                      simdjson::dom::parser* parser, std::string* json) {
+  const size_t from = json->size();
+  JsonFromBytes out(bytes, json);
+  describe(&out);
+  if (Status s = out.Finish(); !s.ok()) return s;
+  simdjson::dom::object obj;
+  if (parser->parse(std::string_view(*json).substr(from)).get(obj))
+    return Status::Corruption("its text is not JSON");
+  std::string again;
+  BytesFromJson in(obj, &again);
+  describe(&in);
+  if (!in.Finish().ok() || again != bytes)
+    return Status::Corruption("its text does not read back as the same bytes");
+  return Status::Ok();
+}
+
 }  // namespace logtide

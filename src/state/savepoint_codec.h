@@ -18,6 +18,7 @@
 
 #include <simdjson.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -138,5 +139,10 @@ class BytesFromJson final : public StateCodec {
   bool ok_ = true;
   std::string error_;
 };
+
+// Appends the text of `bytes` as `describe` describes them to *json, checked to read back as
+// the same bytes: Corruption with the reason when they are not of the form or do not read back.
+Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCodec*)>& describe,
+                      simdjson::dom::parser* parser, std::string* json);
 
 }  // namespace logtide
