@@ -52,8 +52,8 @@ void SnapshotValue(const ValueRef& v, ByteWriter* w) {
 ValueRef RestoreValue(ByteReader* r, std::string* text) {
   ValueRef v;
   uint8_t type = r->U8();
-  v.type = type <= static_cast<uint8_t>(ValueType::kRaw) ? static_cast<ValueType>(type)
-                                                         : ValueType::kNull;
+  if (type > static_cast<uint8_t>(ValueType::kRaw)) r->Fail();  // no value of a run has it
+  v.type = r->ok() ? static_cast<ValueType>(type) : ValueType::kNull;
   v.is_int = r->U8() != 0;
   v.i = r->I64();
   v.d = r->F64();
@@ -71,7 +71,7 @@ ValueRef RestoreValue(ByteReader* r, std::string* text) {
 // SnapshotValue's form.
 void DescribeValue(StateCodec* c) {
   c->Object("value");
-  c->U8("type");
+  if (c->U8("type") > static_cast<uint8_t>(ValueType::kRaw)) c->Fail("not a value's type (0 to 5)");
   c->Bool("is_int");
   c->I64("int");
   c->F64("double");
@@ -113,8 +113,14 @@ struct CountState {
   void Merge(const CountState& o) { n = AddWrapping(n, o.n); }
   void Result(ValueSink* sink) const { sink->Int(n); }
   void Snapshot(ByteWriter* w) const { w->I64(n); }
-  void Restore(ByteReader* r) { n = r->I64(); }
-  static void Describe(StateCodec* c) { c->I64("n"); }
+  // A count is never negative (2^63 events would take a run centuries).
+  void Restore(ByteReader* r) {
+    n = r->I64();
+    if (n < 0) r->Fail();
+  }
+  static void Describe(StateCodec* c) {
+    if (c->I64("n") < 0) c->Fail("a count is not negative");
+  }
 };
 
 // Exact integer part and double part kept apart: a sum of integers stays an exact integer
@@ -153,12 +159,13 @@ struct NumericSum {
     isum = r->I128();
     dsum = r->F64();
     n = r->I64();
+    if (n < 0) r->Fail();
     has_double = r->U8() != 0;
   }
   static void Describe(StateCodec* c) {
     c->I128("integer");
     c->F64("double");
-    c->I64("n");
+    if (c->I64("n") < 0) c->Fail("a count is not negative");
     c->Bool("has_double");
   }
 };

@@ -139,8 +139,30 @@ Status ChangeWriter::Save(std::string* data) {
   return Status::Ok();
 }
 
+bool ChangeWriter::IsRecordBody(OutputFormat out_format, std::string_view body,
+                                JsonChecker* checker) {
+  if (out_format != OutputFormat::kCsv) {
+    std::string object;
+    object.reserve(body.size() + 2);
+    object.push_back('{');
+    object.append(body);
+    object.push_back('}');
+    return !body.empty() && checker->IsValid(object) && object.find('\n') == std::string::npos;
+  }
+  bool quoted = false;
+  for (const char ch : body) {
+    if (ch == '"') {
+      quoted = !quoted;
+    } else if (!quoted && (ch == '\n' || ch == '\r')) {
+      return false;
+    }
+  }
+  return !body.empty() && !quoted;
+}
+
 Status ChangeWriter::Load(std::string_view data, uint32_t) {
   ByteReader r(data);
+  JsonChecker checker;
   const uint64_t n = r.U64();
   Map loaded;
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
@@ -151,7 +173,8 @@ Status ChangeWriter::Load(std::string_view data, uint32_t) {
     last.end = r.I64();
     last.body = std::string(r.Bytes());
     if (!r.ok()) break;
-    if (!IsEncodedValues(id.key) || last.end <= id.start ||
+    if (!IsEncodedKey(id.key, key_fields_) || last.end <= id.start ||
+        !IsRecordBody(out_format_, last.body, &checker) ||
         !loaded.emplace(std::move(id), std::move(last)).second)
       return Status::Corruption("a kept record does not decode");
   }
@@ -160,15 +183,22 @@ Status ChangeWriter::Load(std::string_view data, uint32_t) {
   return Status::Ok();
 }
 
-void ChangeWriter::DescribeSection(StateCodec* c) {
+void ChangeWriter::DescribeSection(OutputFormat out_format, StateCodec* c) {
+  JsonChecker checker;
   const uint64_t n = c->U64("count");
   c->ListOf("records", n);
   for (uint64_t i = 0; i < n && c->ok(); ++i) {
     c->Object("");
     c->KeyBytes("key");
-    c->I64("start");
-    c->I64("end");
-    c->Bytes("record");
+    const int64_t start = c->I64("start");
+    if (c->I64("end") <= start) c->Fail("the window does not end after its start");
+    if (!IsRecordBody(out_format, c->Bytes("record"), &checker) && c->ok()) {
+      c->Fail(out_format == OutputFormat::kCsv
+                  ? "not a CSV row as the job writes it (its quotes closed, no line break "
+                    "outside them)"
+                  : "not a record's fields as the job writes them (the members of a JSON "
+                    "object, without its braces, on one line)");
+    }
     c->End();
   }
   c->End();

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/json_checker.h"
 #include "output/change_format.h"
 #include "output/output_file.h"
 #include "output/output_format.h"
@@ -39,8 +40,9 @@ namespace logtide {
 class ChangeWriter final : public RecordSink, public CheckpointComponent {
  public:
   // REQUIRES: `format` is kRetract or kDebezium; debezium only with NDJSON.
-  ChangeWriter(ChangeFormat format, OutputFormat out_format, bool sessions)
-      : format_(format), out_format_(out_format), sessions_(sessions) {}
+  // `key_fields`: the values in a group key (one per --by key).
+  ChangeWriter(ChangeFormat format, OutputFormat out_format, bool sessions, size_t key_fields)
+      : format_(format), out_format_(out_format), sessions_(sessions), key_fields_(key_fields) {}
 
   // Where the records go: `writer` formats them into `out`'s buffer. Sets the writer not to
   // flush after each record. REQUIRES: before the first record; both outlive the ChangeWriter.
@@ -65,8 +67,13 @@ class ChangeWriter final : public RecordSink, public CheckpointComponent {
   std::string_view section() const override { return "changes"; }
   uint32_t version() const override { return kVersion; }
   Status Save(std::string* data) override;
-  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints.
-  static void DescribeSection(StateCodec* c);
+  // Describes the form Save writes, field by field (util/state_codec.h), for savepoints, of a
+  // job writing `out_format`: a kept record must be one such a job writes.
+  static void DescribeSection(OutputFormat out_format, StateCodec* c);
+  // Whether `body` is a record's fields as a job writing `out_format` keeps them: NDJSON, the
+  // members of one JSON object without its braces; CSV, one row without its newline (its
+  // quotes closed, a line break only inside them). `checker` reads JSON.
+  static bool IsRecordBody(OutputFormat out_format, std::string_view body, JsonChecker* checker);
   Status Load(std::string_view data, uint32_t version) override;
 
  private:
@@ -98,6 +105,7 @@ class ChangeWriter final : public RecordSink, public CheckpointComponent {
   ChangeFormat format_;
   OutputFormat out_format_;
   bool sessions_;
+  size_t key_fields_;
   RecordWriter* writer_ = nullptr;
   OutputFile* out_ = nullptr;
   Map last_;

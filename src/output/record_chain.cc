@@ -4,7 +4,8 @@ namespace logtide {
 
 RecordChain::RecordChain(const Query& query) : query_(query) {
   if (query.changes != ChangeFormat::kSnapshot)
-    changes_ = std::make_unique<ChangeWriter>(query.changes, query.format, query.window.is_session());
+    changes_ = std::make_unique<ChangeWriter>(query.changes, query.format, query.window.is_session(),
+                                              query.by.size());
 }
 
 Status RecordChain::Open(bool table_per_firing, OutputFile* results) {

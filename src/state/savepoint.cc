@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "agg/accumulators.h"
 #include "agg/agg_spec.h"
 #include "engine/counters.h"
+#include "expr/expr.h"
 #include "input/input_set.h"
 #include "json/json_text.h"
 #include "output/change_writer.h"
@@ -55,6 +57,8 @@ struct RowLayout {
   std::vector<AggSpec> aggs;
   std::unique_ptr<Accumulators> acc;
   WindowRowForm form;
+  size_t key_values = 0;  // in every group key: one per --by key
+  OutputFormat out_format = OutputFormat::kNdjson;
 };
 
 // QueryText writes window= first, then time=, time-format= (as given: it may hold newlines),
@@ -74,7 +78,8 @@ Status RowLayoutOf(std::string_view query, RowLayout* out) {
   };
   size_t format = lines.size();
   while (format > 0 && value(lines[format - 1], "format=").empty()) --format;
-  if (format < 9 || value(lines[0], "window=").empty() || value(lines[format - 5], "agg=").empty() ||
+  if (format < 9 || value(lines[0], "window=").empty() ||
+      lines[format - 6].substr(0, 3) != "by=" || value(lines[format - 5], "agg=").empty() ||
       value(lines[format - 2], "emit=").empty())
     return Status::Corruption("the query is not a logtide query's text");
   --format;  // its index
@@ -85,6 +90,13 @@ Status RowLayoutOf(std::string_view query, RowLayout* out) {
     if (!value(lines[i], "early-every=").empty()) q.early_every = 1;
   }
   out->form.revised = Revised(q);
+  out->out_format = value(lines[format], "format=") == "csv" ? OutputFormat::kCsv
+                    : value(lines[format], "format=") == "table" ? OutputFormat::kTable
+                                                                 : OutputFormat::kNdjson;
+  // by= is a list as --by takes it (query/query.h): keys by commas outside brackets, quotes
+  // and parentheses.
+  const std::string_view by = value(lines[format - 5], "by=");
+  out->key_values = by.empty() ? 0 : SplitTopLevel(by).size();
   out->form.session = value(lines[0], "window=").substr(0, 8) == "session:";
   if (Status s = ParseCanonicalAggList(value(lines[format - 4], "agg="), &out->aggs); !s.ok()) {
     return Status::Corruption(fmt::format("the query's aggregates cannot be read: {}", s.message()));
@@ -101,24 +113,24 @@ Status RowLayoutOf(std::string_view query, RowLayout* out) {
 struct SectionForm {
   std::string_view name;
   uint32_t version;
-  void (*describe)(const WindowRowForm& rows, StateCodec* c);
+  void (*describe)(const RowLayout& job, StateCodec* c);
 };
 constexpr SectionForm kSectionForms[] = {
     {"changes", ChangeWriter::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { ChangeWriter::DescribeSection(c); }},
+     [](const RowLayout& job, StateCodec* c) { ChangeWriter::DescribeSection(job.out_format, c); }},
     {"counters", CountersState::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { CountersState::DescribeSection(c); }},
+     [](const RowLayout&, StateCodec* c) { CountersState::DescribeSection(c); }},
     {"idleness", Idleness::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { Idleness::DescribeSection(c); }},
+     [](const RowLayout&, StateCodec* c) { Idleness::DescribeSection(c); }},
     {"inputs", InputSet::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { InputSet::DescribeSection(c); }},
+     [](const RowLayout&, StateCodec* c) { InputSet::DescribeSection(c); }},
     {"outputs", OutputSet::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { OutputSet::DescribeSection(c); }},
+     [](const RowLayout&, StateCodec* c) { OutputSet::DescribeSection(c); }},
     {"watermark", WatermarkTracker::kVersion,
-     [](const WindowRowForm&, StateCodec* c) { WatermarkTracker::DescribeSection(c); }},
+     [](const RowLayout&, StateCodec* c) { WatermarkTracker::DescribeSection(c); }},
     {"windows", WindowOperator::kVersion,
-     [](const WindowRowForm& rows, StateCodec* c) {
-       WindowOperator::DescribeSection(rows.session, c);
+     [](const RowLayout& job, StateCodec* c) {
+       WindowOperator::DescribeSection(job.form.session, c);
      }},
 };
 
@@ -135,10 +147,12 @@ Status RowBytes(const RowLayout& layout, simdjson::dom::object window,
   key->clear();
   value->clear();
   BytesFromJson k(window, key);
+  k.set_key_values(layout.key_values);
   DescribeWindowRowKey(layout.form, &k);
   if (Status s = k.Finish(); !s.ok())
     return Status::Corruption(fmt::format("\"window\": {}", s.message()));
   BytesFromJson v(state, value);
+  v.set_key_values(layout.key_values);
   DescribeWindowRowValue(layout.form, &v);
   if (Status s = v.Finish(); !s.ok())
     return Status::Corruption(fmt::format("\"state\": {}", s.message()));
@@ -151,11 +165,13 @@ Status AppendRow(const RowLayout& layout, std::string_view key, std::string_view
                  simdjson::dom::parser* parser, std::string* line) {
   line->append("\"window\":");
   Status s = DescribeAsJson(
-      key, [&](StateCodec* c) { DescribeWindowRowKey(layout.form, c); }, parser, line);
+      key, [&](StateCodec* c) { DescribeWindowRowKey(layout.form, c); }, parser, line,
+      layout.key_values);
   if (!s.ok()) return Status::Corruption(fmt::format("its key: {}", s.message()));
   line->append(",\"state\":");
   s = DescribeAsJson(
-      value, [&](StateCodec* c) { DescribeWindowRowValue(layout.form, c); }, parser, line);
+      value, [&](StateCodec* c) { DescribeWindowRowValue(layout.form, c); }, parser, line,
+      layout.key_values);
   if (!s.ok()) return Status::Corruption(fmt::format("its value: {}", s.message()));
   return Status::Ok();
 }
@@ -164,7 +180,8 @@ Status AppendRow(const RowLayout& layout, std::string_view key, std::string_view
 Status AppendSection(const RowLayout& layout, const SectionForm& form, std::string_view data,
                      simdjson::dom::parser* parser, std::string* line) {
   return DescribeAsJson(
-      data, [&](StateCodec* c) { form.describe(layout.form, c); }, parser, line);
+      data, [&](StateCodec* c) { form.describe(layout, c); }, parser, line,
+      layout.key_values);
 }
 
 Status Write(std::FILE* out, const std::string& line) {
@@ -307,9 +324,9 @@ class SavepointReader {
     line_.resize(body);
     line_.push_back('}');
     simdjson::dom::element doc;
-    if (parser_.parse(line_).get(doc) != simdjson::SUCCESS || doc.get_object().get(*obj)) {
-      return Error("not a JSON object");
-    }
+    if (auto e = parser_.parse(line_).get(doc); e != simdjson::SUCCESS)
+      return Error(fmt::format("not JSON: {}", simdjson::error_message(e)));
+    if (doc.get_object().get(*obj)) return Error("not a JSON object");
     return Status::Ok();
   }
 
@@ -335,8 +352,7 @@ class Fields {
     std::string_view v;
     if (obj_[key].get_string().get(v)) return Missing(key, "a string");
     out->assign(v);
-    ++used_;
-    return Status::Ok();
+    return Used(key);
   }
   Status Bytes(const char* key, std::string* out) {
     std::string b64;
@@ -347,25 +363,35 @@ class Fields {
   }
   Status Object(const char* key, simdjson::dom::object* out) {
     if (obj_[key].get_object().get(*out)) return Missing(key, "an object");
-    ++used_;
-    return Status::Ok();
+    return Used(key);
   }
   Status Uint(const char* key, uint64_t* out) {
     if (obj_[key].get_uint64().get(*out)) return Missing(key, "a whole number");
-    ++used_;
-    return Status::Ok();
+    return Used(key);
   }
   Status Bool(const char* key, bool* out) {
     if (obj_[key].get_bool().get(*out)) return Missing(key, "true or false");
-    ++used_;
-    return Status::Ok();
+    return Used(key);
   }
   Status Done() const {
-    if (obj_.size() != used_) return r_.Error("the line has fields a savepoint line does not have");
-    return Status::Ok();
+    if (obj_.size() == used_.size()) return Status::Ok();
+    std::vector<std::string_view> seen;
+    for (auto [name, value] : obj_) {
+      const std::string_view n(name.data(), name.size());
+      if (std::find(used_.begin(), used_.end(), n) == used_.end())
+        return r_.Error(fmt::format("\"{}\" is not a field of this savepoint line", n));
+      if (std::find(seen.begin(), seen.end(), n) != seen.end())
+        return r_.Error(fmt::format("\"{}\" is given twice", n));
+      seen.push_back(n);
+    }
+    return r_.Error("the line has fields a savepoint line does not have");
   }
 
  private:
+  Status Used(const char* key) {
+    used_.push_back(key);
+    return Status::Ok();
+  }
   Status Missing(const char* key, const char* what) const {
     return r_.Error(fmt::format("\"{}\" is missing or not {}", key, what));
   }
@@ -377,7 +403,7 @@ class Fields {
   }
   simdjson::dom::object obj_;
   const SavepointReader& r_;
-  size_t used_ = 0;
+  std::vector<std::string_view> used_;  // the fields read
 };
 
 bool Has(simdjson::dom::object obj, const char* key) {
@@ -452,9 +478,15 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
         simdjson::dom::object fields;
         if (!(s = f.Object("fields", &fields)).ok() || !(s = f.Done()).ok()) return s;
         BytesFromJson in(fields, &sec.data);
-        form->describe(layout.form, &in);
+        in.set_key_values(layout.key_values);
+        form->describe(layout, &in);
         if (Status e = in.Finish(); !e.ok())
           return r.Error(fmt::format("\"fields\": {}", e.message()));
+      } else if (format >= 2 && FormOf(sec.name, sec.version) != nullptr) {
+        // One text per state: this logtide's versions only as their fields.
+        return r.Error(fmt::format(
+            "a {} section of version {} is written as its \"fields\", not as \"data\"",
+            sec.name, sec.version));
       } else if (!(s = f.Bytes("data", &sec.data)).ok() || !(s = f.Done()).ok()) {
         return s;
       }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -244,13 +245,17 @@ int64_t JsonFromBytes::OrderedI64(std::string_view name) {
   return Integer(name, static_cast<int64_t>(u ^ (uint64_t{1} << 63)));
 }
 
-void JsonFromBytes::Bytes(std::string_view name) {
+std::string_view JsonFromBytes::Bytes(std::string_view name) {
   const std::string_view s = r_.Bytes();
-  if (!Read(name) || !Field(name)) return;
-  if (FindInvalidUtf8(s) == std::string_view::npos) return AppendJsonString(s, json_);
-  json_->append("{\"hex\":");
-  AppendHex(s, json_);
-  json_->push_back('}');
+  if (!Read(name) || !Field(name)) return {};
+  if (FindInvalidUtf8(s) == std::string_view::npos) {
+    AppendJsonString(s, json_);
+  } else {
+    json_->append("{\"hex\":");
+    AppendHex(s, json_);
+    json_->push_back('}');
+  }
+  return s;
 }
 
 void JsonFromBytes::KeyBytes(std::string_view name) {
@@ -284,10 +289,9 @@ void JsonFromBytes::AppendKey(std::string_view name, std::string_view s) {
   }
   if (!Field(name)) return;
   json_->push_back('[');
-  bool first = true;
+  size_t values = 0;
   while (!s.empty()) {
-    if (!first) json_->push_back(',');
-    first = false;
+    if (values++ > 0) json_->push_back(',');
     // One value's bytes: decode a copy to learn where it ends.
     std::string_view rest = s;
     DecodeValue(&rest, &scratch_);
@@ -295,6 +299,10 @@ void JsonFromBytes::AppendKey(std::string_view name, std::string_view s) {
     s = rest;
   }
   json_->push_back(']');
+  if (key_values_ != kAnyKeyValues && values != key_values_) {
+    Fail(fmt::format("\"{}\" holds {} values; a key of this job holds {} (one per --by key)", name,
+                     values, key_values_));
+  }
 }
 
 void JsonFromBytes::Object(std::string_view name) {
@@ -341,7 +349,7 @@ BytesFromJson::BytesFromJson(simdjson::dom::object root, std::string* bytes)
 
 Status BytesFromJson::Finish() {
   if (ok_ && frames_.size() == 1 && frames_[0].used != frames_[0].object.size())
-    Fail("the object has fields its form does not have");
+    Refuse(Extra(frames_[0]));
   if (!ok_) return Status::Corruption(error_);
   return Status::Ok();
 }
@@ -367,15 +375,16 @@ bool BytesFromJson::Get(std::string_view name, simdjson::dom::element* e) {
   Frame& f = frames_.back();
   if (f.is_array) {
     if (f.next == f.array.end()) {
-      Fail(fmt::format("\"{}\" has too few elements", Path("")));
+      Refuse(fmt::format("\"{}\" has too few elements", Path("")));
       return false;
     }
     *e = *f.next;
     ++f.next;
   } else if (f.object[name].get(*e)) {
-    Fail(fmt::format("\"{}\" is missing", field_));
+    Refuse(fmt::format("\"{}\" is missing", field_));
     return false;
   }
+  if (!f.is_array) f.read.push_back(name);
   ++f.used;
   return true;
 }
@@ -384,7 +393,7 @@ bool BytesFromJson::Uint(std::string_view name, uint64_t max, uint64_t* v) {
   simdjson::dom::element e;
   if (!Get(name, &e)) return false;
   if (e.get_uint64().get(*v) || *v > max) {
-    Fail(fmt::format("\"{}\" is not a whole number from 0 to {}", field_, max));
+    Refuse(fmt::format("\"{}\" is not a whole number from 0 to {}", field_, max));
     return false;
   }
   return true;
@@ -394,7 +403,7 @@ bool BytesFromJson::Int(std::string_view name, int64_t min, int64_t max, int64_t
   simdjson::dom::element e;
   if (!Get(name, &e)) return false;
   if (e.get_int64().get(*v) || *v < min || *v > max) {
-    Fail(fmt::format("\"{}\" is not a whole number from {} to {}", field_, min, max));
+    Refuse(fmt::format("\"{}\" is not a whole number from {} to {}", field_, min, max));
     return false;
   }
   return true;
@@ -411,7 +420,7 @@ bool BytesFromJson::Bool(std::string_view name) {
   bool v = false;
   if (!Get(name, &e)) return false;
   if (e.get_bool().get(v)) {
-    Fail(fmt::format("\"{}\" is not true or false", field_));
+    Refuse(fmt::format("\"{}\" is not true or false", field_));
     return false;
   }
   w_.U8(v ? 1 : 0);
@@ -461,11 +470,11 @@ void BytesFromJson::F64(std::string_view name) {
   std::string_view s;
   if (!e.get_string().get(s)) {
     if (!ParseNonFinite(s, &d)) {
-      return Fail(fmt::format(
+      return Refuse(fmt::format(
           "\"{}\" is not a number, \"Infinity\", \"-Infinity\", \"NaN\" or \"NaN:BITS\"", field_));
     }
   } else if (e.get_double().get(d)) {
-    return Fail(fmt::format("\"{}\" is not a number", field_));
+    return Refuse(fmt::format("\"{}\" is not a number", field_));
   }
   w_.F64(d);
 }
@@ -487,33 +496,38 @@ void BytesFromJson::I128(std::string_view name) {
   }
   if (ok && !negative) ok = !__builtin_mul_overflow(v, -1, &v);
   if (!ok || (negative && digits == "0")) {
-    return Fail(fmt::format("\"{}\" is not a string of a 128-bit integer's decimal digits",
+    return Refuse(fmt::format("\"{}\" is not a string of a 128-bit integer's decimal digits",
                             field_));
   }
   w_.I128(v);
 }
 
-void BytesFromJson::Bytes(std::string_view name) {
+std::string_view BytesFromJson::Bytes(std::string_view name) {
   simdjson::dom::element e;
-  if (!Get(name, &e)) return;
+  if (!Get(name, &e)) return {};
   std::string_view s;
-  if (!e.get_string().get(s)) return w_.Bytes(s);
+  if (!e.get_string().get(s)) {
+    w_.Bytes(s);
+    return s;
+  }
   simdjson::dom::object obj;
-  std::string bytes;
+  hex_bytes_.clear();
   // Hex only for bytes that are not UTF-8: one text per state.
   if (e.get_object().get(obj) || obj.size() != 1 || obj["hex"].get_string().get(s) ||
-      !ParseHex(s, &bytes) || FindInvalidUtf8(bytes) == std::string::npos) {
-    return Fail(fmt::format(
+      !ParseHex(s, &hex_bytes_) || FindInvalidUtf8(hex_bytes_) == std::string::npos) {
+    Refuse(fmt::format(
         "\"{}\" is not a string, or {{\"hex\":HEX}} of bytes that are not UTF-8", field_));
+    return {};
   }
-  w_.Bytes(bytes);
+  w_.Bytes(hex_bytes_);
+  return hex_bytes_;
 }
 
 void BytesFromJson::KeyBytes(std::string_view name) {
   simdjson::dom::element e;
   if (!Get(name, &e)) return;
   std::string key;
-  EncodeKey(name, e, &key);
+  EncodeKey(e, &key);
   if (ok_) w_.Bytes(key);
 }
 
@@ -522,7 +536,7 @@ void BytesFromJson::Value(std::string_view name) {
   if (!Get(name, &e)) return;
   std::string encoded;
   if (!EncodeJsonValue(e, &encoded)) {
-    return Fail(fmt::format("\"{}\" is not a value (null, true, false, a number, a string, or "
+    return Refuse(fmt::format("\"{}\" is not a value (null, true, false, a number, a string, or "
                             "{{\"json\":TEXT}} for an object or array, {{\"hex\":HEX}}, {{\"number\":\"Infinity\"}})",
                             field_));
   }
@@ -534,21 +548,25 @@ void BytesFromJson::Hex(std::string_view name, uint64_t n) {
   if (!Get(name, &e)) return;
   std::string_view s;
   if (e.get_string().get(s) || s.size() != 2 * n || !ParseHex(s, bytes_)) {
-    Fail(fmt::format("\"{}\" is not {} lowercase hexadecimal digits", field_, 2 * n));
+    Refuse(fmt::format("\"{}\" is not {} lowercase hexadecimal digits", field_, 2 * n));
   }
 }
 
 void BytesFromJson::Key(std::string_view name) {
   simdjson::dom::element e;
-  if (Get(name, &e)) EncodeKey(name, e, bytes_);
+  if (Get(name, &e)) EncodeKey(e, bytes_);
 }
 
-void BytesFromJson::EncodeKey(std::string_view name, simdjson::dom::element e, std::string* out) {
+void BytesFromJson::EncodeKey(simdjson::dom::element e, std::string* out) {
   simdjson::dom::array values;
-  if (e.get_array().get(values)) return Fail(fmt::format("\"{}\" is not an array", field_));
+  if (e.get_array().get(values)) return Refuse(fmt::format("\"{}\" is not an array", field_));
+  if (key_values_ != kAnyKeyValues && values.size() != key_values_) {
+    return Refuse(fmt::format("\"{}\" holds {} values; a key of this job holds {} (one per --by key)",
+                              field_, values.size(), key_values_));
+  }
   for (simdjson::dom::element v : values) {
     if (!EncodeJsonValue(v, out)) {
-      return Fail(fmt::format("\"{}\" holds what is not a value (null, true, false, a number, "
+      return Refuse(fmt::format("\"{}\" holds what is not a value (null, true, false, a number, "
                               "a string, {{\"json\":TEXT}} for an object or array, {{\"hex\":HEX}}, {{\"number\":\"Infinity\"}})",
                               field_));
     }
@@ -563,7 +581,7 @@ void BytesFromJson::Open(std::string_view name, bool is_array, uint64_t* n) {
                                    : std::string(name);
   f.is_array = is_array;
   if (is_array ? e.get_array().get(f.array) : e.get_object().get(f.object)) {
-    return Fail(fmt::format("\"{}\" is not an {}", field_, is_array ? "array" : "object"));
+    return Refuse(fmt::format("\"{}\" is not an {}", field_, is_array ? "array" : "object"));
   }
   if (is_array) {
     f.next = f.array.begin();
@@ -582,7 +600,7 @@ uint64_t BytesFromJson::List(std::string_view name) {
   Open(name, true, &n);
   if (!ok_) return 0;
   if (n > UINT32_MAX) {
-    Fail(fmt::format("\"{}\" has more elements than a state holds", Path("")));
+    Refuse(fmt::format("\"{}\" has more elements than a state holds", Path("")));
     return 0;
   }
   w_.U32(static_cast<uint32_t>(n));
@@ -594,7 +612,7 @@ void BytesFromJson::ListOf(std::string_view name, uint64_t n) {
   Open(name, true, &size);
   if (ok_ && size != n) {
     frames_.pop_back();
-    Fail(fmt::format("\"{}\" has {} elements, not the {} an earlier field says", Path(name), size,
+    Refuse(fmt::format("\"{}\" has {} elements, not the {} an earlier field says", Path(name), size,
                      n));
   }
 }
@@ -602,11 +620,7 @@ void BytesFromJson::ListOf(std::string_view name, uint64_t n) {
 void BytesFromJson::End() {
   if (!ok_) return;
   const Frame& f = frames_.back();
-  if (f.is_array ? f.next != f.array.end() : f.used != f.object.size()) {
-    std::string path = Path("");
-    return Fail(fmt::format("\"{}\" has {} its form does not have", path,
-                            f.is_array ? "elements" : "fields"));
-  }
+  if (f.is_array ? f.next != f.array.end() : f.used != f.object.size()) return Refuse(Extra(f));
   frames_.pop_back();
 }
 
@@ -616,15 +630,39 @@ bool BytesFromJson::Has(std::string_view name) {
 }
 
 void BytesFromJson::Fail(std::string_view reason) {
+  Refuse(fmt::format("\"{}\": {}", field_, reason));
+}
+
+void BytesFromJson::Refuse(std::string reason) {
   if (!ok_) return;
   ok_ = false;
-  error_.assign(reason);
+  error_ = std::move(reason);
+}
+
+std::string BytesFromJson::Extra(const Frame& f) const {
+  const std::string path = Path("");
+  if (f.is_array) {
+    return fmt::format("\"{}\" has {} elements, more than its form has ({})", path,
+                       f.array.size(), f.used);
+  }
+  std::vector<std::string_view> seen;
+  for (auto [name, value] : f.object) {
+    const std::string_view n(name.data(), name.size());
+    const bool read = std::find(f.read.begin(), f.read.end(), n) != f.read.end();
+    const bool again = std::find(seen.begin(), seen.end(), n) != seen.end();
+    const std::string at = path.empty() ? std::string(n) : path + "." + std::string(n);
+    if (!read) return fmt::format("\"{}\" is not a field of its form", at);
+    if (again) return fmt::format("\"{}\" is given twice", at);
+    seen.push_back(n);
+  }
+  return fmt::format("\"{}\" has fields its form does not have", path);
 }
 
 Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCodec*)>& describe,
-                      simdjson::dom::parser* parser, std::string* json) {
+                      simdjson::dom::parser* parser, std::string* json, size_t key_values) {
   const size_t from = json->size();
   JsonFromBytes out(bytes, json);
+  out.set_key_values(key_values);
   describe(&out);
   if (Status s = out.Finish(); !s.ok()) return s;
   simdjson::dom::object obj;
@@ -632,6 +670,7 @@ Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCode
     return Status::Corruption("its text is not JSON");
   std::string again;
   BytesFromJson in(obj, &again);
+  in.set_key_values(key_values);
   describe(&in);
   if (!in.Finish().ok() || again != bytes)
     return Status::Corruption("its text does not read back as the same bytes");

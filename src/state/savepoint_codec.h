@@ -36,6 +36,8 @@ class JsonFromBytes final : public StateCodec {
   // After the description: Corruption with the reason when the bytes were not of its form, or
   // longer. Closes the object.
   Status Finish();
+  // Every group key (Key, KeyBytes) must hold `n` values, the job's --by keys.
+  void set_key_values(size_t n) { key_values_ = n; }
 
   uint64_t U8(std::string_view name) override;
   bool Bool(std::string_view name) override;
@@ -47,7 +49,7 @@ class JsonFromBytes final : public StateCodec {
   void I128(std::string_view name) override;
   uint64_t Varint(std::string_view name) override;
   int64_t OrderedI64(std::string_view name) override;
-  void Bytes(std::string_view name) override;
+  std::string_view Bytes(std::string_view name) override;
   void KeyBytes(std::string_view name) override;
   void Value(std::string_view name) override;
   void Hex(std::string_view name, uint64_t n) override;
@@ -71,6 +73,8 @@ class JsonFromBytes final : public StateCodec {
   // Appends the values of a group key's bytes as a JSON array.
   void AppendKey(std::string_view name, std::string_view key);
 
+  static constexpr size_t kAnyKeyValues = SIZE_MAX;
+  size_t key_values_ = kAnyKeyValues;
   ByteReader r_;
   std::string* json_;
   struct Open {
@@ -90,6 +94,8 @@ class BytesFromJson final : public StateCodec {
   // After the description: Corruption with the reason and the field's path when the object
   // was not of its form, or held other fields.
   Status Finish();
+  // Every group key (Key, KeyBytes) must hold `n` values, the job's --by keys.
+  void set_key_values(size_t n) { key_values_ = n; }
 
   uint64_t U8(std::string_view name) override;
   bool Bool(std::string_view name) override;
@@ -101,7 +107,7 @@ class BytesFromJson final : public StateCodec {
   void I128(std::string_view name) override;
   uint64_t Varint(std::string_view name) override;
   int64_t OrderedI64(std::string_view name) override;
-  void Bytes(std::string_view name) override;
+  std::string_view Bytes(std::string_view name) override;
   void KeyBytes(std::string_view name) override;
   void Value(std::string_view name) override;
   void Hex(std::string_view name, uint64_t n) override;
@@ -122,27 +128,37 @@ class BytesFromJson final : public StateCodec {
     simdjson::dom::array array;
     simdjson::dom::array::iterator next;  // the array's next element
     size_t used = 0;  // fields read from the object, or elements from the array
+    std::vector<std::string_view> read;  // the names of the fields read from the object
   };
+  // Stops with `reason`, a message of its own (Fail names the field read last).
+  void Refuse(std::string reason);
+  // Why the frame holds more than its form read: the field it does not have, or given twice.
+  std::string Extra(const Frame& f) const;
   // The next field's element: the object's `name`, or the array's next element.
   bool Get(std::string_view name, simdjson::dom::element* e);
   bool Uint(std::string_view name, uint64_t max, uint64_t* v);
   bool Int(std::string_view name, int64_t min, int64_t max, int64_t* v);
   void Open(std::string_view name, bool is_array, uint64_t* n);
-  // Appends the bytes of the key in array `e` (field `name`) to *out.
-  void EncodeKey(std::string_view name, simdjson::dom::element e, std::string* out);
+  // Appends the bytes of the key in array `e` (the field Get read last) to *out.
+  void EncodeKey(simdjson::dom::element e, std::string* out);
   std::string Path(std::string_view name) const;
 
   std::string* bytes_;
   ByteWriter w_;
   std::vector<Frame> frames_;
   std::string field_;  // the path of the field Get read last, for messages
+  std::string hex_bytes_;  // the bytes of a {"hex":HEX} Bytes read last
+  static constexpr size_t kAnyKeyValues = SIZE_MAX;
+  size_t key_values_ = kAnyKeyValues;
   bool ok_ = true;
   std::string error_;
 };
 
 // Appends the text of `bytes` as `describe` describes them to *json, checked to read back as
 // the same bytes: Corruption with the reason when they are not of the form or do not read back.
+// With `key_values`, every group key in them must hold that many values.
 Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCodec*)>& describe,
-                      simdjson::dom::parser* parser, std::string* json);
+                      simdjson::dom::parser* parser, std::string* json,
+                      size_t key_values = SIZE_MAX);
 
 }  // namespace logtide

@@ -32,7 +32,8 @@ class StateCodec {
   // An i64 written big-endian with its sign bit flipped (so that keys sort by it).
   virtual int64_t OrderedI64(std::string_view name) = 0;
   // ByteWriter::Bytes: a JSON string when they are UTF-8 (as text is), else {"hex":HEX}.
-  virtual void Bytes(std::string_view name) = 0;
+  // Returns them (valid until the next call; empty once failed).
+  virtual std::string_view Bytes(std::string_view name) = 0;
   // ByteWriter::Bytes holding a group key (as Key): a JSON array of values.
   virtual void KeyBytes(std::string_view name) = 0;
   // ByteWriter::Bytes holding one EncodeValue (json/value.h): the value as JSON.

@@ -48,6 +48,7 @@
 #include "fuzz/check.h"
 #include "input/input_set.h"
 #include "keys/key_table.h"
+#include "output/change_writer.h"
 #include "output/output_file.h"
 #include "output/output_set.h"
 #include "output/record_writer.h"
@@ -103,6 +104,8 @@ std::vector<Query> LoadQueries() {
         s = ParseDuration(value, &q.config.lateness);
       } else if (flag == "--emit") {
         q.config.emit = value == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
+      } else if (flag == "--changes" && value == "retract") {
+        q.config.changes = ChangeFormat::kRetract;
       } else {
         s = Status::InvalidArgument("unknown flag " + flag);
       }
@@ -164,27 +167,41 @@ class DecodedInputs final : public CheckpointComponent {
  public:
   std::string_view section() const override { return "inputs"; }
   uint32_t version() const override { return InputSet::kVersion; }
-  Status Save(std::string*) override { return Status::Ok(); }
+  Status Save(std::string* data) override {  // as loaded
+    *data = loaded_;
+    return Status::Ok();
+  }
   Status Load(std::string_view data, uint32_t) override {
     std::vector<InputPosition> saved;
     if (!DecodeInputPositions(data, InputSet::kVersion, &saved))
       return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeInputs(saved) == data, "inputs section decodes to other fields");
+    loaded_.assign(data);
     return Status::Ok();
   }
+
+ private:
+  std::string loaded_;
 };
 
 class DecodedOutputs final : public CheckpointComponent {
  public:
   std::string_view section() const override { return "outputs"; }
   uint32_t version() const override { return OutputSet::kVersion; }
-  Status Save(std::string*) override { return Status::Ok(); }
+  Status Save(std::string* data) override {  // as loaded
+    *data = loaded_;
+    return Status::Ok();
+  }
   Status Load(std::string_view data, uint32_t) override {
     std::vector<OutputPosition> saved;
     if (!DecodeOutputPositions(data, &saved)) return Status::Corruption("it does not decode");
     FUZZ_CHECK(EncodeOutputs(saved) == data, "outputs section decodes to other fields");
+    loaded_.assign(data);
     return Status::Ok();
   }
+
+ private:
+  std::string loaded_;
 };
 
 // What a run keeps of a query's state: the components as the engine wires them
@@ -329,8 +346,13 @@ void CheckAsText(std::string_view bytes, Describe describe, const char* what) {
   JsonFromBytes out(bytes, &json);
   describe(&out);
   Status s = out.Finish();
-  FUZZ_CHECK(s.ok(), "%s of a state that loads has no savepoint text: %s", what,
-             s.message().c_str());
+  auto hex = [](std::string_view b) {
+    std::string h;
+    for (unsigned char ch : b) h += fmt::format("{:02x}", ch);
+    return h;
+  };
+  FUZZ_CHECK(s.ok(), "%s of a state that loads has no savepoint text: %s (%s)", what,
+             s.message().c_str(), hex(bytes).c_str());
   simdjson::dom::parser parser;
   simdjson::dom::object obj;
   FUZZ_CHECK(!parser.parse(json).get(obj), "%s: its savepoint text is not JSON: %s", what,
@@ -339,11 +361,6 @@ void CheckAsText(std::string_view bytes, Describe describe, const char* what) {
   BytesFromJson in(obj, &again);
   describe(&in);
   s = in.Finish();
-  auto hex = [](std::string_view b) {
-    std::string h;
-    for (unsigned char ch : b) h += fmt::format("{:02x}", ch);
-    return h;
-  };
   FUZZ_CHECK(s.ok() && again == bytes, "%s: its savepoint text %s does not read back (%s): %s, not %s",
              what, json.c_str(), s.message().c_str(), hex(again).c_str(), hex(bytes).c_str());
 }
@@ -380,6 +397,15 @@ void CheckLoaded(Job* job) {
   CheckSharded(job->config, first);
   CheckRowsAsText(job->config, first.rows);
   CheckSectionsAsText(job->config, first);
+  // The inputs and outputs, which nothing here restores (their stand-ins keep the bytes
+  // loaded), are text too.
+  for (const auto& [part, describe] :
+       {std::pair<CheckpointComponent*, void (*)(StateCodec*)>{&job->inputs, InputSet::DescribeSection},
+        {&job->outputs, OutputSet::DescribeSection}}) {
+    std::string data;
+    FUZZ_CHECK(part->Save(&data).ok(), "saving %s", std::string(part->section()).c_str());
+    CheckAsText(data, describe, "an inputs or outputs section");
+  }
   Job again(job->config);
   for (const Part& c : again.components()) {
     if (c.plain == &again.inputs || c.plain == &again.outputs) continue;
@@ -433,6 +459,31 @@ void FuzzSections(const uint8_t* data, size_t size) {
   }
   const WindowRows window_rows(rows.begin(), rows.end());
 
+  // A --changes section that loads (the query's keys, NDJSON or CSV as its first byte says)
+  // saves to the same bytes, and to text that reads back as them.
+  if (sections.count('C') != 0) {
+    const std::string_view changes = sections['C'];
+    const OutputFormat format =
+        !changes.empty() && changes[0] % 2 != 0 ? OutputFormat::kCsv : OutputFormat::kNdjson;
+    ChangeWriter writer(ChangeFormat::kRetract, format, q.config.window.is_session(),
+                        q.config.by.size());
+    const std::string_view data = changes.empty() ? changes : changes.substr(1);
+    const Status s = writer.Load(data, ChangeWriter::kVersion);
+    FUZZ_CHECK(s.ok() || s.code() == Status::Code::kCorruption, "the changes section: %s",
+               s.message().c_str());
+    if (s.ok()) {
+      // (Saved in key order: the bytes loaded may have had another.)
+      std::string saved, again;
+      FUZZ_CHECK(writer.Save(&saved).ok(), "saving a changes section that loads");
+      ChangeWriter reloaded(ChangeFormat::kRetract, format, q.config.window.is_session(),
+                            q.config.by.size());
+      FUZZ_CHECK(reloaded.Load(saved, ChangeWriter::kVersion).ok() && reloaded.Save(&again).ok() &&
+                     again == saved,
+                 "a changes section saved from one that loads does not load to the same bytes");
+      CheckAsText(saved, [&](StateCodec* c) { ChangeWriter::DescribeSection(format, c); },
+                  "the changes section");
+    }
+  }
   Job job(q.config);
   const std::pair<char, Part> order[] = {{'c', Part(&job.counters)},
                                          {'i', Part(&job.inputs)},
@@ -449,6 +500,7 @@ void FuzzSections(const uint8_t* data, size_t size) {
     }
   }
   CheckLoaded(&job);
+
 }
 
 // ---- state files ----

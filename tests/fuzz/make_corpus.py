@@ -146,8 +146,10 @@ def sections_seed(query_number, db):
     con = sqlite3.connect(db)
     out = bytearray([query_number])
     tags = {"counters": b"c", "watermark": b"w", "idleness": b"I", "inputs": b"i", "outputs": b"o",
-            "windows": b"W"}
+            "windows": b"W", "changes": b"C"}
     for name, data in con.execute("SELECT name, data FROM sections ORDER BY name"):
+        if name == "changes":
+            data = b"\x00" + data  # fuzz_state.cc: an even first byte, an NDJSON job's records
         out += tags[name] + struct.pack("<I", len(data)) + data
     live = {}
     for op, k, v in con.execute("SELECT op, k, v FROM window_log ORDER BY id"):

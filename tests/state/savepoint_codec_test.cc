@@ -173,7 +173,7 @@ TEST_CASE("a state's numbers are written exactly, to their extremes") {
   // sum: the smallest 128-bit integer part, and -0.0 as its double part.
   w.I128(static_cast<__int128>(static_cast<unsigned __int128>(1) << 127));
   w.F64(-0.0);
-  w.I64(INT64_MIN);
+  w.I64(INT64_MAX);  // its count: never negative (below)
   w.U8(1);
   // min: NaN, infinity are refused by a state's restore but not by its text.
   w.U8(1);
@@ -196,6 +196,22 @@ TEST_CASE("a state's numbers are written exactly, to their extremes") {
   CHECK(json.find("\"double\":-0.0") != std::string::npos);
   CHECK(json.find("\"double\":\"-Infinity\"") != std::string::npos);
   CHECK(json.find("\"seq\":18446744073709551615") != std::string::npos);
+  CHECK(json.find("\"n\":9223372036854775807") != std::string::npos);
+
+  // What no run writes is refused, in both directions: a negative count, a value's type
+  // past the last (5, an object's or array's text).
+  std::string error;
+  std::string negative = bytes;
+  negative.replace(16 + 8, 8, std::string("\xff\xff\xff\xff\xff\xff\xff\xff", 8));
+  CHECK(RoundTrip(negative, [&](StateCodec* c) { acc.Describe(specs, c); }, &error).empty());
+  CHECK(error == "a count is not negative");
+  // first's value: type, is_int, int, double, then "text" with its length.
+  const size_t type_at = bytes.size() - (4 + 4) - 8 - 8 - 1 - 1;
+  REQUIRE(bytes[type_at] == 4);
+  std::string bad_type = bytes;
+  bad_type[type_at] = 6;
+  CHECK(RoundTrip(bad_type, [&](StateCodec* c) { acc.Describe(specs, c); }, &error).empty());
+  CHECK(error == "not a value's type (0 to 5)");
 
   // NaNs keep their bits: inf + -inf (merged sessions' sums) is not the quiet NaN.
   auto f64 = [](StateCodec* c) { c->F64("d"); };
@@ -323,9 +339,16 @@ TEST_CASE("text not of the form is refused, naming the field") {
   CHECK(Refusal(R"({"count":{"n":2}})", describe) == "\"top_k_v\" is missing");
   CHECK(Refusal(R"({"count":{"n":"2"},"top_k_v":{}})", describe).find("\"count.n\" is not a whole number") == 0);
   CHECK(Refusal(R"({"count":{"n":2,"m":1},"top_k_v":{"version":1,"entries":[]}})", describe) ==
-        "\"count\" has fields its form does not have");
+        "\"count.m\" is not a field of its form");
   CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[]},"x":1})", describe) ==
-        "the object has fields its form does not have");
+        "\"x\" is not a field of its form");
+  CHECK(Refusal(R"({"count":{"n":2,"n":3},"top_k_v":{"version":1,"entries":[]}})", describe) ==
+        "\"count.n\" is given twice");
+  CHECK(Refusal(R"({"count":{"n":-2},"top_k_v":{"version":1,"entries":[]}})", describe) ==
+        "\"count.n\": a count is not negative");
+  // A refusal of the description's own names the field it read last.
+  CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":2,"entries":[]}})", describe) ==
+        "\"top_k_v.version\": a top-k sketch of a version this logtide does not write");
   CHECK(Refusal(R"({"count":{"n":2},"top_k_v":{"version":1,"entries":[{"value":"a","count":-2,"error":0}]}})",
                 describe)
             .find("\"top_k_v.entries[0].count\" is not a whole number") == 0);

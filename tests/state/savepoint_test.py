@@ -270,6 +270,41 @@ def sections_say(binary, data, work, c):
     rc2, again, err2 = export(binary, state)
     c.check("and its savepoint reads back whole (%s%s)" % (err, err2), rc == 0 and again == text)
 
+    # Edits of the changes section that no run writes are refused at its line, naming the field:
+    # a kept record that is not a record's fields, a key with another number of values than
+    # --by has keys, an end before the start; so is the section as "data" of this version.
+    lines = text.split(b"\n")[:-1]
+    at = next(i for i, l in enumerate(lines) if l.startswith(b'{"section":"changes"'))
+    sec = json.loads(lines[at])
+    def edited(change):
+        o = json.loads(lines[at])
+        change(o["fields"]["records"][0])
+        del o["sum"]
+        return json.dumps(o, separators=(",", ":")).encode()[:-1] + b',"sum":"0000000000000000"}'
+    def as_data(o):
+        o = dict(o)
+        del o["fields"]
+        del o["sum"]
+        o["data"] = "AAAAAAAAAAA="
+        return json.dumps(o, separators=(",", ":")).encode()[:-1] + b',"sum":"0000000000000000"}'
+    for what, bad, says in [
+            ("a record that is not a record's fields", edited(lambda r: r.update(record="garbage")),
+             '"records[0].record": not a record\'s fields'),
+            ("a record with its braces", edited(lambda r: r.update(record="{" + r["record"] + "}")),
+             '"records[0].record": not a record\'s fields'),
+            ("a key of two values", edited(lambda r: r.update(key=r["key"] + ["extra"])),
+             '"records[0].key" holds 2 values; a key of this job holds 1'),
+            ("an end before its start", edited(lambda r: r.update(end=r["start"])),
+             '"records[0].end": the window does not end after its start'),
+            ("this version as data", as_data(sec), 'a changes section of version 1 is written as its "fields"')]:
+        edited_lines = list(lines)
+        edited_lines[at] = bad  # sealed again below
+        bad_state = os.path.join(w, "bad-changes.db")
+        remove_state(bad_state)
+        rc, err = import_(binary, b"\n".join(reseal(edited_lines)) + b"\n", bad_state, w)
+        c.check("a changes section with %s is refused at its line, saying so (%s)" % (what, err.strip()),
+                rc == 5 and (":%d: " % (at + 1)) in err and says in err and not os.path.exists(bad_state))
+
 
 def migrated_all_fields(binary, data, work, c):
     """An older state's savepoint has its older sections as bytes; after a --hold run over
@@ -388,7 +423,16 @@ def edited_rows(binary, data, work, c, savepoints):
             ("a field of another type", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":"%d"}' % n, 1),
              '"aggs.count.n" is not a whole number'),
             ("a field its form does not have", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":%d,"m":1}' % n, 1),
-             '"aggs.count" has fields its form does not have'),
+             '"aggs.count.m" is not a field of its form'),
+            ("a negative count", lines[i].replace(b'"count":{"n":%d}' % n, b'"count":{"n":-%d}' % n, 1),
+             '"aggs.count.n": a count is not negative'),
+            ("a key of two values", re.sub(rb'"key":\[([^]]*)\]', rb'"key":[\1,"extra"]', lines[i], count=1),
+             '"key" holds 2 values; a key of this job holds 1 (one per --by key)'),
+            ("a key of no value", re.sub(rb'"key":\[[^]]*\]', b'"key":[]', lines[i], count=1),
+             '"key" holds 0 values; a key of this job holds 1'),
+            ("a field the line does not have", lines[i].replace(b'{"window":', b'{"extra":1,"window":', 1),
+             '"extra" is not a field of this savepoint line'),
+            ("JSON that does not parse", lines[i].replace(b'"window":', b'"window"', 1), 'not JSON: '),
             ("a key that is not an array", re.sub(rb'"key":\[[^]]*\]', b'"key":"x"', lines[i], count=1),
              '"key" is not an array')]:
         state = os.path.join(work, "bad.db")
