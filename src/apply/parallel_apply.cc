@@ -320,9 +320,9 @@ size_t ParallelApply::Windows::open_entries() const {
 }
 
 size_t ParallelApply::Windows::pending_timers() const {
-  size_t n = keyless_->pending_timers();
-  for (const WindowOperator* op : apply_->operators()) n += op->pending_timers();
-  return n;
+  std::vector<WindowOperator*> all = apply_->operators();
+  all.push_back(keyless_);
+  return WindowOperator::PendingTimersOf(all);
 }
 
 }  // namespace logtide

@@ -105,7 +105,8 @@ class ParallelApply {
     Status Load(std::string_view data, uint32_t version, RowSource* rows) override;
     size_t recorded_changes() const override;
     size_t open_entries() const override;
-    // Every worker's timers: a window's firing timer counts once per worker holding its keys.
+    // Every worker's timers, as one operator holding all the keys counts them
+    // (WindowOperator::PendingTimersOf): the same for any number of workers.
     size_t pending_timers() const override;
     int64_t watermark() const override { return keyless_->watermark(); }
 

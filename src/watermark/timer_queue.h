@@ -44,6 +44,14 @@ class TimerQueue {
     return watermark >= due_from_ && PopDueFromBuckets(watermark, out);
   }
   size_t size() const { return size_; }
+  // Calls f(timer) for every timer, in no order.
+  template <class F>
+  void ForEach(F&& f) const {
+    for (const Timer& t : ready_) f(t);
+    for (const auto& [bucket, timers] : later_) {
+      for (const Timer& t : timers) f(t);
+    }
+  }
 
  private:
   bool PopDueFromBuckets(Nanos watermark, Timer* out);
@@ -77,6 +85,11 @@ class TimerService {
   bool PopDue(TimeDomain d, Nanos now, Timer* out) { return queue(d).PopDue(now, out); }
   size_t size(TimeDomain d) const {
     return d == TimeDomain::kEventTime ? event_.size() : processing_.size();
+  }
+  // Calls f(timer) for every timer of domain `d`, in no order.
+  template <class F>
+  void ForEach(TimeDomain d, F&& f) const {
+    (d == TimeDomain::kEventTime ? event_ : processing_).ForEach(f);
   }
 
  private:

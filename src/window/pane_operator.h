@@ -58,6 +58,8 @@ class PaneOperator final : public WindowOperator {
   bool RowKeyOf(std::string_view row_key, std::string_view* key) const override;
   bool RestoreRow(std::string_view row_key, std::string_view value) override;
   bool RestoreMeta(ByteReader* meta, const KeyShard& shard) override;
+  // Every timer but a revision count's expiry is a window's (its key is 0).
+  bool IsWindowTimer(const Timer& t) const override { return t.kind != Timer::kExpire; }
   void OnTimer(TimeDomain domain, const Timer& t) override;
   // Calendar windows: one pane is one window.
   void OpenWindows(std::vector<WindowBounds>* out) const override;

@@ -92,6 +92,50 @@ Status WindowOperator::SaveShards(const std::vector<WindowOperator*>& shards, st
   return Status::Ok();
 }
 
+size_t WindowOperator::WindowTimers(std::vector<Timer>* window) const {
+  size_t keyed = timers_.size(TimeDomain::kProcessingTime);
+  timers_.ForEach(TimeDomain::kEventTime, [&](const Timer& t) {
+    if (IsWindowTimer(t)) {
+      window->push_back(t);
+    } else {
+      ++keyed;
+    }
+  });
+  return keyed;
+}
+
+size_t WindowOperator::PendingTimersOf(const std::vector<WindowOperator*>& shards) {
+  if (shards.size() == 1) return shards[0]->pending_timers();
+  // A window's timer as often as the shard that holds it most often does (one operator sets
+  // each once per window, as each shard does): the timers of all, by value, then by shard.
+  std::vector<std::pair<Timer, size_t>> window;
+  std::vector<Timer> mine;
+  size_t n = 0;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    mine.clear();
+    n += shards[i]->WindowTimers(&mine);
+    for (const Timer& t : mine) window.emplace_back(t, i);
+  }
+  std::sort(window.begin(), window.end(), [](const auto& a, const auto& b) {
+    return a.first.tie() < b.first.tie() || (a.first.tie() == b.first.tie() && a.second < b.second);
+  });
+  for (size_t i = 0; i < window.size();) {
+    size_t most = 0;
+    size_t j = i;
+    while (j < window.size() && window[j].first.tie() == window[i].first.tie()) {
+      size_t k = j;
+      while (k < window.size() && window[k].first.tie() == window[j].first.tie() &&
+             window[k].second == window[j].second)
+        ++k;
+      most = std::max(most, k - j);
+      j = k;
+    }
+    n += most;
+    i = j;
+  }
+  return n;
+}
+
 size_t WindowOperator::RecordedChangesOf(const std::vector<WindowOperator*>& shards) {
   size_t n = 0;
   for (const WindowOperator* s : shards) n += s->recorded_changes();

@@ -246,6 +246,13 @@ class WindowOperator : public WindowLogComponent {
   }
   // Number of processing-time timers still to go off.
   size_t processing_timers() const { return timers_.size(TimeDomain::kProcessingTime); }
+  // The event-time timers of a window rather than of a key (a pane operator's firing, early,
+  // closing and cleanup timers: every operator holding keys of the window sets its own)
+  // appended to *window; returns the number of the others (both domains).
+  size_t WindowTimers(std::vector<Timer>* window) const;
+  // The timers of several operators that hold disjoint keys (parallel apply's workers), as one
+  // operator holding all the keys would count them: a window's timer once.
+  static size_t PendingTimersOf(const std::vector<WindowOperator*>& shards);
   Nanos watermark() const final { return watermark_; }
 
  protected:
@@ -279,6 +286,8 @@ class WindowOperator : public WindowLogComponent {
   virtual void OnTimer(TimeDomain domain, const Timer& t) = 0;
   // Called after the timers that went off at one OnWatermark / OnProcessingTime, if any.
   virtual void AfterTimers() {}
+  // Whether `t` is a window's timer rather than a key's (WindowTimers).
+  virtual bool IsWindowTimer(const Timer&) const { return false; }
 
   // Emits `results` (when there are any) as one firing standing at `order`, and clears the
   // vector.

@@ -57,6 +57,25 @@ for q in "${queries[@]}"; do
   [ -s ref.ndjson ] || fail "no records: $q"
 done
 
+# What inspect says of a state is the same for every number of apply threads that wrote it:
+# its open windows and its pending timers (a window's timer counts once, not once per worker
+# holding its keys). Sessions too, which apply on one thread.
+for q in "${queries[@]}" "--window session:30s --by user --agg count --emit update --lateness 3s"; do
+  read -r -a Q <<< "$q"
+  rm -rf run && mkdir run && head -c $((2 << 20)) all.ndjson > run/app.log
+  facts=""
+  for n in 1 2 3 7; do
+    rm -f s.db s.db-wal s.db-shm
+    (cd run && "$bin" -q "${Q[@]}" --threads 2 --apply-threads "$n" --state ../s.db --hold \
+      -o /dev/null app.log) || fail "a --hold run with $n threads: $q"
+    said=$("$bin" inspect s.db | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["open_windows"], j["pending_timers"])')
+    [ -n "$facts" ] || facts=$said
+    check "inspect says \"$said\" of the state --apply-threads $n wrote, as of 1 thread's (\"$facts\"): $q" \
+      test "$said" = "$facts"
+  done
+  case "$facts" in "0 "* | *" 0") fail "no open windows or no timers to compare: $q" ;; esac
+done
+
 # Stops: a run signalled with SIGINT at a random moment stops at a line boundary after a last
 # checkpoint (exit 130), or has already finished (exit 0); the next run, with another number of
 # apply threads, goes on. In final mode a stop writes no provisional record, so the output is
