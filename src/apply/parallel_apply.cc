@@ -29,8 +29,11 @@ class ParallelApply::Worker final : public ResultEmitter {
   }
 
   void EmitWindows(const std::vector<WindowResult>& results, const FiringOrder& order) override {
+    if (observer_ != nullptr) observer_->Observe(results);
     log_->Add(results, keys_, acc_, FiringTag{op_index_, order});
   }
+  const Accumulators& acc() const { return acc_; }
+  void set_observer(FiringObserver* o) { observer_ = o; }
 
   // Applies the operations of `b` that are this worker's (its events, and every rise and stop),
   // logging its firings to `log`.
@@ -79,6 +82,7 @@ class ParallelApply::Worker final : public ResultEmitter {
   std::unique_ptr<WindowOperator> op_;
   FiringLog* log_ = nullptr;
   uint32_t op_index_ = 0;
+  FiringObserver* observer_ = nullptr;
 };
 
 ParallelApply::ParallelApply(uint32_t workers, const std::vector<AggSpec>& aggs,
@@ -269,6 +273,12 @@ size_t ParallelApply::open_entries() const {
 
 void ParallelApply::set_first_seq(uint64_t seq) {
   for (auto& w : worker_) w->load().set_first_seq(seq);
+}
+
+const Accumulators* ParallelApply::accumulators(uint32_t w) const { return &worker_[w]->acc(); }
+
+void ParallelApply::set_observer(uint32_t w, FiringObserver* observer) {
+  worker_[w]->set_observer(observer);
 }
 
 void ParallelApply::JoinGroupLoads(GroupLoad* into) const {

@@ -50,6 +50,10 @@ class ParallelApply {
 
   // Where the merge writes records. REQUIRES: before the first batch is handed over.
   void set_sink(RecordSink* sink) { sink_ = sink; }
+  // Worker w's accumulators, and who sees its firings' records on its thread (not owned).
+  // REQUIRES: w < workers; set_observer before the first batch is handed over.
+  const Accumulators* accumulators(uint32_t w) const;
+  void set_observer(uint32_t w, FiringObserver* observer);
 
   // An event to add, at the watermark of the last Rise: its key (EncodeValue bytes) with
   // KeyTable's hash, the parser's key token and cache slot (KeyTable::Intern), its time, its

@@ -83,6 +83,14 @@ void CorrectionStats::Finish() {
   for (std::vector<double>& c : changes_) std::sort(c.begin(), c.end());
 }
 
+void CorrectionStats::Absorb(const CorrectionStats& other) {
+  on_time_ += other.on_time_;
+  corrected_ += other.corrected_;
+  if (changes_.size() < other.changes_.size()) changes_.resize(other.changes_.size());
+  for (size_t a = 0; a < other.changes_.size(); ++a)
+    changes_[a].insert(changes_[a].end(), other.changes_[a].begin(), other.changes_[a].end());
+}
+
 CorrectionStats::Change CorrectionStats::change(size_t agg) const {
   Change c;
   if (agg >= changes_.size() || changes_[agg].empty()) return c;

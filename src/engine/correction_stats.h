@@ -18,7 +18,7 @@
 
 namespace logtide {
 
-class CorrectionStats {
+class CorrectionStats final : public FiringObserver {
  public:
   // REQUIRES: `acc` outlives this.
   explicit CorrectionStats(const Accumulators* acc) : acc_(acc) {}
@@ -26,10 +26,13 @@ class CorrectionStats {
   // The records of one firing (or late event): an on-time record that is not final starts
   // holding its pair's values; a later record of a held pair replaces its last values, and a
   // final one settles the pair.
-  void Observe(const std::vector<WindowResult>& results);
+  void Observe(const std::vector<WindowResult>& results) override;
   // Settles the pairs still held (no final record in this run: a stop, --hold, a session
   // merged away), with their last values. Call once, after the last Observe.
   void Finish();
+  // Adds the pairs of `other`, which observed the firings of other keys (a parallel apply
+  // worker's). REQUIRES: other.Finish() was called, and this one's Finish is called after.
+  void Absorb(const CorrectionStats& other);
 
   // Pairs whose on-time record could still change, and those of them whose last record had
   // another value of some aggregate than their on-time one.

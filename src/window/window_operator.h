@@ -107,6 +107,14 @@ class ResultEmitter {
   virtual void EmitWindows(const std::vector<WindowResult>& results, const FiringOrder& order) = 0;
 };
 
+// Sees the records of every firing as they are emitted (their slots and keys valid during the
+// call only): what an emitter hands them to besides writing them (engine/correction_stats.h).
+class FiringObserver {
+ public:
+  virtual ~FiringObserver() = default;
+  virtual void Observe(const std::vector<WindowResult>& results) = 0;
+};
+
 // One event as the operator sees it: its key's id, its time, and the aggregates' inputs
 // (valid during Add only).
 struct KeyedEvent {

@@ -20,12 +20,14 @@ size=$(stat -c %s all.ndjson)
 threads=(1 2 3 4 7 16)
 
 # Each query shape that applies in parallel: tumbling and sliding windows, final and update
-# mode, lateness with late events, --early's revisions, sketches, --where, two keys.
+# mode, lateness with late events (update mode with lateness, its revisions written as
+# retractions), --early's revisions, sketches, --where, two keys.
 queries=(
   "--window tumbling:10s --by user --agg count --agg sum(bytes) --delay 2s --lateness 5s"
   "--window sliding:30s:10s --by service,user --agg count --agg p95(latency_ms) --agg count_distinct(path) --emit update"
   "--window tumbling:20s --by user --agg count --agg max(latency_ms) --early 5s --delay 1s"
   "--window sliding:20s:5s --by service --agg count --agg top_k(user,3) --where status>=400 --lateness 3s"
+  "--window tumbling:10s --by user --agg count --agg sum(bytes) --emit update --lateness 5s --delay 1s --changes retract"
 )
 for q in "${queries[@]}"; do
   read -r -a Q <<< "$q"
