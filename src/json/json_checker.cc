@@ -9,6 +9,11 @@
 namespace logtide {
 
 JsonChecker::JsonChecker() : parser_(std::make_unique<simdjson::dom::parser>()) {}
+JsonChecker::JsonChecker(size_t max_depth) : parser_(std::make_unique<simdjson::dom::parser>()) {
+  // (Its capacity grows with the texts, keeping the depth.)
+  if (parser_->allocate(size_t{1} << 16, max_depth) != simdjson::SUCCESS)
+    parser_ = std::make_unique<simdjson::dom::parser>();
+}
 JsonChecker::~JsonChecker() = default;
 
 bool JsonChecker::IsValid(std::string_view raw) {

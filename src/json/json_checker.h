@@ -19,6 +19,8 @@ namespace logtide {
 class JsonChecker {
  public:
   JsonChecker();
+  // Nested up to `max_depth` arrays and objects (the default: as an input line may be).
+  explicit JsonChecker(size_t max_depth);
   ~JsonChecker();
   // Returns true when `raw` is a complete, valid JSON text.
   bool IsValid(std::string_view raw);

@@ -162,7 +162,7 @@ bool ChangeWriter::IsRecordBody(OutputFormat out_format, std::string_view body,
 
 Status ChangeWriter::Load(std::string_view data, uint32_t) {
   ByteReader r(data);
-  JsonChecker checker;
+  JsonChecker checker(kRecordDepth);
   const uint64_t n = r.U64();
   Map loaded;
   for (uint64_t i = 0; i < n && r.ok(); ++i) {
@@ -184,7 +184,7 @@ Status ChangeWriter::Load(std::string_view data, uint32_t) {
 }
 
 void ChangeWriter::DescribeSection(OutputFormat out_format, StateCodec* c) {
-  JsonChecker checker;
+  JsonChecker checker(kRecordDepth);
   const uint64_t n = c->U64("count");
   c->ListOf("records", n);
   for (uint64_t i = 0; i < n && c->ok(); ++i) {

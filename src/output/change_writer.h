@@ -72,8 +72,12 @@ class ChangeWriter final : public RecordSink, public CheckpointComponent {
   static void DescribeSection(OutputFormat out_format, StateCodec* c);
   // Whether `body` is a record's fields as a job writing `out_format` keeps them: NDJSON, the
   // members of one JSON object without its braces; CSV, one row without its newline (its
-  // quotes closed, a line break only inside them). `checker` reads JSON.
+  // quotes closed, a line break only inside them). `checker` reads JSON as deep as a record
+  // may be: kRecordDepth.
   static bool IsRecordBody(OutputFormat out_format, std::string_view body, JsonChecker* checker);
+  // A record nests an input's value (at most 1023 levels inside its line) at most 3 levels
+  // deeper, in a top_k entry.
+  static constexpr size_t kRecordDepth = 2048;
   Status Load(std::string_view data, uint32_t version) override;
 
  private:

@@ -62,9 +62,10 @@ struct RowLayout {
 };
 
 // QueryText writes window= first, then time=, time-format= (as given: it may hold newlines),
-// by=, agg=, delay=, lateness=, emit= and format=, then settings given, each escaped or
-// canonical text of one line. So the fixed lines are found from format=, the last line that
-// starts so, back; the settings after it.
+// by= and agg= (a derived key's or an aggregate's name as given: it may hold newlines too),
+// delay=, lateness=, emit= and format=, then the settings given, each escaped or canonical text
+// of one line. So the fixed lines are found from format=, the last line that starts so, back,
+// agg= and by= each the last line before the next that starts so; the settings after format=.
 Status RowLayoutOf(std::string_view query, RowLayout* out) {
   std::vector<std::string_view> lines;
   for (size_t at = 0; at <= query.size();) {
@@ -73,16 +74,29 @@ Status RowLayoutOf(std::string_view query, RowLayout* out) {
     lines.push_back(query.substr(at, nl - at));
     at = nl + 1;
   }
-  auto value = [](std::string_view line, std::string_view name) {
-    return line.substr(0, name.size()) == name ? line.substr(name.size()) : std::string_view();
+  auto starts = [](std::string_view line, std::string_view name) {
+    return line.substr(0, name.size()) == name;
   };
+  auto value = [&](std::string_view line, std::string_view name) {
+    return starts(line, name) ? line.substr(name.size()) : std::string_view();
+  };
+  // The text of lines [from, to] after `name`, with their newlines.
+  auto span = [&](size_t from, size_t to, std::string_view name) {
+    const size_t begin = static_cast<size_t>(lines[from].data() - query.data()) + name.size();
+    const size_t end = static_cast<size_t>(lines[to].data() - query.data()) + lines[to].size();
+    return query.substr(begin, end - begin);
+  };
+  const Status bad = Status::Corruption("the query is not a logtide query's text");
   size_t format = lines.size();
-  while (format > 0 && value(lines[format - 1], "format=").empty()) --format;
-  if (format < 9 || value(lines[0], "window=").empty() ||
-      lines[format - 6].substr(0, 3) != "by=" || value(lines[format - 5], "agg=").empty() ||
-      value(lines[format - 2], "emit=").empty())
-    return Status::Corruption("the query is not a logtide query's text");
+  while (format > 0 && !starts(lines[format - 1], "format=")) --format;
+  if (format < 9 || !starts(lines[0], "window=") || !starts(lines[format - 2], "emit="))
+    return bad;
   --format;  // its index
+  size_t agg = format - 4, by;
+  while (agg > 3 && !starts(lines[agg], "agg=")) --agg;
+  for (by = agg - 1; by > 2 && !starts(lines[by], "by="); --by) {
+  }
+  if (!starts(lines[agg], "agg=") || !starts(lines[by], "by=") || by < 3) return bad;
   Query q;
   q.emit = value(lines[format - 1], "emit=") == "update" ? EmitMode::kUpdate : EmitMode::kFinal;
   for (size_t i = format + 1; i < lines.size(); ++i) {
@@ -95,10 +109,11 @@ Status RowLayoutOf(std::string_view query, RowLayout* out) {
                                                                  : OutputFormat::kNdjson;
   // by= is a list as --by takes it (query/query.h): keys by commas outside brackets, quotes
   // and parentheses.
-  const std::string_view by = value(lines[format - 5], "by=");
-  out->key_values = by.empty() ? 0 : SplitTopLevel(by).size();
+  const std::string_view by_list = span(by, agg - 1, "by=");
+  out->key_values = by_list.empty() ? 0 : SplitTopLevel(by_list).size();
   out->form.session = value(lines[0], "window=").substr(0, 8) == "session:";
-  if (Status s = ParseCanonicalAggList(value(lines[format - 4], "agg="), &out->aggs); !s.ok()) {
+  const std::string_view agg_list = span(agg, format - 4, "agg=");
+  if (Status s = ParseCanonicalAggList(agg_list, &out->aggs); !s.ok()) {
     return Status::Corruption(fmt::format("the query's aggregates cannot be read: {}", s.message()));
   }
   out->acc = std::make_unique<Accumulators>(out->aggs);
@@ -393,6 +408,9 @@ class Fields {
     return Status::Ok();
   }
   Status Missing(const char* key, const char* what) const {
+    size_t n = 0;
+    for (auto [name, value] : obj_) n += std::string_view(name.data(), name.size()) == key;
+    if (n > 1) return r_.Error(fmt::format("\"{}\" is given twice", key));
     return r_.Error(fmt::format("\"{}\" is missing or not {}", key, what));
   }
   // Only the one padded encoding logtide writes: a savepoint has one text per state.
@@ -485,7 +503,7 @@ Status ImportSavepoint(std::FILE* in, const std::string& name, const std::string
       } else if (format >= 2 && FormOf(sec.name, sec.version) != nullptr) {
         // One text per state: this logtide's versions only as their fields.
         return r.Error(fmt::format(
-            "a {} section of version {} is written as its \"fields\", not as \"data\"",
+            "a {} section of version {} must be written as its \"fields\", not as \"data\"",
             sec.name, sec.version));
       } else if (!(s = f.Bytes("data", &sec.data)).ok() || !(s = f.Done()).ok()) {
         return s;

@@ -296,7 +296,7 @@ def sections_say(binary, data, work, c):
              '"records[0].key" holds 2 values; a key of this job holds 1'),
             ("an end before its start", edited(lambda r: r.update(end=r["start"])),
              '"records[0].end": the window does not end after its start'),
-            ("this version as data", as_data(sec), 'a changes section of version 1 is written as its "fields"')]:
+            ("this version as data", as_data(sec), 'a changes section of version 1 must be written as its "fields"')]:
         edited_lines = list(lines)
         edited_lines[at] = bad  # sealed again below
         bad_state = os.path.join(w, "bad-changes.db")
@@ -337,13 +337,26 @@ def odd_queries(binary, work, c):
         f.write(b'{"ts":1714557600000,"user":"\xc3\xa9t\xc3\xa9"}\n{"ts":1714557610000,"user":"x"}\n')
     with open(os.path.join(w, "t.log"), "wb") as f:
         f.write(b'{"t":"1714557600\\nwindow=session:1m","service":"a"}\n')
+    # A value 1023 arrays deep (as deep as an input line may nest), kept by top_k in a
+    # --changes record: the record is 1027 levels deep.
+    deep = b"[" * 1023 + b"]" * 1023
+    with open(os.path.join(w, "d.log"), "wb") as f:
+        f.write(b'{"ts":1714557600000,"a":"x","o":%s}\n{"ts":1714557665000,"a":"x","o":1}\n' % deep)
     for name, flags, log, says in [
             ("a derived key that is not UTF-8",
              ["--window", "tumbling:1m", "--by", 'r=regexp_extract(user, "^(\\\\C)", 1)', "--agg", "count"],
              "a.log", b'"key":[{"hex":"c3"}]'),
             ("a --time-format with newlines",
              ["--window", "tumbling:1m", "--by", "service", "--agg", "count", "--time", "t",
-              "--time-format", "%s\nwindow=session:1m"], "t.log", b'"key":["a"]')]:
+              "--time-format", "%s\nwindow=session:1m"], "t.log", b'"key":["a"]'),
+            # The query's by= and agg= lines then span two lines each.
+            ("a derived key's and an aggregate's name with a newline",
+             ["--window", "tumbling:1m", "--by", 'a\nb=concat(user, "x")', "--agg", "n\nm=count",
+              "--emit", "update", "--lateness", "5m", "--changes", "retract"],
+             "a.log", b'by=a\\nb=concat(.user,\\"x\\")\\nagg=n\\nm=count'),
+            ("a --changes record over a value as deep as a line may nest",
+             ["--window", "tumbling:1m", "--by", "a", "--agg", "count", "--agg", "top_k(o, 2)",
+              "--emit", "update", "--lateness", "5m", "--changes", "retract"], "d.log", b'"section":"changes"')]:
         for f in ("s.db", "s2.db"):
             remove_state(os.path.join(w, f))
         for f in ("o1", "o2", "o1.before"):
@@ -432,6 +445,8 @@ def edited_rows(binary, data, work, c, savepoints):
              '"key" holds 0 values; a key of this job holds 1'),
             ("a field the line does not have", lines[i].replace(b'{"window":', b'{"extra":1,"window":', 1),
              '"extra" is not a field of this savepoint line'),
+            ("a field of the line given twice", lines[i].replace(b'{"window":', b'{"window":1,"window":', 1),
+             '"window" is given twice'),
             ("JSON that does not parse", lines[i].replace(b'"window":', b'"window"', 1), 'not JSON: '),
             ("a key that is not an array", re.sub(rb'"key":\[[^]]*\]', b'"key":"x"', lines[i], count=1),
              '"key" is not an array')]:
