@@ -390,16 +390,12 @@ class Fields {
   }
   Status Done() const {
     if (obj_.size() == used_.size()) return Status::Ok();
-    std::vector<std::string_view> seen;
-    for (auto [name, value] : obj_) {
-      const std::string_view n(name.data(), name.size());
-      if (std::find(used_.begin(), used_.end(), n) == used_.end())
-        return r_.Error(fmt::format("\"{}\" is not a field of this savepoint line", n));
-      if (std::find(seen.begin(), seen.end(), n) != seen.end())
-        return r_.Error(fmt::format("\"{}\" is given twice", n));
-      seen.push_back(n);
-    }
-    return r_.Error("the line has fields a savepoint line does not have");
+    std::string_view name;
+    bool twice = false;
+    if (!ExtraField(obj_, used_, &name, &twice))
+      return r_.Error("the line has fields a savepoint line does not have");
+    return r_.Error(twice ? fmt::format("\"{}\" is given twice", name)
+                          : fmt::format("\"{}\" is not a field of this savepoint line", name));
   }
 
  private:

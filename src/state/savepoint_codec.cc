@@ -645,17 +645,26 @@ std::string BytesFromJson::Extra(const Frame& f) const {
     return fmt::format("\"{}\" has {} elements, more than its form has ({})", path,
                        f.array.size(), f.used);
   }
+  std::string_view name;
+  bool twice = false;
+  if (!ExtraField(f.object, f.read, &name, &twice))
+    return fmt::format("\"{}\" has fields its form does not have", path);
+  const std::string at = path.empty() ? std::string(name) : path + "." + std::string(name);
+  return twice ? fmt::format("\"{}\" is given twice", at)
+               : fmt::format("\"{}\" is not a field of its form", at);
+}
+
+bool ExtraField(simdjson::dom::object obj, const std::vector<std::string_view>& read,
+                std::string_view* name, bool* twice) {
   std::vector<std::string_view> seen;
-  for (auto [name, value] : f.object) {
-    const std::string_view n(name.data(), name.size());
-    const bool read = std::find(f.read.begin(), f.read.end(), n) != f.read.end();
-    const bool again = std::find(seen.begin(), seen.end(), n) != seen.end();
-    const std::string at = path.empty() ? std::string(n) : path + "." + std::string(n);
-    if (!read) return fmt::format("\"{}\" is not a field of its form", at);
-    if (again) return fmt::format("\"{}\" is given twice", at);
+  for (auto [key, value] : obj) {
+    const std::string_view n(key.data(), key.size());
+    *name = n;
+    *twice = std::find(seen.begin(), seen.end(), n) != seen.end();
+    if (*twice || std::find(read.begin(), read.end(), n) == read.end()) return true;
     seen.push_back(n);
   }
-  return fmt::format("\"{}\" has fields its form does not have", path);
+  return false;
 }
 
 Status DescribeAsJson(std::string_view bytes, const std::function<void(StateCodec*)>& describe,

@@ -154,6 +154,11 @@ class BytesFromJson final : public StateCodec {
   std::string error_;
 };
 
+// Why `obj` holds more fields than the names in `read`: the first field not among them
+// ("is not a field"), or one given twice ("given twice"), in *name; false when neither.
+bool ExtraField(simdjson::dom::object obj, const std::vector<std::string_view>& read,
+                std::string_view* name, bool* twice);
+
 // Appends the text of `bytes` as `describe` describes them to *json, checked to read back as
 // the same bytes: Corruption with the reason when they are not of the form or do not read back.
 // With `key_values`, every group key in them must hold that many values.
