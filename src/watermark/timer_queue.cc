@@ -12,8 +12,8 @@ void TimerQueue::Push(const Timer& t) {
   due_from_ = std::min(due_from_, t.time);
   const int64_t bucket = FloorDiv(t.time, width_);
   if (bucket <= ready_bucket_) {
-    ready_.push_back(t);
-    std::push_heap(ready_.begin(), ready_.end(), std::greater<>());
+    added_.push_back(t);
+    std::push_heap(added_.begin(), added_.end(), std::greater<>());
     return;
   }
   auto [it, inserted] = later_.try_emplace(bucket);
@@ -25,7 +25,7 @@ void TimerQueue::Push(const Timer& t) {
 }
 
 bool TimerQueue::PopDueFromBuckets(Nanos watermark, Timer* out) {
-  if (ready_.empty()) {
+  if (ready_.empty() && added_.empty()) {
     // The next bucket may hold a due timer only if it starts at or before the watermark.
     if (later_.empty()) {
       due_from_ = kPlusInfinity;
@@ -38,18 +38,28 @@ bool TimerQueue::PopDueFromBuckets(Nanos watermark, Timer* out) {
     }
     auto it = later_.begin();
     ready_.swap(it->second);
-    std::make_heap(ready_.begin(), ready_.end(), std::greater<>());
+    // Latest first: the earliest is popped from the back.
+    std::sort(ready_.begin(), ready_.end(), std::greater<>());
     ready_bucket_ = it->first;
     spare_.push_back(std::move(it->second));  // the ready vector's old buffer, empty
     later_.erase(it);
   }
-  if (ready_.front().time > watermark) {
-    due_from_ = ready_.front().time;
+  // The earlier of the bucket's next and the earliest added to it since.
+  const bool from_added =
+      ready_.empty() || (!added_.empty() && ready_.back() > added_.front());
+  const Timer& next = from_added ? added_.front() : ready_.back();
+  if (next.time > watermark) {
+    due_from_ = next.time;
     return false;
   }
-  std::pop_heap(ready_.begin(), ready_.end(), std::greater<>());
-  *out = ready_.back();
-  ready_.pop_back();
+  if (from_added) {
+    std::pop_heap(added_.begin(), added_.end(), std::greater<>());
+    *out = added_.back();
+    added_.pop_back();
+  } else {
+    *out = ready_.back();
+    ready_.pop_back();
+  }
   --size_;
   return true;
 }

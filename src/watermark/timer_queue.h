@@ -29,10 +29,10 @@ struct Timer {
   bool operator>(const Timer& o) const { return tie() > o.tie(); }
 };
 
-// Timers are kept in buckets of `width` nanoseconds of time, unsorted, and a bucket is put in
-// order (a binary heap) only once the watermark reaches it. With many timers in flight the
-// heap then holds one bucket's worth, not all of them: pushing costs an append, and popping a
-// few steps in a heap that stays in cache.
+// Timers are kept in buckets of `width` nanoseconds of time, unsorted, and a bucket is sorted
+// only once the watermark reaches it. With many timers in flight only one bucket's worth is in
+// order, not all of them: pushing costs an append, and popping the next of a sorted bucket
+// costs a step (a timer pushed into the bucket being popped goes to a small heap beside it).
 class TimerQueue {
  public:
   // REQUIRES: width > 0.
@@ -48,6 +48,7 @@ class TimerQueue {
   template <class F>
   void ForEach(F&& f) const {
     for (const Timer& t : ready_) f(t);
+    for (const Timer& t : added_) f(t);
     for (const auto& [bucket, timers] : later_) {
       for (const Timer& t : timers) f(t);
     }
@@ -57,9 +58,11 @@ class TimerQueue {
   bool PopDueFromBuckets(Nanos watermark, Timer* out);
 
   Nanos width_;
-  // Every timer in a bucket up to ready_bucket_, as a min-heap; later buckets' timers are all
-  // later than these.
+  // Every timer in a bucket up to ready_bucket_: the ready bucket's, sorted latest first
+  // (popped from the back), and those pushed since into it or an earlier bucket, a min-heap.
+  // Later buckets' timers are all later than these.
   std::vector<Timer> ready_;
+  std::vector<Timer> added_;
   int64_t ready_bucket_ = INT64_MIN;
   absl::btree_map<int64_t, std::vector<Timer>> later_;  // bucket -> its timers, unsorted
   std::vector<std::vector<Timer>> spare_;               // emptied buckets' vectors, for reuse
