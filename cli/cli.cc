@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -253,9 +254,14 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
 
   if (explain == "true") explain = "words";
   if (explain == "false") explain.clear();
-  if (!explain.empty() && explain != "words" && explain != "sql:duckdb" && explain != "sql:flink") {
+  std::optional<SqlDialect> dialect;
+  if (explain == "sql:duckdb") dialect = SqlDialect::kDuckDb;
+  if (explain == "sql:flink") dialect = SqlDialect::kFlink;
+  if (explain == "sql:clickhouse") dialect = SqlDialect::kClickHouse;
+  if (!explain.empty() && explain != "words" && !dialect) {
     return UsageError(app, "--explain=" + explain +
-                               ": the mode is words, sql:duckdb or sql:flink (or none: words)");
+                               ": the mode is words, sql:duckdb, sql:flink or sql:clickhouse (or "
+                               "none: words)");
   }
 
   EngineConfig config;
@@ -265,11 +271,10 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   // --explain needs the checked configuration, not an engine: nothing is opened.
   if (s.ok()) s = ValidateConfig(&config);
   if (!s.ok()) return UsageError(app, s.message());
-  if (explain == "sql:duckdb" || explain == "sql:flink") {
+  if (dialect) {
     if (Status st = CheckSqlText(config); !st.ok())
       return UsageError(app, "--explain=" + explain + ": " + st.message());
-    const std::vector<std::string> missing = Untranslated(
-        config, explain == "sql:duckdb" ? SqlDialect::kDuckDb : SqlDialect::kFlink);
+    const std::vector<std::string> missing = Untranslated(config, *dialect);
     if (!missing.empty()) {
       std::string list;
       for (const std::string& m : missing) list += (list.empty() ? "" : "; ") + m;
@@ -281,10 +286,7 @@ int Main(int argc, char** argv, const FaultHooks& faults) {
   }
   if (!explain.empty()) {
     std::string text;
-    const Status st =
-        explain == "sql:duckdb"  ? ExplainSql(config, SqlDialect::kDuckDb, &text)
-        : explain == "sql:flink" ? ExplainSql(config, SqlDialect::kFlink, &text)
-                                 : Explain(config, &text);
+    const Status st = dialect ? ExplainSql(config, *dialect, &text) : Explain(config, &text);
     if (!st.ok()) return UsageError(app, "--explain=" + explain + ": " + st.message());
     if (!WriteStdout(text)) return kExitIoError;
     return kExitOk;

@@ -7,6 +7,7 @@
 #include "agg/sketches.h"
 #include "expr/expr.h"
 #include "json/field_path.h"
+#include "plan/clickhouse_sql.h"
 #include "plan/duckdb_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/query_plan.h"
@@ -393,7 +394,17 @@ Status Explain(const EngineConfig& c, std::string* result) {
 Status ExplainSql(const EngineConfig& c, SqlDialect dialect, std::string* out) {
   QueryPlan plan;
   if (Status s = BuildQueryPlan(c, &plan); !s.ok()) return s;
-  *out = dialect == SqlDialect::kDuckDb ? DuckDbSql(plan) : FlinkSql(plan);
+  switch (dialect) {
+    case SqlDialect::kDuckDb:
+      *out = DuckDbSql(plan);
+      break;
+    case SqlDialect::kFlink:
+      *out = FlinkSql(plan);
+      break;
+    case SqlDialect::kClickHouse:
+      *out = ClickHouseSql(plan);
+      break;
+  }
   return Status::Ok();
 }
 

@@ -133,7 +133,7 @@ void DefineFlags(CLI::App* app, CommandFlags* f) {
   app->add_flag("--explain", f->explain,
                 "Print how the query will run and exit without reading input: in words, or "
                 "with =sql:duckdb as a DuckDB query over the same files, =sql:flink as a Flink "
-                "SQL job")
+                "SQL job, =sql:clickhouse as a script for a sharded ClickHouse cluster")
       ->option_text("[=MODE]");
   app->add_option("--threads", o.threads,
                   "Threads that read and parse input (default: the number of cores, at most 8); "

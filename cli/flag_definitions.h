@@ -16,8 +16,8 @@ namespace logtide {
 struct CommandFlags {
   Options options;
   bool progress = false;  // --progress
-  // --explain: empty to run the query; "true" (the flag alone, words), "words", "sql:duckdb" or
-  // "sql:flink" to print it.
+  // --explain: empty to run the query; "true" (the flag alone, words), "words", "sql:duckdb",
+  // "sql:flink" or "sql:clickhouse" to print it.
   std::string explain;
   std::string config_path;   // --config, read before the flags are parsed (ConfigArgs)
   std::string inspect_path;  // the inspect subcommand's STATE

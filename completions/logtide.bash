@@ -94,7 +94,7 @@ _logtide() {
 
   # --explain takes its mode only after '=' (`--explain FILE` reads FILE).
   if [[ $cur == --explain=* ]]; then
-    _logtide_words_of "--explain=words --explain=sql:duckdb --explain=sql:flink"
+    _logtide_words_of "--explain=words --explain=sql:duckdb --explain=sql:flink --explain=sql:clickhouse"
     _logtide_ltrim_colon
     return
   fi

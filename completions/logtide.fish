@@ -74,7 +74,7 @@ complete -c logtide -n $main -l format -x -a 'ndjson csv table' -d 'Output forma
 complete -c logtide -n $main -l stats -d 'Print a JSON summary on standard error at exit'
 complete -c logtide -n $main -l progress -d 'Show progress on standard error even when not a terminal'
 # The mode only after '=' (--explain=sql:duckdb): `--explain FILE` reads FILE.
-complete -c logtide -n $main -l explain -f -a "words\t'in words' sql:duckdb\t'a DuckDB query' sql:flink\t'a Flink SQL job'" -d 'Print how the query will run and exit'
+complete -c logtide -n $main -l explain -f -a "words\t'in words' sql:duckdb\t'a DuckDB query' sql:flink\t'a Flink SQL job' sql:clickhouse\t'a ClickHouse cluster script'" -d 'Print how the query will run and exit'
 complete -c logtide -n $main -l threads -x -d 'Threads that read and parse input, 1 to 256'
 complete -c logtide -n $main -l apply-threads -x -d 'Threads that apply events by key group, 1 to 256'
 complete -c logtide -n $main -s q -l quiet -d 'Print no warnings (errors are still printed)'

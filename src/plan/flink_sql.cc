@@ -462,7 +462,7 @@ std::string Renderer::Render() {
   std::string notes =
       "The query of\n  " + VisibleText(p_.command) +
       "\nas a Flink SQL job (Flink 1.15 or later; run with sql-client.sh -f FILE). Where its "
-      "results differ from logtide's (man logtide, RUNNING THE SAME JOB ON FLINK): event times "
+      "results differ from logtide's (man logtide, RUNNING THE SAME JOB ELSEWHERE): event times "
       "are milliseconds; a watermark W in Flink means no event at or before W follows, so an "
       "event at exactly the watermark is late in Flink and on time in logtide; records come out "
       "in the order the windows fire, not sorted by key; late events are dropped "

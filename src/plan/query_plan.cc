@@ -8,6 +8,7 @@
 
 #include "agg/sketches.h"
 #include "expr/expr.h"
+#include "plan/clickhouse_sql.h"
 #include "plan/flink_sql.h"
 #include "plan/sql_text.h"
 #include "plan/time_pattern.h"
@@ -69,7 +70,7 @@ void Annotate(PlanAggregate* a) {
     case AggKind::kAvg:
       break;
     case AggKind::kSum:
-      a->duckdb_note = a->flink_note =
+      a->clickhouse_note = a->duckdb_note = a->flink_note =
           "a sum of doubles; logtide sums integers exactly, as an integer (the same value below "
           "2^53)";
       break;
@@ -77,6 +78,10 @@ void Annotate(PlanAggregate* a) {
       a->duckdb_note = a->flink_note =
           "values compared as JSON text: 1 and 1.0, or one object with its keys in two orders, "
           "are two values (logtide compares JSON values: one)";
+      a->clickhouse_note =
+          "uniqExact over each value's kind and text: numbers by their double value, objects "
+          "and arrays as written (one object with its keys in two orders is two values; "
+          "logtide compares JSON values: one)";
       break;
     case AggKind::kFirst:
     case AggKind::kLast: {
@@ -85,6 +90,10 @@ void Annotate(PlanAggregate* a) {
           "among events with the same time, the {} in the input; with several files logtide "
           "reads them merged by time, so ties between files may be broken otherwise",
           first ? "first" : "last");
+      a->clickhouse_note = fmt::format(
+          "among events with the same time, the {} loaded (logtide_seq); logtide reads several "
+          "files merged by time, so ties between files may be broken otherwise",
+          first ? "first" : "last");
       a->flink_note = fmt::format(
           "{} takes the {} value in arrival order; logtide takes the value at the {} event time",
           first ? "FIRST_VALUE" : "LAST_VALUE", first ? "first" : "last",
@@ -92,7 +101,7 @@ void Annotate(PlanAggregate* a) {
       break;
     }
     case AggKind::kQuantile:
-      a->duckdb_note =
+      a->clickhouse_note = a->duckdb_note =
           "exact nearest rank; logtide's is the same up to 64 values, then within 1% of it";
       a->flink_note =
           "Flink SQL has no percentile aggregate: register one (a user-defined aggregate "
@@ -100,6 +109,9 @@ void Annotate(PlanAggregate* a) {
       a->flink_supported = false;
       break;
     case AggKind::kApproxDistinct:
+      a->clickhouse_note =
+          "uniqExact: exact; logtide's is the same up to 1024 distinct values, then an estimate "
+          "within about 2.5% (ClickHouse's uniq and uniqHLL12 are cheaper estimates, other ones)";
       a->duckdb_note =
           "exact; logtide's is the same up to 1024 distinct values, then an estimate within "
           "about 2.5%. approx_count_distinct(...) is DuckDB's cheaper estimate, another one "
@@ -255,20 +267,6 @@ PlanTime::Kind TimeKind(const std::string& format) {
   return PlanTime::Kind::kPattern;
 }
 
-// Returns `s` quoted for a POSIX shell when it holds anything but plain characters.
-std::string ShellWord(const std::string& s) {
-  bool plain = !s.empty();
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-          std::string_view("_./:=,+-").find(c) != std::string_view::npos)) {
-      plain = false;
-    }
-  }
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // Returns whether a --time-format pattern reads an offset or an instant (%z, %Z or %s), so that
 // --tz does not make its times local.
@@ -426,6 +424,28 @@ std::string FlinkCalendarRefusal(const WindowSpec& w) {
 
 }  // namespace
 
+Status ExprTree(const std::string& text, PlanExpr* out) {
+  Expr e;
+  if (Status s = Expr::Parse(text, &e); !s.ok()) return s;
+  *out = ToPlan(e, e.root());
+  out->text = text;
+  return Status::Ok();
+}
+
+std::string ShellWord(const std::string& s) {
+  bool plain = !s.empty();
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("_./:=,+-").find(c) != std::string_view::npos)) {
+      plain = false;
+    }
+  }
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 bool SameSegment(const PathSegment& a, const PathSegment& b) {
   return a.is_index == b.is_index && (a.is_index ? a.index == b.index : a.key == b.key);
 }
@@ -480,6 +500,7 @@ std::string CommandLine(const Query& c) {
 }
 
 std::vector<std::string> Untranslated(const Query& c, SqlDialect dialect) {
+  if (dialect == SqlDialect::kClickHouse) return ClickHouseUntranslated(c);
   std::vector<std::string> out;
   // The twins read NDJSON: DuckDB's with read_ndjson and every field typed as JSON (json_type),
   // Flink's with the 'json' format. read_csv sniffs its columns' types, which are not

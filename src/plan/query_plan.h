@@ -83,6 +83,7 @@ struct PlanAggregate {
   FieldPath path;  // the field; empty for count
   std::string duckdb_note;
   std::string flink_note;
+  std::string clickhouse_note;
   bool flink_supported = true;   // false: Flink has no equivalent; the column is NULL
   std::vector<PlanExpr> filter;  // a filter aggregate's condition (one), or none
 };
@@ -113,7 +114,7 @@ struct QueryPlan {
   std::string command;  // the logtide command line this plan stands for, for comments
 };
 
-enum class SqlDialect { kDuckDb, kFlink };
+enum class SqlDialect { kDuckDb, kFlink, kClickHouse };
 
 // Returns the parts of `query` that `dialect` cannot run as logtide does, each as its flag and
 // the reason ("--where 'len(.path) > 3': len: ..."): in Flink SQL, len and substr (code points
@@ -151,6 +152,14 @@ Status BuildQueryPlan(const Query& query, QueryPlan* out);
 // `["log.level"]`, `tags[-1].name`); empty when it does not parse (never after
 // ValidateConfig). The one place the plan reads a path's text.
 FieldPath SplitPath(const std::string& path);
+
+// Makes the plan tree of the canonical expression `text` in *out, as BuildQueryPlan makes it.
+// Errors: InvalidArgument when it does not parse.
+Status ExprTree(const std::string& text, PlanExpr* out);
+
+// Returns `s` quoted for a POSIX shell (in single quotes) when it holds anything but letters,
+// digits and _./:=,+-.
+std::string ShellWord(const std::string& s);
 
 // Returns whether `plan` has an expression: --where, a filter aggregate, a derived key or
 // --having.

@@ -52,16 +52,18 @@ std::string SqlNumber(double d) {
   return s;
 }
 
+std::string SqlExprWriter::StringLiteral(std::string_view s) { return SqlString(s); }
+
 std::string SqlExprWriter::Literal(const PlanLiteral& v) {
   switch (v.type) {
     case ValueType::kNumber:
       return v.is_int ? std::to_string(v.i) : SqlNumber(v.d);
     case ValueType::kString:
-      return SqlString(v.s);
+      return StringLiteral(v.s);
     case ValueType::kTrue:
-      return "TRUE";
+      return True();
     case ValueType::kFalse:
-      return "FALSE";
+      return False();
     default:
       return "NULL";
   }
@@ -136,15 +138,14 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
     case Op::kLiteral:
       // Numbers in arithmetic and functions as doubles: integer literals would be integer
       // arithmetic that overflows (an error in DuckDB, a wrap in Flink).
-      return e.literal.type == ValueType::kNumber ? "CAST(" + Literal(e.literal) + " AS DOUBLE)"
+      return e.literal.type == ValueType::kNumber ? DoubleLiteral(Literal(e.literal))
                                                   : Literal(e.literal);
     case Op::kNot:
       return "(NOT " + As(e.args[0], Type::kBool) + ")";
     case Op::kAnd:
     case Op::kOr:
       // SQL's AND and OR are Kleene's, as logtide's.
-      return "(" + As(e.args[0], Type::kBool) + (e.op == Op::kAnd ? " AND " : " OR ") +
-             As(e.args[1], Type::kBool) + ")";
+      return Logic(e.op, As(e.args[0], Type::kBool), As(e.args[1], Type::kBool));
     case Op::kEq:
     case Op::kNe:
     case Op::kLt:
@@ -214,7 +215,7 @@ std::string SqlExprWriter::Compare(const PlanExpr& e) {
   const PlanExpr& b = e.args[1];
   const std::string op = CompareSql(e.op);
   // Two values of different kinds: only != holds. Booleans, objects and arrays do not order.
-  const std::string differ = e.op == Op::kNe ? "TRUE" : "FALSE";
+  const std::string differ = e.op == Op::kNe ? True() : False();
   if (a.type == Type::kNull || b.type == Type::kNull) return Null(Type::kBool);
 
   if (a.type != Type::kAny && b.type != Type::kAny) {
@@ -254,7 +255,7 @@ std::string SqlExprWriter::Compare(const PlanExpr& e) {
   const std::string present =
       Present(f) + (other.op == Op::kLiteral ? "" : " AND " + v + " IS NOT NULL");
   if (other.type == Type::kBool && IsOrdering(e.op))
-    return "CASE WHEN " + present + " THEN FALSE END";
+    return "CASE WHEN " + present + " THEN " + False() + " END";
   const Kind kind = other.type == Type::kNumber   ? Kind::kNumber
                     : other.type == Type::kString ? Kind::kString
                                                   : Kind::kBool;
@@ -277,8 +278,8 @@ std::string SqlExprWriter::In(const PlanExpr& e) {
   if (a.type != Type::kAny) {
     const std::string x = Typed(a);
     const std::string list = items(a.type);
-    if (list.empty()) return WhenNotNull({x}, "FALSE");
-    return "(" + x + " IN (" + list + "))";
+    if (list.empty()) return WhenNotNull({x}, False());
+    return InList(x, list);
   }
   const std::string f = Any(a);
   std::string s = "CASE";
@@ -289,7 +290,7 @@ std::string SqlExprWriter::In(const PlanExpr& e) {
     if (!list.empty())
       s += fmt::format(" WHEN {} THEN {} IN ({})", KindIs(f, kind), Convert(f, type), list);
   }
-  return s + " WHEN " + Present(f) + " THEN FALSE END";
+  return s + " WHEN " + Present(f) + " THEN " + False() + " END";
 }
 
 }  // namespace logtide

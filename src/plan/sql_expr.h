@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/query_plan.h"
@@ -55,8 +56,26 @@ class SqlExprWriter {
   // types the function takes; `e` is the call, for its pattern.
   virtual std::string Call(const PlanExpr& e, const std::vector<std::string>& args) = 0;
 
+  // How the dialect spells the boolean literals, a string literal, a number literal as a double
+  // (for arithmetic and function operands), Kleene's AND and OR of two booleans (SQL's, where
+  // they are), and whether `x` is in a list of literals of its type (null when `x` is).
+  virtual std::string True() { return "TRUE"; }
+  virtual std::string False() { return "FALSE"; }
+  virtual std::string StringLiteral(std::string_view s);
+  virtual std::string DoubleLiteral(const std::string& number) {
+    return "CAST(" + number + " AS DOUBLE)";
+  }
+  virtual std::string Logic(Op op, const std::string& a, const std::string& b) {
+    return "(" + a + (op == Op::kAnd ? " AND " : " OR ") + b + ")";
+  }
+  virtual std::string InList(const std::string& x, const std::string& list) {
+    return "(" + x + " IN (" + list + "))";
+  }
+
   // Returns `v` as the dialect writes a literal (numbers as written, for comparisons).
   std::string Literal(const PlanLiteral& v);
+  // Returns `e`, of any type, as a value of any type (what Field gives).
+  std::string AnyOf(const PlanExpr& e);
   std::string Null(Type t) { return "CAST(NULL AS " + TypeName(t) + ")"; }
 
  private:
@@ -66,8 +85,6 @@ class SqlExprWriter {
   // Returns if(c, a, b) with the branches' SQL `a` and `b`: a when the condition is true, b when
   // it is false or null, NULL when it is of another type.
   std::string If(const PlanExpr& c, const std::string& a, const std::string& b);
-  // Returns `e` of any type as Any does, also when it is of one type or null.
-  std::string AnyOf(const PlanExpr& e);
   std::string Compare(const PlanExpr& e);
   std::string In(const PlanExpr& e);
   // An operand of a comparison of its own type: a literal as written, else Typed.

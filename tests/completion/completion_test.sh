@@ -78,9 +78,9 @@ done
 expect "inspect and input files first" "inspect" logtide in
 expect "inspect's state file" "app.log app.log.1" logtide inspect app
 expect "flags by prefix" "--late-output --lateness" logtide --la
-expect "explain modes after '='" "sql:duckdb sql:flink words" logtide --explain=
-expect "explain modes by prefix" "sql:duckdb sql:flink" logtide --explain=s
-expect "after the mode's ':' only its piece is replaced" "duckdb flink" logtide --explain=sql:
+expect "explain modes after '='" "sql:clickhouse sql:duckdb sql:flink words" logtide --explain=
+expect "explain modes by prefix" "sql:clickhouse sql:duckdb sql:flink" logtide --explain=s
+expect "after the mode's ':' only its piece is replaced" "clickhouse duckdb flink" logtide --explain=sql:
 expect "an explain mode's last piece" "duckdb" logtide --explain=sql:d
 expect "no explain mode for a wrong prefix" "" logtide --explain=x
 expect "--explain and a space: an input file follows" "app.log app.log.1" logtide --explain app
