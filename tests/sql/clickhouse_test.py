@@ -224,28 +224,11 @@ EXTRA_KEYS = ['lower(req.m)', 'n % 3', 'n / 4', 'exists(svc)', 'n > 2', '-n', 'r
 EXPR_QUERIES = 30
 
 
-def expressions(rnd):
-    """Returns (predicate, operand) makers: random expression texts over the random events' fields,
-    from tests/expr/where_differential.py's generator."""
-    sys.path.insert(0, os.path.join(HERE, "..", "expr"))
-    import where_differential as wd
-    wd.PATHS = {"svc": (None, ["svc", ".svc"]), "n": (None, ["n"]), "req.m": (None, ["req.m", '.req["m"]']),
-                "u": (None, ["u"]), "missing": (None, ["missing"]),
-                "log.level": (None, ['."log.level"', '.["log.level"]']),
-                "req.b.n": (None, ['req."b.n"']), "req.x.y": (None, ["req.x.y"])}
-    wd.FIELDS = list(wd.PATHS)
-    random.seed(rnd.random())  # its literals' spelling draws from the module's random
-
-    def predicate():
-        if rnd.random() < 0.3:
-            return rnd.choice(EXTRA_PREDICATES)
-        return wd.text(wd.predicate(rnd, 2), rnd)
-
-    def operand():
-        if rnd.random() < 0.4:
-            return rnd.choice(EXTRA_KEYS)
-        return wd.text(wd.operand(rnd, 2), rnd)
-    return predicate, operand
+# The random events' fields and their spellings, for the expression generator.
+PATHS = {"svc": (None, ["svc", ".svc"]), "n": (None, ["n"]), "req.m": (None, ["req.m", '.req["m"]']),
+         "u": (None, ["u"]), "missing": (None, ["missing"]),
+         "log.level": (None, ['."log.level"', '.["log.level"]']),
+         "req.b.n": (None, ['req."b.n"']), "req.x.y": (None, ["req.x.y"]), "msg": (None, ["msg"])}
 
 
 def random_queries(folder, seed):
@@ -273,7 +256,7 @@ def random_queries(folder, seed):
         for i, e in enumerate(events):
             # Both spellings loggers use: compact, and with a space after each colon and comma.
             f.write(json.dumps(e, separators=(",", ":") if i % 2 else (", ", ": ")) + "\n")
-    predicate, operand = expressions(random.Random(seed + 1))
+    predicate, operand = sql_test.expressions(random.Random(seed + 1), PATHS, EXTRA_PREDICATES, EXTRA_KEYS)
     queries = []
     for i in range(40 + EXPR_QUERIES):
         args = ["--window", rnd.choice(WINDOWS)]
@@ -284,15 +267,7 @@ def random_queries(folder, seed):
         if rnd.random() < 0.3:
             args += ["--emit", "update"]
         if i >= 40:
-            for w in range(rnd.choice([0, 1, 1, 2])):
-                # Random predicates are often never true: half the time, kept at least for the
-                # events with a service.
-                p = predicate()
-                args += ["--where", rnd.choice([p, "not (%s)" % p, "(%s) or exists(svc)" % p])]
-            for k in range(rnd.choice([0, 1, 1, 2])):
-                args += ["--by", "d%d=%s" % (k + 1, operand())]
-            for f in range(rnd.choice([0, 1, 2])):
-                args += ["--agg", "f%d=%s filter %s" % (f + 1, rnd.choice(AGGS), predicate())]
+            sql_test.add_expressions(args, rnd, predicate, operand, AGGS)
         queries.append(("random/%d" % (i + 1), args + ["in.ndjson"]))
     return queries
 

@@ -171,30 +171,48 @@ EXTRA_KEYS = ['substr(u, -2)', 'lower(req.m)', 'n % 3', 'n / 4', 'exists(svc)', 
               'concat(svc, "-", req.m)', 'round(n, 1)', 'if(exists(svc), n, svc)']
 
 
-def expressions(rnd):
-    """Returns (predicate, operand) makers: random expression texts over the random queries'
-    fields, from tests/expr/where_differential.py's generator."""
+# The random queries' fields and the ways to write each (the differential test's own fields are
+# others).
+PATHS = {"svc": (None, ["svc", ".svc"]), "n": (None, ["n"]), "req.m": (None, ["req.m", '.req["m"]']),
+         "u": (None, ["u"]), "missing": (None, ["missing"]),
+         "log.level": (None, ['."log.level"', '.["log.level"]']),
+         "req.b.n": (None, ['req."b.n"']), "tags[0]": (None, ["tags[0]", ".tags[0]"]),
+         "tags[-1]": (None, ["tags[-1]"]), "tags[2].k": (None, ["tags[2].k"])}
+
+
+def expressions(rnd, paths=PATHS, predicates=EXTRA_PREDICATES, keys=EXTRA_KEYS):
+    """Returns (predicate, operand) makers: random expression texts over `paths` (the fields and
+    their spellings), from tests/expr/where_differential.py's generator, with the texts of
+    `predicates` and `keys` among them."""
     sys.path.insert(0, os.path.join(HERE, "..", "expr"))
     import where_differential as wd
-    # Each field and the ways to write it (the differential test's own fields are others).
-    wd.PATHS = {"svc": (None, ["svc", ".svc"]), "n": (None, ["n"]), "req.m": (None, ["req.m", '.req["m"]']),
-                "u": (None, ["u"]), "missing": (None, ["missing"]),
-                "log.level": (None, ['."log.level"', '.["log.level"]']),
-                "req.b.n": (None, ['req."b.n"']), "tags[0]": (None, ["tags[0]", ".tags[0]"]),
-                "tags[-1]": (None, ["tags[-1]"]), "tags[2].k": (None, ["tags[2].k"])}
+    wd.PATHS = paths
     wd.FIELDS = list(wd.PATHS)
     random.seed(rnd.random())  # its literals' spelling draws from the module's random
 
     def predicate():
         if rnd.random() < 0.3:
-            return rnd.choice(EXTRA_PREDICATES)
+            return rnd.choice(predicates)
         return wd.text(wd.predicate(rnd, 2), rnd)
 
     def operand():
         if rnd.random() < 0.4:
-            return rnd.choice(EXTRA_KEYS)
+            return rnd.choice(keys)
         return wd.text(wd.operand(rnd, 2), rnd)
     return predicate, operand
+
+
+def add_expressions(args, rnd, predicate, operand, aggs):
+    """Appends to args random --where conditions, derived keys and filter aggregates (of `aggs`)."""
+    for w in range(rnd.choice([0, 1, 1, 2])):
+        # Random predicates are often never true: half the time, kept at least for the events
+        # with a service.
+        p = predicate()
+        args += ["--where", rnd.choice([p, "not (%s)" % p, "(%s) or exists(svc)" % p])]
+    for k in range(rnd.choice([0, 1, 1, 2])):
+        args += ["--by", "d%d=%s" % (k + 1, operand())]
+    for f in range(rnd.choice([0, 1, 2])):
+        args += ["--agg", "f%d=%s filter %s" % (f + 1, rnd.choice(aggs), predicate())]
 
 
 def random_queries(folder, seed):
@@ -231,15 +249,7 @@ def random_queries(folder, seed):
         if rnd.random() < 0.3:
             args += ["--emit", "update"]
         if i >= RANDOM_QUERIES - EXPR_QUERIES:
-            for w in range(rnd.choice([0, 1, 1, 2])):
-                # Random predicates are often never true: half the time, kept at least for the
-                # events with a service.
-                p = predicate()
-                args += ["--where", rnd.choice([p, "not (%s)" % p, "(%s) or exists(svc)" % p])]
-            for k in range(rnd.choice([0, 1, 1, 2])):
-                args += ["--by", "d%d=%s" % (k + 1, operand())]
-            for f in range(rnd.choice([0, 1, 2])):
-                args += ["--agg", "f%d=%s filter %s" % (f + 1, rnd.choice(AGGS), predicate())]
+            add_expressions(args, rnd, predicate, operand, AGGS)
         queries.append(("random/%d" % (i + 1), args + ["in.ndjson"]))
     return queries
 
