@@ -80,6 +80,9 @@ std::string TextOf(const std::string& r) {
                      IsString(r), Unescaped(r), IsNumber(r), r);
 }
 
+// Whether the aggregate reads a column of its own (logtide_value_N): all but a plain count.
+bool HasValue(const PlanAggregate& a) { return a.spec.kind != AggKind::kCount || !a.filter.empty(); }
+
 bool IsNumeric(AggKind k) {
   return k == AggKind::kSum || k == AggKind::kMin || k == AggKind::kMax || k == AggKind::kAvg ||
          k == AggKind::kQuantile;
@@ -151,8 +154,23 @@ class Renderer : private SqlExprWriter {
   std::string TimeText(const std::string& bound) const;
   // The output columns: the window bounds, the keys, then `aggs`, then update mode's.
   std::string Columns(const std::vector<std::string>& aggs) const;
+  // The key columns (three per key: kind, number, text), or empty.
+  std::string Keys() const;
   std::string GroupBy() const;
   std::string OrderBy() const;
+  // Returns the query of session windows with the output `columns`: per key, the events
+  // (`events`: their array of (time, seq, aggregate inputs...) tuples) from `source` (a FROM and
+  // WHERE) sorted, cut where a gap is longer than the session gap, and aggregated per session.
+  std::string SessionQuery(const std::string& columns, const std::string& events,
+                           const std::string& source) const;
+  // The tuple of an event's time, place in the input and aggregate inputs.
+  std::string EventTuple() const {
+    std::string s = "(logtide_ns, logtide_seq";
+    for (size_t i = 0; i < p_.aggs.size(); ++i) {
+      if (HasValue(p_.aggs[i])) s += fmt::format(", logtide_value_{}", i + 1);
+    }
+    return s + ")";
+  }
 
   const QueryPlan& p_;
   std::map<std::vector<std::string>, std::string> aliases_;  // by the path's keys
@@ -466,7 +484,7 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
           GridFloor("logtide_ns", w.slide, w.offset), I64(w.slide), n, I64(w.size));
       break;
     }
-    case WindowSpec::Kind::kSession:  // refused (ClickHouseUntranslated)
+    case WindowSpec::Kind::kSession:  // SessionQuery finds the sessions
       break;
   }
   return fmt::format(
@@ -476,10 +494,10 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
       "  {} AS logtide_text,\n"
       "{}"
       "  {} AS logtide_event_ns,\n"
-      "{},\n{}{}) = 0\n"
+      "{}{}{}) = 0\n"
       "  AND logtide_event_ns IS NOT NULL  -- no usable time: a bad line{}{}\n",
-      table, Trim("logtide_line"), raw, time, cols, window,
-      fractions ? ",\n" + Fractions().substr(0, Fractions().size() - 2) : "",
+      table, Trim("logtide_line"), raw, time, cols, window.empty() ? "" : ",\n" + window,
+      fractions && !window.empty() ? ",\n" + Fractions().substr(0, Fractions().size() - 2) : "",
       w.kind == WindowSpec::Kind::kSliding ? "\n  AND logtide_ns < logtide_end_ns" : "", where);
 }
 
@@ -516,22 +534,57 @@ std::string Renderer::Columns(const std::vector<std::string>& aggs) const {
   return s;
 }
 
-std::string Renderer::GroupBy() const {
-  std::string s = "logtide_start_ns, logtide_end_ns";
+std::string Renderer::Keys() const {
+  std::string s;
   for (size_t i = 0; i < p_.keys.size(); ++i) {
-    s += fmt::format(", logtide_key_{0}_rank, logtide_key_{0}_number, logtide_key_{0}_text",
-                     i + 1);
+    s += fmt::format("{1}logtide_key_{0}_rank, logtide_key_{0}_number, logtide_key_{0}_text",
+                     i + 1, i ? ", " : "");
   }
   return s;
 }
 
+std::string Renderer::GroupBy() const {
+  return "logtide_start_ns, logtide_end_ns" + (Keys().empty() ? "" : ", " + Keys());
+}
+
 std::string Renderer::OrderBy() const {
-  std::string s = "logtide_end_ns, logtide_start_ns";
-  for (size_t i = 0; i < p_.keys.size(); ++i) {
-    s += fmt::format(", logtide_key_{0}_rank, logtide_key_{0}_number, logtide_key_{0}_text",
-                     i + 1);
+  return "logtide_end_ns, logtide_start_ns" + (Keys().empty() ? "" : ", " + Keys());
+}
+
+std::string Renderer::SessionQuery(const std::string& columns, const std::string& events,
+                                   const std::string& source) const {
+  const Nanos gap = p_.window.gap;
+  const std::string keys = Keys();
+  std::string fields = keys.empty() ? "" : keys + ",\n    ";
+  fields += "logtide_event.1 AS logtide_ns, logtide_event.2 AS logtide_seq";
+  for (size_t i = 0, element = 3; i < p_.aggs.size(); ++i) {
+    if (HasValue(p_.aggs[i]))
+      fields += fmt::format(", logtide_event.{} AS logtide_value_{}", element++, i + 1);
   }
-  return s;
+  return fmt::format(
+      "SELECT\n{}\n"
+      "FROM (\n"
+      "  SELECT\n    {},\n    logtide_session\n"
+      "  FROM (\n"
+      "    -- Sessions (gaps and islands): per key, the events in time order (then input order);\n"
+      "    -- an event more than {} ({} ns) after the one before it starts a session, which ends\n"
+      "    -- {} after its last event.\n"
+      "    SELECT\n      {}{}arraySort(logtide_e -> (logtide_e.1, logtide_e.2), {}) AS logtide_events,\n"
+      "      arrayCumSum(arrayMap((logtide_d, logtide_i) -> toUInt64(logtide_i = 1 OR logtide_d > {}),\n"
+      "        arrayDifference(arrayMap(logtide_e -> logtide_e.1, logtide_events)),\n"
+      "        arrayEnumerate(logtide_events))) AS logtide_sessions\n"
+      "    {}{}"
+      "  )\n"
+      "  ARRAY JOIN logtide_events AS logtide_event, logtide_sessions AS logtide_session\n"
+      ")\n"
+      "GROUP BY {}logtide_session\n"
+      "HAVING ignore(min(logtide_ns) AS logtide_start_ns, max(logtide_ns) + {} AS logtide_end_ns,\n"
+      "{}) = 0\n"
+      "ORDER BY {};\n",
+      columns, fields, FormatDuration(gap), gap, FormatDuration(gap), keys,
+      keys.empty() ? "" : ",\n      ", events, I64(gap), source,
+      keys.empty() ? "" : "    GROUP BY " + keys + "\n", keys.empty() ? "" : keys + ", ",
+      I64(gap), Fractions().substr(0, Fractions().size() - 2), OrderBy());
 }
 
 // The rank (1-based) of the q-quantile of n values by the nearest-rank rule, as logtide's
@@ -654,11 +707,26 @@ std::string Renderer::Render() {
       "view adds to as lines are inserted and the AggregatingMergeTree merges.");
   std::string state_cols;
   for (const std::string& x : states) state_cols += ",\n  " + x;
-  fmt::format_to(std::back_inserter(s),
-                 "CREATE MATERIALIZED VIEW logtide_states_local\n"
-                 "  ENGINE = AggregatingMergeTree ORDER BY ({})\n"
-                 "AS SELECT\n  {}{}\n{}GROUP BY {};\n",
-                 GroupBy(), GroupBy(), state_cols, Windowed("logtide_events_local", false), GroupBy());
+  const bool sessions = p_.window.kind == WindowSpec::Kind::kSession;
+  if (sessions) {
+    // A session's bounds depend on every event of its key: the view keeps them all, per key.
+    s += SqlComment("Session windows: the view keeps each key's events (time, place, aggregate "
+                    "inputs), merged as arrays; the sessions are found when it is read.");
+    fmt::format_to(std::back_inserter(s),
+                   "CREATE MATERIALIZED VIEW logtide_states_local\n"
+                   "  ENGINE = AggregatingMergeTree ORDER BY ({})\n"
+                   "AS SELECT\n  {}{}groupArrayState({}) AS logtide_state\n{}{};\n",
+                   Keys().empty() ? "tuple()" : Keys(), Keys(), Keys().empty() ? "" : ",\n  ",
+                   EventTuple(), Windowed("logtide_events_local", false),
+                   Keys().empty() ? "" : "GROUP BY " + Keys());
+  } else {
+    fmt::format_to(std::back_inserter(s),
+                   "CREATE MATERIALIZED VIEW logtide_states_local\n"
+                   "  ENGINE = AggregatingMergeTree ORDER BY ({})\n"
+                   "AS SELECT\n  {}{}\n{}GROUP BY {};\n",
+                   GroupBy(), GroupBy(), state_cols, Windowed("logtide_events_local", false),
+                   GroupBy());
+  }
   s += "CREATE TABLE logtide_states AS logtide_states_local\n"
        "  ENGINE = Distributed(logtide, currentDatabase(), logtide_states_local);\n";
 
@@ -675,6 +743,13 @@ std::string Renderer::Render() {
       "(decompress .gz and .zst inputs first; read standard input as -; add "
       "--insert_distributed_sync=1 to have the rows on their shards when the command returns)");
   s += "\n-- [3/4] The records, as one query over the distributed events.\n";
+  if (sessions) {
+    s += SessionQuery(Columns(direct), "groupArray(" + EventTuple() + ")",
+                      Windowed("logtide_events", false));
+    s += "\n-- [4/4] The records, from the events the materialized view keeps on every shard.\n";
+    return s + SessionQuery(Columns(direct), "groupArrayMerge(logtide_state)",
+                            "FROM logtide_states\n");
+  }
   fmt::format_to(std::back_inserter(s), "SELECT\n{}\n{}GROUP BY {}\nORDER BY {};\n",
                  Columns(direct), Windowed("logtide_events", true), GroupBy(), OrderBy());
   s += "\n-- [4/4] The records, from the partial states of the materialized view on every "
@@ -700,9 +775,6 @@ std::vector<std::string> ClickHouseUntranslated(const Query& c) {
     }
   }
   const WindowSpec& w = c.window;
-  if (w.is_session())
-    out.push_back("--window " + w.ToString() + ": session windows are not yet translated for "
-                  "ClickHouse");
   if (w.is_calendar() || w.has_zone)
     out.push_back("--window " + w.ToString() + (w.has_zone ? " --tz " + w.zone.name() : "") +
                   ": calendar windows and time zones are not translated for ClickHouse");
