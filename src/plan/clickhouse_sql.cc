@@ -443,6 +443,11 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
     } else if (a.spec.kind == AggKind::kFirst || a.spec.kind == AggKind::kLast) {
       const std::string r = Raw(a.path);
       v = "if(" + Present(r) + ", " + TextOf(r) + ", CAST(NULL AS Nullable(String)))";
+    } else if (a.spec.kind == AggKind::kTopK) {
+      // (kind, number, text), as keys sort; kind 0 (null or absent) is no value.
+      const std::string r = Raw(a.path);
+      v = fmt::format("({}, if({} = 3, toFloat64OrZero({}), 0), {})", RankOf(r), RankOf(r), r,
+                      TextOf(r));
     } else {  // distinct counts: a value's kind and text
       const std::string r = Raw(a.path);
       v = "if(" + Present(r) + ", concat(toString(" + RankOf(r) + "), ':', " + TextOf(r) +
@@ -451,7 +456,13 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
     cols += ",\n";
     if (!a.filter.empty()) {  // a filter aggregate: only the events its condition holds for
       cols += SqlComment(VisibleText(a.spec.name + " filter " + a.filter[0].text), "  ");
-      v = fmt::format("if({}, {}, CAST(NULL AS Nullable({})))", Passes(a.filter[0]), v, type);
+      if (a.spec.kind == AggKind::kTopK) {  // a tuple is never NULL: kind 0 where it fails
+        const std::string r = Raw(a.path);
+        v = fmt::format("(if({}, {}, toUInt8(0)), if({} = 3, toFloat64OrZero({}), 0), {})",
+                        Passes(a.filter[0]), RankOf(r), RankOf(r), r, TextOf(r));
+      } else {
+        v = fmt::format("if({}, {}, CAST(NULL AS Nullable({})))", Passes(a.filter[0]), v, type);
+      }
     }
     cols += fmt::format("  {} AS logtide_value_{}", v, i + 1);
   }
@@ -587,6 +598,18 @@ std::string Renderer::SessionQuery(const std::string& columns, const std::string
       I64(gap), Fractions().substr(0, Fractions().size() - 2), OrderBy());
 }
 
+// The k most frequent of `values` (an array of (kind, number, text) tuples, kind 0 for none) as
+// [text, count, error] triples: the largest count first, ties in key order; error 0 (exact).
+std::string TopK(const std::string& values, int64_t k) {
+  const std::string present = "arrayFilter(logtide_v -> logtide_v.1 > 0, " + values + ")";
+  return fmt::format(
+      "arrayMap(logtide_c -> (logtide_c.1.3, logtide_c.2, toUInt64(0)), arraySlice(arraySort(\n"
+      "    logtide_c -> (-toInt64(logtide_c.2), logtide_c.1.1, logtide_c.1.2, logtide_c.1.3),\n"
+      "    arrayMap(logtide_v -> (logtide_v, countEqual({0}, logtide_v)), arrayDistinct({0}))), 1, "
+      "{1}))",
+      present, k);
+}
+
 // The rank (1-based) of the q-quantile of n values by the nearest-rank rule, as logtide's
 // (agg/quantile_sketch.h: QuantileRank): n - floor(n - q n), at least 1 and at most n.
 std::string QuantileOf(const std::string& values, const std::string& n, double q) {
@@ -660,7 +683,10 @@ std::string Renderer::Render() {
         merged.push_back(QuantileOf("groupArrayMerge(" + st + ")",
                                     "length(groupArrayMerge(" + st + "))", a.spec.q));
         break;
-      case AggKind::kTopK:  // refused (ClickHouseUntranslated)
+      case AggKind::kTopK:
+        direct.push_back(TopK("groupArray(" + v + ")", a.spec.k));
+        states.push_back(fmt::format("groupArrayState({}) AS {}", v, st));
+        merged.push_back(TopK("groupArrayMerge(" + st + ")", a.spec.k));
         break;
     }
   }
@@ -858,8 +884,6 @@ std::vector<std::string> ClickHouseUntranslated(const Query& c) {
   }
   for (const AggSpec& a : c.aggs) {
     if (!a.filter.empty()) check_expr("--agg " + ShellWord(a.text), a.filter);
-    if (a.kind == AggKind::kTopK)
-      out.push_back("--agg " + ShellWord(a.text) + ": top_k is not yet translated for ClickHouse");
     if (!a.field.empty()) check_path("--agg " + ShellWord(a.text), a.field);
   }
   // The script's own columns are named logtide_*: an output name of that form could be taken

@@ -121,6 +121,11 @@ void Annotate(PlanAggregate* a) {
           "past 1024 distinct values";
       break;
     case AggKind::kTopK:
+      a->clickhouse_note = fmt::format(
+          "exact counts over every value of the window (kept with groupArray), as [value, "
+          "count, error] triples, error 0; logtide's are the same while a window has at most {} "
+          "distinct values",
+          TopKSketch::CapacityFor(a->spec.k));
       a->duckdb_note = fmt::format(
           "exact counts, error 0; logtide's are the same while a window has at most {} distinct "
           "values",

@@ -165,7 +165,12 @@ def load_command(part2, port, db):
 
 
 def same_value(v, c, tol):
-    """Whether logtide's value v is ClickHouse's c, a text column written as the man page says."""
+    """Whether logtide's value v is ClickHouse's c, a text column written as the man page says;
+    top_k's [{"value", "count", "error"}] are [value, count, error] triples there."""
+    if isinstance(v, list) and isinstance(c, list) and all(isinstance(x, dict) for x in v):
+        return len(v) == len(c) and all(
+            isinstance(t, list) and len(t) == 3 and same_value(x["value"], t[0], None) and
+            x["count"] == t[1] and x["error"] == t[2] for x, t in zip(v, c))
     if isinstance(c, str) and not isinstance(v, str):
         if v is None:
             return False
@@ -203,7 +208,8 @@ WINDOWS = ["tumbling:7m", "tumbling:1h", "tumbling:90s", "sliding:10m:3m", "slid
            "sliding:7m:2m", "session:2m", "session:45s", "session:10m"]
 AGGS = ["count", "count(n)", "sum(n)", "min(n)", "max(n)", "avg(n)", "count_distinct(u)", "first(u)",
         "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "approx_count_distinct(svc)",
-        'sum(req."b.n")', 'last(.["log.level"])', "first(req)", "count(req.m)", "max(req.x.y)"]
+        'sum(req."b.n")', 'last(.["log.level"])', "first(req)", "count(req.m)", "max(req.x.y)",
+        "top_k(u, 3)", "top_k(req.m, 2)"]
 KEYS = [[], ["svc"], ["req.m"], ["svc", "req.m"], ["u"], ['."log.level"'], ["req.x.y", "svc"]]
 
 
