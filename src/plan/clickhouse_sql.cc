@@ -76,7 +76,8 @@ std::string RankOf(const std::string& r) {
 // A value as text: a string's characters, a number as the double it is, true or false, and an
 // object or array as written; '' for null.
 std::string TextOf(const std::string& r) {
-  return fmt::format("multiIf({0}, {1}, {2}, toString(toFloat64OrZero({3})), {3} = 'null', '', {3})",
+  // + 0: -0 is 0, one key, as logtide's.
+  return fmt::format("multiIf({0}, {1}, {2}, toString(toFloat64OrZero({3}) + 0), {3} = 'null', '', {3})",
                      IsString(r), Unescaped(r), IsNumber(r), r);
 }
 
@@ -117,6 +118,9 @@ class Renderer : private SqlExprWriter {
     return "toFloat64(" + number + ")";
   }
   std::string Logic(Op op, const std::string& a, const std::string& b) override;
+  // ClickHouse 18.16 writes -(-x), and negate(negate(x)), as --x (a comment) in the query it
+  // sends to the shards.
+  std::string Negate(const std::string& x) override { return "(0 - " + x + ")"; }
   std::string InList(const std::string& x, const std::string& list) override {
     // ClickHouse's NULL IN (...) is 0. (A lambda would hold `x` once, but ClickHouse 18.16 gets
     // IN inside one wrong on constants.)
@@ -345,8 +349,12 @@ std::string Renderer::Rfc3339Ns(const std::string& r) {
                               fmt::format("upper(if({}, {}, ''))", IsString(r), Unescaped(r)));
     raw_columns_.emplace_back(
         "logtide_time_ok",
-        "match(logtide_time_string, '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}"
-        "(\\\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$')");
+        // Each field in its range, a UTC offset required, and a day the month has (toDateOrZero
+        // moves 02-30 to 03-01), as logtide's: parseDateTimeBestEffort would move the others.
+        "match(logtide_time_string, '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]"
+        "([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\\\.[0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$')\n"
+        "    AND toString(toDateOrZero(substring(logtide_time_string, 1, 10))) = "
+        "substring(logtide_time_string, 1, 10)");
   }
   return fmt::format(
       "if(logtide_time_ok,\n"
@@ -359,9 +367,11 @@ std::string Renderer::Rfc3339Ns(const std::string& r) {
 }
 
 std::string Renderer::EpochNs(const std::string& r, int64_t unit) {
-  // Integers exactly; numbers with a fraction as doubles.
+  // Integers exactly; numbers with a fraction as doubles; NULL (a bad line) past the range of
+  // Int64 nanoseconds, where the product would wrap.
   return fmt::format(
-      "multiIf(match({0}, '^-?[0-9]+$'), toInt64OrNull({0}) * {1}, {2}, "
+      "multiIf(abs(toFloat64OrZero({0})) * {3} >= 9.2e18, CAST(NULL AS Nullable(Int64)),\n"
+      "          match({0}, '^-?[0-9]+$'), toInt64OrNull({0}) * {1}, {2}, "
       "toInt64(floor(toFloat64OrZero({0}) * {3})), CAST(NULL AS Nullable(Int64)))",
       r, I64(unit), IsNumber(r), unit);
 }
@@ -420,7 +430,7 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
       }
     }
     cols += fmt::format(
-        ",\n  {0} AS logtide_key_{1}_rank,\n  if(logtide_key_{1}_rank = 3, toFloat64OrZero({2}), 0) "
+        ",\n  {0} AS logtide_key_{1}_rank,\n  if(logtide_key_{1}_rank = 3, toFloat64OrZero({2}) + 0, 0) "
         "AS logtide_key_{1}_number,\n  {3} AS logtide_key_{1}_text",
         RankOf(r), i + 1, r, TextOf(r));
   }
@@ -446,7 +456,7 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
     } else if (a.spec.kind == AggKind::kTopK) {
       // (kind, number, text), as keys sort; kind 0 (null or absent) is no value.
       const std::string r = Raw(a.path);
-      v = fmt::format("({}, if({} = 3, toFloat64OrZero({}), 0), {})", RankOf(r), RankOf(r), r,
+      v = fmt::format("({}, if({} = 3, toFloat64OrZero({}) + 0, 0), {})", RankOf(r), RankOf(r), r,
                       TextOf(r));
     } else {  // distinct counts: a value's kind and text
       const std::string r = Raw(a.path);
@@ -458,7 +468,7 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
       cols += SqlComment(VisibleText(a.spec.name + " filter " + a.filter[0].text), "  ");
       if (a.spec.kind == AggKind::kTopK) {  // a tuple is never NULL: kind 0 where it fails
         const std::string r = Raw(a.path);
-        v = fmt::format("(if({}, {}, toUInt8(0)), if({} = 3, toFloat64OrZero({}), 0), {})",
+        v = fmt::format("(if({}, {}, toUInt8(0)), if({} = 3, toFloat64OrZero({}) + 0, 0), {})",
                         Passes(a.filter[0]), RankOf(r), RankOf(r), r, TextOf(r));
       } else {
         v = fmt::format("if({}, {}, CAST(NULL AS Nullable({})))", Passes(a.filter[0]), v, type);
@@ -710,8 +720,9 @@ std::string Renderer::Render() {
       "an event logtide drops as late counts here like any other.\n"
       "Each line is stored as its text and its fields are read with visitParamExtractRaw, "
       "which finds the first \"name\": in the text: the name must be written as given (no "
-      "escapes in it, no space before its colon), and a field of the same name nested in an "
-      "object earlier in the line is found first. A line that is not a JSON object is a bad "
+      "escapes in it, no space before its colon), a field of the same name nested in an "
+      "object earlier in the line is found first, and so is the first of a name written "
+      "twice; 18.16 reads a string ending in an escaped backslash as no value. A line that is not a JSON object is a bad "
       "line only when its time cannot be read. Event times are nanoseconds since 1970 (RFC "
       "3339 times to the nanosecond, read from 1970 to 2105, the range of ClickHouse's "
       "DateTime; epoch numbers with a fraction as doubles). Keys and first and last values "
@@ -862,11 +873,14 @@ std::vector<std::string> ClickHouseUntranslated(const Query& c) {
       }
       for (const PlanExpr& a : e->args) todo.push_back(&a);
     }
-    if (substr) out.push_back(flag + ": substr is not yet translated for ClickHouse");
     if (variable) {
       out.push_back(flag + ": a pattern, rewrite or separator that is not a literal, which "
                     "ClickHouse's replaceRegexpAll, extract and splitByString take as constants "
                     "only");
+    }
+    if (substr) {
+      out.push_back(flag + ": substr, which ClickHouse 18.16's substringUTF8 takes only constant "
+                    "offsets and lengths for");
     }
     if (group) {
       out.push_back(flag + ": regexp_extract of a group past the first, which ClickHouse "

@@ -18,7 +18,8 @@ namespace logtide {
 // own columns); calendar and --tz windows; --time-format patterns; --early and
 // --early-every (a batch query); in expressions, a pattern, rewrite or separator that is not a
 // literal (ClickHouse takes them as constants) and regexp_extract of a group past the first
-// (18.16's extract() gives the first); and, not yet translated, substr and --having.
+// (18.16's extract() gives the first) and substr (18.16's substringUTF8 takes constant
+// offsets only); and, not yet translated, --having.
 std::vector<std::string> ClickHouseUntranslated(const Query& query);
 
 // Returns a ClickHouse SQL script in four marked parts: (1) the tables to create on every

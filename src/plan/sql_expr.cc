@@ -167,7 +167,7 @@ std::string SqlExprWriter::Typed(const PlanExpr& e) {
                        e.args[1].literal.d != 0);
     case Op::kNeg:
       if (AlwaysNull(e.args[0], Type::kNumber)) return Null(Type::kNumber);
-      return "(-" + As(e.args[0], Type::kNumber) + ")";
+      return Negate(As(e.args[0], Type::kNumber));
     case Op::kExists:
       return "(" + Present(Field(e.args[0].path)) + ")";
     case Op::kIf:  // of one type (kAny is As's)

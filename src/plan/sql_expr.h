@@ -58,7 +58,8 @@ class SqlExprWriter {
 
   // How the dialect spells the boolean literals, a string literal, a number literal as a double
   // (for arithmetic and function operands), Kleene's AND and OR of two booleans (SQL's, where
-  // they are), and whether `x` is in a list of literals of its type (null when `x` is).
+  // they are), a number's negation, and whether `x` is in a list of literals of its type (null
+  // when `x` is).
   virtual std::string True() { return "TRUE"; }
   virtual std::string False() { return "FALSE"; }
   virtual std::string StringLiteral(std::string_view s);
@@ -68,6 +69,7 @@ class SqlExprWriter {
   virtual std::string Logic(Op op, const std::string& a, const std::string& b) {
     return "(" + a + (op == Op::kAnd ? " AND " : " OR ") + b + ")";
   }
+  virtual std::string Negate(const std::string& x) { return "(-" + x + ")"; }
   virtual std::string InList(const std::string& x, const std::string& list) {
     return "(" + x + " IN (" + list + "))";
   }

@@ -20,6 +20,7 @@ characters, a number as a double, true or false, an object or array as its JSON.
 clickhouse-server and clickhouse-client (Debian's packages: .ci/install-deps installs them; the
 product never needs them) the test exits 77 (skipped).
 """
+import datetime
 import json
 import os
 import random
@@ -46,7 +47,7 @@ LEFT_OUT = {
 REASONS = ["not yet translated for ClickHouse", "not translated for ClickHouse",
            "visitParamExtractRaw cannot address", "visitParamExtractRaw matches as written",
            "the script reads each line as JSON text", "a batch query has no", "take as constants only",
-           "extract() cannot give"]
+           "extract() cannot give", "takes only constant"]
 
 
 def skip(why):
@@ -214,11 +215,12 @@ KEYS = [[], ["svc"], ["req.m"], ["svc", "req.m"], ["u"], ['."log.level"'], ["req
 
 
 # Expressions the generator of tests/expr/where_differential.py does not write (as sql_test.py's,
-# without array elements and substr, which the script refuses).
+# without array elements, which the script refuses).
 EXTRA_PREDICATES = ['matches(u, "^u[0-3]")', 'matches(req.m, "(?i)get|T$")', 'req.m == u', 'n < u',
                     'svc != req.m', 'n in [1, "x", true, null, 2.5]', 'u in []', 'len(u) == 2',
                     'contains(svc, "a") or n > 2', 'not (n > 1 and exists(svc))', 'matches(msg, "a.b")',
-                    'matches(msg, "(?i)^a.b$")']
+                    'matches(msg, "(?i)^a.b$")', 'substr(u, 1) == "3"', 'substr(svc, -1, 1) >= "b"',
+                    'substr(u, n) != ""', 'substr(u, 0, n) == "u"']
 # No object as a key: the random lines spell objects two ways (with and without spaces), which the
 # script takes for two keys (the man page says so).
 EXTRA_KEYS = ['lower(req.m)', 'n % 3', 'n / 4', 'exists(svc)', 'n > 2', '-n', 'round(n)', 'u', 'null',
@@ -226,7 +228,7 @@ EXTRA_KEYS = ['lower(req.m)', 'n % 3', 'n / 4', 'exists(svc)', 'n > 2', '-n', 'r
               'coalesce(svc, req.m, "none")', 'if(n > 2, "big", u)', 'split_part(u, "u", 2)',
               'concat(svc, "-", req.m)', 'round(n, 1)', 'if(exists(svc), n, svc)', 'n * 1.5 + 1',
               'regexp_replace(msg, "a.b", "X")', 'regexp_extract(msg, "a(.)b", 1)', 'regexp_extract(msg, "a.")',
-              'lower(msg)', 'len(msg)']
+              'lower(msg)', 'len(msg)', 'substr(u, -2)', 'substr(msg, 1, 1)', 'substr("h\u00e9llo", 1, 2)']
 EXPR_QUERIES = 30
 
 
@@ -245,7 +247,7 @@ def random_queries(folder, seed):
     for _ in range(3000):
         ev = {"ts": 1714557600000 + rnd.randint(-3600000, 7200000),
               "svc": rnd.choice(["a", "b", "c", "d\u00e9", None, "x\"y"]),
-              "n": rnd.choice([1, 2, 3.5, -4, "x", None, 10 ** 6, 0.25, True]),
+              "n": rnd.choice([1, 2, 3.5, -4, "x", None, 10 ** 6, 0.25, True, 0, -0.0]),
               "req": {"m": rnd.choice(["GET", "POST", 1, True, None]), "b.n": rnd.choice([1, 2.5, -3, "x", None]),
                       "x": rnd.choice([{"y": rnd.choice(["p", "q", 5])}, {"z": 1}, 3])},
               "u": rnd.choice(["u%d" % k for k in range(40)] + [7, 7.5, False, None]),
@@ -258,6 +260,18 @@ def random_queries(folder, seed):
             del ev["req"]
         events.append(ev)
     events.sort(key=lambda e: e["ts"])
+    for ev in events:
+        # Some times as RFC 3339 text, with a fraction and an offset, and some bad ones (bad
+        # lines for logtide and the script alike).
+        r = rnd.random()
+        if r < 0.15:
+            t = datetime.datetime.fromtimestamp(ev["ts"] / 1000, datetime.timezone.utc)
+            if r < 0.05:
+                t = t.astimezone(datetime.timezone(datetime.timedelta(hours=5, minutes=30)))
+            ev["ts"] = t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        elif r < 0.17:
+            ev["ts"] = rnd.choice(["2024-05-01T10:00:02", "2024-02-30T10:00:00Z", "2024-05-01T24:00:00Z",
+                                   "2024-05-01T10:00:60Z", "2024-05-01T10:00:00+00:60", "10:00"])
     with open(os.path.join(folder, "in.ndjson"), "w") as f:
         for i, e in enumerate(events):
             # Both spellings loggers use: compact, and with a space after each colon and comma.
