@@ -314,6 +314,7 @@ std::string Renderer::Call(const PlanExpr& e, const std::vector<std::string>& a)
           Null(Type::kString), ChString(e.args[1].literal.s), field, a[0]);
     }
     case Op::kConcat: {  // NULL when an operand is, as logtide's concat
+      if (a.size() == 1) return a[0];  // ClickHouse's concat takes two or more
       std::string s = "concat(" + a[0];
       for (size_t i = 1; i < a.size(); ++i) s += ", " + a[i];
       return s + ")";
@@ -484,15 +485,26 @@ std::string Renderer::Windowed(const std::string& table, bool fractions) {
   for (const auto& [alias, expr] : raw_columns_) raw += "  " + expr + " AS " + alias + ",\n";
   std::string window;
   switch (w.kind) {
-    case WindowSpec::Kind::kTumbling:
+    case WindowSpec::Kind::kTumbling: {
+      // Days and weeks in UTC are a grid of fixed windows: weeks from Monday 1969-12-29, three
+      // days before 1970 (ClickHouseUntranslated refuses other calendar windows).
+      const Nanos day = 86400 * kNanosPerSecond;
+      Nanos size = w.size, offset = w.offset;
+      if (w.calendar == WindowSpec::Calendar::kDays) size = w.count * day;
+      if (w.calendar == WindowSpec::Calendar::kWeeks) {
+        size = w.count * 7 * day;
+        offset = ((w.offset - 3 * day) % size + size) % size;
+      }
       window = fmt::format(
-          "  -- Tumbling windows of {} ({} ns): each event in the one window starting at the\n"
+          "  -- Tumbling windows of {} ({} ns){}: each event in the one window starting at the\n"
           "  -- {}multiple of the size at or before it.\n"
           "  {} AS logtide_start_ns,\n  logtide_start_ns + {} AS logtide_end_ns",
-          FormatDuration(w.size), w.size,
-          w.offset == 0 ? "" : fmt::format("offset ({} ns) plus a ", w.offset),
-          GridFloor("logtide_ns", w.size, w.offset), I64(w.size));
+          w.is_calendar() ? CalendarWindowText(w) : FormatDuration(size), size,
+          w.is_calendar() ? " in UTC" : "",
+          offset == 0 ? "" : fmt::format("offset ({} ns) plus a ", offset),
+          GridFloor("logtide_ns", size, offset), I64(size));
       break;
+    }
     case WindowSpec::Kind::kSliding: {
       const int64_t n = (w.size + w.slide - 1) / w.slide;
       window = fmt::format(
@@ -812,9 +824,13 @@ std::vector<std::string> ClickHouseUntranslated(const Query& c) {
     }
   }
   const WindowSpec& w = c.window;
-  if (w.is_calendar() || w.has_zone)
-    out.push_back("--window " + w.ToString() + (w.has_zone ? " --tz " + w.zone.name() : "") +
-                  ": calendar windows and time zones are not translated for ClickHouse");
+  // Days and weeks in UTC are fixed windows; months and local time are not translated.
+  const bool fixed_days = !w.has_zone && (w.calendar == WindowSpec::Calendar::kDays ||
+                                          w.calendar == WindowSpec::Calendar::kWeeks);
+  if ((w.is_calendar() && !fixed_days) || w.has_zone)
+    out.push_back("--window " + w.ToString() +
+                  (w.has_zone ? " --tz " + ShellWord(w.zone.name()) : "") +
+                  ": months, local calendars and time zones are not translated for ClickHouse");
   if (c.local_times) out.push_back("--local-times: not translated for ClickHouse");
   if (c.window_label) out.push_back("--window-label: not translated for ClickHouse");
   if (c.early > 0)

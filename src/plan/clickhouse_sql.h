@@ -15,8 +15,8 @@ namespace logtide {
 // Debian ships), which find a field by its name and cannot address an array's element, so:
 // array elements in a path; a field name holding a control character (a line writes those
 // escaped, and the name is matched as written); an output name starting logtide_ (the script's
-// own columns); calendar and --tz windows; --time-format patterns; --early and
-// --early-every (a batch query); in expressions, a pattern, rewrite or separator that is not a
+// own columns); months and --tz (days and weeks in UTC are fixed windows); --time-format
+// patterns; --early and --early-every (a batch query); in expressions, a pattern, rewrite or separator that is not a
 // literal (ClickHouse takes them as constants) and regexp_extract of a group past the first
 // (18.16's extract() gives the first) and substr (18.16's substringUTF8 takes constant
 // offsets only); and, not yet translated, --having.

@@ -206,7 +206,8 @@ def compare(records, rows, tol):
 
 WINDOWS = ["tumbling:7m", "tumbling:1h", "tumbling:90s", "sliding:10m:3m", "sliding:1h:15m",
            "tumbling:1h:offset=20m", "tumbling:7m:offset=-2m", "sliding:10m:3m:offset=1m", "tumbling:150s",
-           "sliding:7m:2m", "session:2m", "session:45s", "session:10m"]
+           "sliding:7m:2m", "session:2m", "session:45s", "session:10m", "tumbling:1d:offset=10h",
+           "tumbling:1w:offset=-1d"]
 AGGS = ["count", "count(n)", "sum(n)", "min(n)", "max(n)", "avg(n)", "count_distinct(u)", "first(u)",
         "last(req.m)", "p90(n)", "median(n)", "quantile(n, 0)", "approx_count_distinct(svc)",
         'sum(req."b.n")', 'last(.["log.level"])', "first(req)", "count(req.m)", "max(req.x.y)",
