@@ -280,13 +280,7 @@ def random_queries(folder, seed):
     predicate, operand = sql_test.expressions(random.Random(seed + 1), PATHS, EXTRA_PREDICATES, EXTRA_KEYS)
     queries = []
     for i in range(40 + EXPR_QUERIES):
-        args = ["--window", rnd.choice(WINDOWS)]
-        for k in rnd.choice(KEYS):
-            args += ["--by", k]
-        for a in rnd.sample(AGGS, rnd.randint(1, 5)):
-            args += ["--agg", a]
-        if rnd.random() < 0.3:
-            args += ["--emit", "update"]
+        args = sql_test.random_shape(rnd, WINDOWS, KEYS, AGGS)
         if i >= 40:
             sql_test.add_expressions(args, rnd, predicate, operand, AGGS)
         queries.append(("random/%d" % (i + 1), args + ["in.ndjson"]))

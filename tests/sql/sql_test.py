@@ -202,6 +202,19 @@ def expressions(rnd, paths=PATHS, predicates=EXTRA_PREDICATES, keys=EXTRA_KEYS):
     return predicate, operand
 
 
+def random_shape(rnd, windows, keys, aggs):
+    """Returns the arguments of a random query: a window, keys and one to five aggregates of the
+    lists given, and update mode three times in ten."""
+    args = ["--window", rnd.choice(windows)]
+    for k in rnd.choice(keys):
+        args += ["--by", k]
+    for a in rnd.sample(aggs, rnd.randint(1, 5)):
+        args += ["--agg", a]
+    if rnd.random() < 0.3:
+        args += ["--emit", "update"]
+    return args
+
+
 def add_expressions(args, rnd, predicate, operand, aggs):
     """Appends to args random --where conditions, derived keys and filter aggregates (of `aggs`)."""
     for w in range(rnd.choice([0, 1, 1, 2])):
@@ -241,13 +254,7 @@ def random_queries(folder, seed):
         f.write("".join(json.dumps(e) + "\n" for e in events))
     queries = []
     for i in range(RANDOM_QUERIES):
-        args = ["--window", rnd.choice(WINDOWS)]
-        for k in rnd.choice(KEYS):
-            args += ["--by", k]
-        for a in rnd.sample(AGGS, rnd.randint(1, 5)):
-            args += ["--agg", a]
-        if rnd.random() < 0.3:
-            args += ["--emit", "update"]
+        args = random_shape(rnd, WINDOWS, KEYS, AGGS)
         if i >= RANDOM_QUERIES - EXPR_QUERIES:
             add_expressions(args, rnd, predicate, operand, AGGS)
         queries.append(("random/%d" % (i + 1), args + ["in.ndjson"]))
